@@ -1,0 +1,27 @@
+#include "ir/program.h"
+
+#include <algorithm>
+
+#include "ir/strings.h"
+
+namespace memplan::ir {
+
+std::string Value::DisplayName() const {
+  if (index.empty()) return std::string(instruction);
+  return StrCat(instruction, ShapeIndexToString(index));
+}
+
+const Value* Program::FindValue(ValueId id) const {
+  auto it = std::lower_bound(values.begin(), values.end(), id,
+                             [](const Value& v, ValueId x) { return v.id < x; });
+  return it != values.end() && it->id == id ? &*it : nullptr;
+}
+
+const Allocation* Program::FindAllocation(AllocationId id) const {
+  auto it = std::lower_bound(
+      allocations.begin(), allocations.end(), id,
+      [](const Allocation& a, AllocationId x) { return a.id < x; });
+  return it != allocations.end() && it->id == id ? &*it : nullptr;
+}
+
+}  // namespace memplan::ir
