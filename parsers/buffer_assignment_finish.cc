@@ -1,0 +1,73 @@
+// The pass after all lines are read: order values and allocations by id,
+// attach BufferLiveRange entries to values by name, and check what a
+// well-formed dump promises (each value inside its allocation).
+#include <algorithm>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "ir/strings.h"
+#include "parsers/buffer_assignment_state.h"
+
+namespace memplan::parsers::internal {
+namespace {
+
+void SortById(ir::Program& program) {
+  std::sort(program.values.begin(), program.values.end(),
+            [](const ir::Value& a, const ir::Value& b) { return a.id < b.id; });
+  std::sort(program.allocations.begin(), program.allocations.end(),
+            [](const ir::Allocation& a, const ir::Allocation& b) { return a.id < b.id; });
+}
+
+// BufferLiveRange names values "instruction{index}"; so does nothing else,
+// so match on (instruction, index).
+void AttachLiveRanges(ParseState& state) {
+  ir::Program& program = state.program;
+  absl::flat_hash_map<std::pair<std::string_view, ir::ShapeIndex>, size_t> by_name;
+  by_name.reserve(program.values.size());
+  for (size_t i = 0; i < program.values.size(); ++i) {
+    by_name.emplace(std::make_pair(program.values[i].instruction, program.values[i].index), i);
+  }
+  for (const RawLiveRange& raw : state.raw_live_ranges) {
+    auto it = by_name.find(std::make_pair(raw.instruction, raw.index));
+    if (it == by_name.end()) {
+      program.diagnostics.Warn(
+          "live range of a value the buffer assignment does not list (ignored)",
+          [&] { return raw.source->LocationString(raw.at); });
+      continue;
+    }
+    program.values[it->second].live_range = raw.range;
+  }
+  const ir::ScheduleStep max_time = program.schedule.max_time;
+  for (const ir::Value& value : program.values) {
+    if (value.live_range && max_time >= 0 && value.live_range->end > max_time) {
+      program.diagnostics.Warn("live range ends after the schedule's last step",
+                               value.DisplayName());
+    }
+  }
+}
+
+void CheckValuesFitAllocations(ir::Program& program) {
+  for (const ir::Value& value : program.values) {
+    if (!value.allocation.valid()) {
+      program.diagnostics.Warn("used value assigned to no allocation", value.DisplayName());
+      continue;
+    }
+    const ir::Allocation* allocation = program.FindAllocation(value.allocation);
+    if (value.offset > allocation->size || value.size > allocation->size - value.offset) {
+      program.diagnostics.Warn(
+          "value extends past the end of its allocation",
+          StrCat(value.DisplayName(), " in allocation ", allocation->id.value()));
+    }
+  }
+}
+
+}  // namespace
+
+void FinishProgram(ParseState& state) {
+  SortById(state.program);
+  AttachLiveRanges(state);
+  CheckValuesFitAllocations(state.program);
+  if (!state.raw_live_ranges.empty()) state.program.has_live_ranges = true;
+}
+
+}  // namespace memplan::parsers::internal

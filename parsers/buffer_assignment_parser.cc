@@ -1,0 +1,294 @@
+#include "parsers/buffer_assignment_parser.h"
+
+#include <cstring>
+
+#include "ir/strings.h"
+#include "ir/status_macros.h"
+#include "parsers/buffer_assignment_state.h"
+#include "parsers/shape_parser.h"
+
+namespace memplan::parsers {
+namespace internal {
+
+size_t ParseState::ValueIndex(int64_t id) {
+  auto [it, inserted] = value_index_by_id.try_emplace(id, program.values.size());
+  if (inserted) {
+    program.values.emplace_back();
+    program.values.back().id = ir::ValueId(id);
+  }
+  return it->second;
+}
+
+void ParseState::Warn(std::string_view kind, const char* at) {
+  program.diagnostics.Warn(kind, [&] {
+    return StrCat(source->name(), ":", line_number, ":",
+                        at - line_start + 1);
+  });
+}
+
+absl::Status ParseValueRef(ParseState& state, Cursor& c, ValueRef* ref) {
+  if (!c.ConsumeChar('<')) return state.Error(c.position(), "expected '<' opening a value");
+  if (!c.ConsumeInt(&ref->id)) return state.Error(c.position(), "expected a value id");
+  if (!c.ConsumeChar(' ')) return state.Error(c.position(), "expected ' ' after the value id");
+  ref->instruction = c.ConsumeUntilAny("{ >");
+  if (ref->instruction.empty()) {
+    return state.Error(c.position(), "expected an instruction name");
+  }
+  ref->index.clear();
+  if (c.Peek() == '{' && !ParseShapeIndex(c, &ref->index)) {
+    return state.Error(c.position(), "expected a shape index such as {0,1}");
+  }
+  ref->is_phi = c.Consume(" (phi)");
+  if (!c.Consume(" @")) return state.Error(c.position(), "expected ' @color'");
+  if (!c.ConsumeInt(&ref->color)) return state.Error(c.position(), "expected a color number");
+  if (!c.ConsumeChar('>')) return state.Error(c.position(), "expected '>' closing the value");
+  return absl::OkStatus();
+}
+
+namespace {
+
+// "parameter 5, shape |bf16[151936,1024]| at ShapeIndex {}"
+absl::Status ParseParameterAttribute(ParseState& state, Cursor& c,
+                                     ir::Allocation& allocation) {
+  int64_t number = 0;
+  if (!c.ConsumeInt(&number)) return state.Error(c.position(), "expected a parameter number");
+  allocation.parameter_number = number;
+  if (!c.Consume(", shape |")) return state.Error(c.position(), "expected ', shape |'");
+  allocation.parameter_shape_text = c.ConsumeUntil('|');
+  if (!c.ConsumeChar('|')) return state.Error(c.position(), "expected '|' closing the parameter shape");
+  if (!c.Consume(" at ShapeIndex ")) return state.Error(c.position(), "expected ' at ShapeIndex '");
+  if (!ParseShapeIndex(c, &allocation.parameter_index)) {
+    return state.Error(c.position(), "expected a shape index such as {0}");
+  }
+  return absl::OkStatus();
+}
+
+// True when the cursor is at the end of an attribute: ", " or end of header.
+bool AtAttributeEnd(const Cursor& c) { return c.AtEnd() || c.StartsWith(", "); }
+
+absl::Status ParseAttribute(ParseState& state, Cursor& c, ir::Allocation& allocation) {
+  const char* start = c.position();
+  int64_t number = 0;
+  if (c.Consume("color ")) {
+    if (!c.ConsumeInt(&number)) return state.Error(c.position(), "expected a color number");
+    allocation.color = number;
+  } else if (c.Consume("page ")) {
+    if (!c.ConsumeInt(&number)) return state.Error(c.position(), "expected a page number");
+    allocation.page = number;
+  } else if (c.Consume("parameter ")) {
+    RETURN_IF_ERROR(ParseParameterAttribute(state, c, allocation));
+  } else if (c.Consume("output shape is |")) {
+    allocation.output_shape_text = c.ConsumeUntil('|');
+    if (!c.ConsumeChar('|')) return state.Error(c.position(), "expected '|' closing the output shape");
+  } else if (c.Consume("constant")) {
+    allocation.is_constant = true;
+  } else if (c.Consume("thread-local")) {
+    allocation.is_thread_local = true;
+  } else if (c.Consume("maybe-live-out")) {
+    allocation.maybe_live_out = true;
+  } else if (c.Consume("preallocated-temp")) {
+    allocation.is_preallocated_temp = true;
+  }
+  if (c.position() != start && AtAttributeEnd(c)) return absl::OkStatus();
+  // Unknown (or known but followed by more text): skip to the next ", ".
+  Cursor skip(std::string_view(start, c.rest().data() + c.rest().size() - start));
+  const size_t comma = skip.rest().find(", ");
+  const std::string_view unknown = skip.rest().substr(0, comma);
+  state.Warn(StrCat("unknown allocation attribute '", unknown, "'"), start);
+  c = Cursor(skip.rest().substr(unknown.size()));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+// "allocation 48: size 32, output shape is |(...)|, maybe-live-out:"
+absl::Status ParseAllocationHeader(ParseState& state, Cursor c) {
+  c.Consume("allocation ");
+  int64_t id = 0;
+  if (!c.ConsumeInt(&id) || id < 0) {
+    return state.Error(c.position(), "expected an allocation index");
+  }
+  if (!state.allocation_ids.insert(id).second) {
+    return state.Error(c.position(), StrCat("allocation ", id, " is listed twice"));
+  }
+  if (!c.Consume(": size ")) return state.Error(c.position(), "expected ': size '");
+  ir::Allocation allocation;
+  allocation.id = ir::AllocationId(id);
+  if (!c.ConsumeInt(&allocation.size) || allocation.size < 0) {
+    return state.Error(c.position(), "expected the allocation size in bytes");
+  }
+  std::string_view rest = c.rest();
+  if (rest.empty() || rest.back() != ':') {
+    return state.Error(rest.data() + rest.size(),
+                       "expected ':' ending the allocation header");
+  }
+  Cursor attributes(rest.substr(0, rest.size() - 1));
+  while (!attributes.AtEnd()) {
+    if (!attributes.Consume(", ")) {
+      return state.Error(attributes.position(), "expected ', ' before an attribute");
+    }
+    RETURN_IF_ERROR(ParseAttribute(state, attributes, allocation));
+  }
+  state.current_allocation = static_cast<int64_t>(state.program.allocations.size());
+  state.in_color_reuse_block = false;
+  state.program.allocations.push_back(std::move(allocation));
+  state.section = Section::kAllocations;
+  return absl::OkStatus();
+}
+
+// " value: <576 gemm_fusion_dot.35.0 @0> (size=589824,offset=0): bf16[32,9216]{1,0}"
+absl::Status ParseAssignedValue(ParseState& state, Cursor c) {
+  if (state.current_allocation < 0) {
+    return state.Error(c.position(), "expected an 'allocation N: size S' header before this value");
+  }
+  c.Consume(" value: ");
+  ValueRef ref;
+  RETURN_IF_ERROR(ParseValueRef(state, c, &ref));
+  int64_t size = 0;
+  int64_t offset = 0;
+  if (!c.Consume(" (size=")) return state.Error(c.position(), "expected ' (size='");
+  if (!c.ConsumeInt(&size) || size < 0) return state.Error(c.position(), "expected the value size in bytes");
+  if (!c.Consume(",offset=")) return state.Error(c.position(), "expected ',offset='");
+  if (!c.ConsumeInt(&offset) || offset < 0) return state.Error(c.position(), "expected the value offset");
+  if (!c.Consume("): ")) return state.Error(c.position(), "expected '): ' before the shape");
+
+  ir::Allocation& allocation = state.program.allocations[state.current_allocation];
+  ir::Value& value = state.program.values[state.ValueIndex(ref.id)];
+  if (value.allocation.valid()) {
+    state.Warn("value assigned to more than one allocation (first kept)", c.position());
+    return absl::OkStatus();
+  }
+  value.instruction = ref.instruction;
+  value.index = std::move(ref.index);
+  value.is_phi = ref.is_phi;
+  value.color = ref.color;
+  value.size = size;
+  value.offset = offset;
+  value.allocation = allocation.id;
+  value.shape_text = c.rest();
+  Cursor shape_cursor(value.shape_text);
+  if (!ParseShape(shape_cursor, &value.shape) || !shape_cursor.AtEnd()) {
+    value.shape = ir::Shape();
+    state.Warn("shape not understood (kept as text)", shape_cursor.position());
+  }
+  allocation.values.push_back(value.id);
+  return absl::OkStatus();
+}
+
+// "  value: <12 x @1> (color=1)" inside " reused by buffers of a different color:"
+absl::Status ParseColorReuseValue(ParseState& state, Cursor c) {
+  c.Consume("  value: ");
+  ValueRef ref;
+  RETURN_IF_ERROR(ParseValueRef(state, c, &ref));
+  ir::Allocation::ColorReuse reuse;
+  reuse.value = ir::ValueId(ref.id);
+  if (!c.Consume(" (color=") || !c.ConsumeInt(&reuse.color) || !c.ConsumeChar(')')) {
+    return state.Error(c.position(), "expected ' (color=N)'");
+  }
+  state.program.allocations[state.current_allocation].reused_by_other_colors.push_back(reuse);
+  return absl::OkStatus();
+}
+
+namespace {
+
+absl::Status ParseTotalBytes(ParseState& state, Cursor c) {
+  c.Consume("Total bytes used: ");
+  int64_t total = 0;
+  if (!c.ConsumeInt(&total) || total < 0) {
+    return state.Error(c.position(), "expected the total number of bytes");
+  }
+  state.program.stated_total_bytes = total;
+  return absl::OkStatus();
+}
+
+// Dispatches one line (without its newline) to the section that owns it.
+absl::Status ParseLine(ParseState& state, std::string_view line) {
+  Cursor c(line);
+  if (c.StartsWith("allocation ")) return ParseAllocationHeader(state, c);
+  if (c.StartsWith(" value: ")) return ParseAssignedValue(state, c);
+  if (state.current_allocation >= 0 && state.section == Section::kAllocations) {
+    if (c.StartsWith(" reused by buffers of a different color:")) {
+      state.in_color_reuse_block = true;
+      return absl::OkStatus();
+    }
+    if (state.in_color_reuse_block && c.StartsWith("  value: ")) {
+      return ParseColorReuseValue(state, c);
+    }
+  }
+  if (c.StartsWith("BufferAssignment:")) {
+    state.section = Section::kAllocations;
+    return absl::OkStatus();
+  }
+  if (c.StartsWith("Total bytes used: ")) {
+    state.section = Section::kNone;
+    return ParseTotalBytes(state, c);
+  }
+  if (c.StartsWith("Used values:")) {
+    state.section = Section::kUsedValues;
+    state.current_used_value = -1;
+    return absl::OkStatus();
+  }
+  if (c.StartsWith("HloLiveRange (max ") || state.section == Section::kLiveRange) {
+    state.section = Section::kLiveRange;
+    return ParseLiveRangeLine(state, line);
+  }
+  if (state.section == Section::kUsedValues) return ParseUsedValueLine(state, line);
+  --state.recognised_lines;
+  state.Warn("unrecognized line (skipped)", line.data());
+  return absl::OkStatus();
+}
+
+absl::Status ParseFile(ParseState& state, const SourceText& source) {
+  state.source = &source;
+  state.line_number = 0;
+  state.section = Section::kNone;
+  state.current_allocation = -1;
+  state.current_used_value = -1;
+  const int64_t recognised_before = state.recognised_lines;
+  std::string_view text = source.text();
+  while (!text.empty()) {
+    const char* newline = static_cast<const char*>(std::memchr(text.data(), '\n', text.size()));
+    const size_t length = newline ? static_cast<size_t>(newline - text.data()) : text.size();
+    std::string_view line = text.substr(0, length);
+    text.remove_prefix(newline ? length + 1 : length);
+    ++state.line_number;
+    state.line_start = line.data();
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) continue;
+    ++state.recognised_lines;
+    RETURN_IF_ERROR(ParseLine(state, line));
+  }
+  if (state.recognised_lines == recognised_before) {
+    return source.ErrorAt(source.text().data(),
+                          "expected an XLA buffer assignment ('BufferAssignment:', "
+                          "'allocation N: size S', 'Used values:' or 'HloLiveRange')");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace internal
+
+bool LooksLikeBufferAssignment(std::string_view text) {
+  const std::string_view head = text.substr(0, 4096);
+  return head.starts_with("BufferAssignment:") || head.starts_with("allocation ") ||
+         head.find("\nallocation ") != std::string_view::npos ||
+         head.starts_with("Used values:") || head.starts_with("HloLiveRange (max ");
+}
+
+absl::StatusOr<ir::Program> ParseBufferAssignment(
+    const std::vector<std::shared_ptr<const SourceText>>& files,
+    std::string module_name) {
+  if (files.empty()) return absl::InvalidArgumentError("no buffer-assignment file given");
+  internal::ParseState state;
+  state.program.module_name = std::move(module_name);
+  for (const auto& file : files) {
+    state.program.source_files.push_back(file->name());
+    state.program.KeepAlive(file);
+    RETURN_IF_ERROR(internal::ParseFile(state, *file));
+  }
+  internal::FinishProgram(state);
+  return std::move(state.program);
+}
+
+}  // namespace memplan::parsers

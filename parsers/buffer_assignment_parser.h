@@ -1,0 +1,39 @@
+// Parses XLA's buffer-assignment text dump into a Program.
+//
+// Understands the three layouts seen in the wild:
+//   1. "*-buffer-assignment.txt" with the HloLiveRange appended (older XLA);
+//   2. the same without the HloLiveRange;
+//   3. the newest split into "*-buffer-assignment.txt",
+//      "*-buffer-assignment-values.txt" and "*-live-range.txt".
+// For (3) pass all files of one module; sections are recognised by their
+// headers, whichever file holds them.
+//
+// One hand-written pass over the text, no regular expressions. Malformed
+// lines of a known kind are errors ("file:line:col: error: expected ...");
+// lines or attributes of unknown kinds are counted as warnings in
+// Program::diagnostics and skipped.
+#ifndef MEMPLAN_PARSERS_BUFFER_ASSIGNMENT_PARSER_H_
+#define MEMPLAN_PARSERS_BUFFER_ASSIGNMENT_PARSER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/program.h"
+#include "parsers/source_text.h"
+
+namespace memplan::parsers {
+
+// `files` must not be empty; the first is the main buffer-assignment file.
+// The Program keeps every file alive and names the module `module_name`.
+absl::StatusOr<ir::Program> ParseBufferAssignment(
+    const std::vector<std::shared_ptr<const SourceText>>& files,
+    std::string module_name);
+
+// True if `text` starts like a buffer-assignment dump (used to sniff inputs).
+bool LooksLikeBufferAssignment(std::string_view text);
+
+}  // namespace memplan::parsers
+
+#endif  // MEMPLAN_PARSERS_BUFFER_ASSIGNMENT_PARSER_H_

@@ -1,0 +1,134 @@
+// The HloLiveRange section (appended to the buffer assignment, or in its own
+// "-live-range.txt"):
+//
+//   HloLiveRange (max 166):
+//     InstructionSequence:
+//       0:p1.4.0
+//     BufferLiveRange:
+//       custom-call.19.0{0}:94-96
+//     Live ranges at 158 (peak):
+//       p5.32.0: 311164928 bytes                                (older XLA)
+//       p5.32.0{}: 311164928 bytes (cumulative: 311164928 bytes)  (newer)
+//     Stack trace breakdown for peak usage: 1 092 637 220 bytes   (newer)
+//       ├── ... (tree lines, not needed: skipped)
+#include "ir/strings.h"
+#include "ir/status_macros.h"
+#include "parsers/buffer_assignment_state.h"
+#include "parsers/shape_parser.h"
+
+namespace memplan::parsers::internal {
+namespace {
+
+absl::Status ParseHeader(ParseState& state, Cursor c) {
+  c.Consume("HloLiveRange (max ");
+  int64_t max_time = 0;
+  if (!c.ConsumeInt(&max_time) || max_time < -1) {
+    return state.Error(c.position(), "expected the last schedule step after 'max '");
+  }
+  if (!c.Consume("):")) return state.Error(c.position(), "expected '):'");
+  state.program.schedule.max_time = max_time;
+  state.program.has_live_ranges = true;
+  state.live_range_part = LiveRangePart::kNone;
+  return absl::OkStatus();
+}
+
+// "    12:p33.488.0"
+absl::Status ParseSequenceEntry(ParseState& state, Cursor c) {
+  int64_t step = 0;
+  if (!c.ConsumeInt(&step)) return state.Error(c.position(), "expected a schedule step");
+  if (!c.ConsumeChar(':')) return state.Error(c.position(), "expected ':' after the step");
+  auto& instructions = state.program.schedule.instructions;
+  if (step != static_cast<int64_t>(instructions.size())) {
+    return state.Error(c.position(), StrCat("expected schedule step ",
+                                                  instructions.size(), ", found ", step));
+  }
+  instructions.push_back(c.rest());
+  return absl::OkStatus();
+}
+
+// "    custom-call.19.0{0}:94-96"
+absl::Status ParseBufferLiveRange(ParseState& state, Cursor c) {
+  RawLiveRange raw;
+  raw.at = c.position();
+  raw.source = state.source;
+  raw.instruction = c.ConsumeUntil('{');
+  if (raw.instruction.empty() || !ParseShapeIndex(c, &raw.index)) {
+    return state.Error(c.position(), "expected 'instruction{index}:start-end'");
+  }
+  if (!c.ConsumeChar(':') || !c.ConsumeInt(&raw.range.start) || !c.ConsumeChar('-') ||
+      !c.ConsumeInt(&raw.range.end)) {
+    return state.Error(c.position(), "expected ':start-end' after the value name");
+  }
+  if (raw.range.end < raw.range.start) {
+    return state.Error(raw.at, "expected a live range whose end is not before its start");
+  }
+  state.raw_live_ranges.push_back(std::move(raw));
+  return absl::OkStatus();
+}
+
+// "    p5.32.0: 311164928 bytes" or "    x{1}: 64 bytes (cumulative: 96 bytes)"
+absl::Status ParsePeakEntry(ParseState& state, Cursor c) {
+  ir::StatedPeakEntry entry;
+  // Instruction names never hold ':' or '{'; the name ends at either.
+  entry.instruction = c.ConsumeUntilAny("{:");
+  if (c.Peek() == '{') {
+    ir::ShapeIndex index;
+    if (!ParseShapeIndex(c, &index)) return state.Error(c.position(), "expected a shape index");
+    entry.index = std::move(index);
+  }
+  if (!c.Consume(": ") || !c.ConsumeInt(&entry.bytes) || !c.Consume(" bytes")) {
+    return state.Error(c.position(), "expected ': N bytes'");
+  }
+  state.program.stated_peak->entries.push_back(std::move(entry));
+  return absl::OkStatus();
+}
+
+absl::Status ParsePeakHeader(ParseState& state, Cursor c) {
+  c.Consume("  Live ranges at ");
+  ir::StatedPeak peak;
+  if (!c.ConsumeInt(&peak.step) || !c.Consume(" (peak):")) {
+    return state.Error(c.position(), "expected 'Live ranges at N (peak):'");
+  }
+  state.program.stated_peak = std::move(peak);
+  state.live_range_part = LiveRangePart::kPeak;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ParseLiveRangeLine(ParseState& state, std::string_view line) {
+  Cursor c(line);
+  if (c.StartsWith("HloLiveRange (max ")) return ParseHeader(state, c);
+  if (c.StartsWith("  InstructionSequence:")) {
+    state.live_range_part = LiveRangePart::kSequence;
+    return absl::OkStatus();
+  }
+  if (c.StartsWith("  BufferLiveRange:")) {
+    state.live_range_part = LiveRangePart::kBufferLiveRange;
+    return absl::OkStatus();
+  }
+  if (c.StartsWith("  Live ranges at ")) return ParsePeakHeader(state, c);
+  if (c.StartsWith("  Stack trace breakdown for peak usage:")) {
+    state.live_range_part = LiveRangePart::kOther;  // a tree memplan rebuilds itself
+    return absl::OkStatus();
+  }
+  if (c.Consume("    ")) {
+    switch (state.live_range_part) {
+      case LiveRangePart::kSequence:
+        return ParseSequenceEntry(state, c);
+      case LiveRangePart::kBufferLiveRange:
+        return ParseBufferLiveRange(state, c);
+      case LiveRangePart::kPeak:
+        return ParsePeakEntry(state, c);
+      case LiveRangePart::kOther:
+        return absl::OkStatus();
+      case LiveRangePart::kNone:
+        break;
+    }
+  }
+  if (state.live_range_part == LiveRangePart::kOther) return absl::OkStatus();
+  state.Warn("unrecognized line in 'HloLiveRange' (skipped)", line.data());
+  return absl::OkStatus();
+}
+
+}  // namespace memplan::parsers::internal

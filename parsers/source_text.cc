@@ -1,0 +1,83 @@
+#include "parsers/source_text.h"
+
+#include <algorithm>
+
+#include "ir/strings.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace memplan::parsers {
+
+SourceText::SourceText(std::string name,
+                       std::unique_ptr<llvm::MemoryBuffer> buffer)
+    : name_(std::move(name)), buffer_(std::move(buffer)) {
+  text_ = std::string_view(buffer_->getBufferStart(), buffer_->getBufferSize());
+}
+
+SourceText::SourceText(std::string name, std::string contents)
+    : name_(std::move(name)), owned_(std::move(contents)) {
+  text_ = owned_;
+}
+
+SourceText::~SourceText() = default;
+
+absl::StatusOr<std::shared_ptr<const SourceText>> SourceText::FromFile(
+    const std::string& path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false,
+                                            /*IsVolatile=*/false);
+  if (!buffer) {
+    const std::error_code ec = buffer.getError();
+    const std::string message = StrCat(path, ": cannot read: ", ec.message());
+    if (ec == std::errc::no_such_file_or_directory) {
+      return absl::NotFoundError(message);
+    }
+    return absl::InvalidArgumentError(message);
+  }
+  return std::shared_ptr<const SourceText>(
+      new SourceText(path, std::move(*buffer)));
+}
+
+std::shared_ptr<const SourceText> SourceText::FromString(
+    std::string name, std::string_view contents) {
+  return std::shared_ptr<const SourceText>(
+      new SourceText(std::move(name), std::string(contents)));
+}
+
+SourceText::LineColumn SourceText::Locate(size_t offset) const {
+  offset = std::min(offset, text_.size());
+  const std::string_view before = text_.substr(0, offset);
+  LineColumn lc;
+  lc.line = 1 + std::count(before.begin(), before.end(), '\n');
+  const size_t line_start = before.rfind('\n');
+  lc.column = static_cast<int64_t>(
+      line_start == std::string_view::npos ? offset + 1 : offset - line_start);
+  return lc;
+}
+
+std::string SourceText::LocationString(size_t offset) const {
+  const LineColumn lc = Locate(offset);
+  return StrCat(name_, ":", lc.line, ":", lc.column);
+}
+
+absl::Status SourceText::ErrorAt(const char* at, std::string_view message) const {
+  // SourceMgr renders the offending line and a caret under the column.
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(text_.data(), text_.size()),
+                                       name_, /*RequiresNullTerminator=*/false),
+      llvm::SMLoc());
+  const char* clamped = std::clamp(at, text_.data(), text_.data() + text_.size());
+  std::string rendered;
+  llvm::raw_string_ostream os(rendered);
+  sources.PrintMessage(os, llvm::SMLoc::getFromPointer(clamped),
+                       llvm::SourceMgr::DK_Error,
+                       llvm::StringRef(message.data(), message.size()),
+                       /*Ranges=*/{}, /*FixIts=*/{}, /*ShowColors=*/false);
+  os.flush();
+  while (!rendered.empty() && rendered.back() == '\n') rendered.pop_back();
+  return absl::InvalidArgumentError(rendered);
+}
+
+}  // namespace memplan::parsers

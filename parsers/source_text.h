@@ -1,0 +1,66 @@
+// An input file held in memory (memory-mapped when large), with the means to
+// turn a byte offset into "file:line:column" and to build a parse error that
+// names what was expected there.
+#ifndef MEMPLAN_PARSERS_SOURCE_TEXT_H_
+#define MEMPLAN_PARSERS_SOURCE_TEXT_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace llvm {
+class MemoryBuffer;
+}
+
+namespace memplan::parsers {
+
+class SourceText {
+ public:
+  // Maps `path` read-only. NotFound / InvalidArgument naming the path on
+  // failure.
+  static absl::StatusOr<std::shared_ptr<const SourceText>> FromFile(
+      const std::string& path);
+  // Copies `contents`; `name` stands for the file name in messages.
+  static std::shared_ptr<const SourceText> FromString(std::string name,
+                                                      std::string_view contents);
+
+  ~SourceText();
+
+  const std::string& name() const { return name_; }
+  std::string_view text() const { return text_; }
+
+  // 1-based line and column of the byte at `offset` (clamped to the text).
+  struct LineColumn {
+    int64_t line = 1;
+    int64_t column = 1;
+  };
+  LineColumn Locate(size_t offset) const;
+
+  // "name:line:col".
+  std::string LocationString(size_t offset) const;
+  // Same, for a pointer into text().
+  std::string LocationString(const char* at) const {
+    return LocationString(static_cast<size_t>(at - text_.data()));
+  }
+
+  // InvalidArgument: "name:line:col: error: expected ...", followed by the
+  // offending line and a caret, as a compiler prints it.
+  absl::Status ErrorAt(const char* at, std::string_view message) const;
+
+ private:
+  SourceText(std::string name, std::unique_ptr<llvm::MemoryBuffer> buffer);
+  SourceText(std::string name, std::string contents);
+
+  std::string name_;
+  std::unique_ptr<llvm::MemoryBuffer> buffer_;  // when mapped
+  std::string owned_;                           // when copied
+  std::string_view text_;
+};
+
+}  // namespace memplan::parsers
+
+#endif  // MEMPLAN_PARSERS_SOURCE_TEXT_H_

@@ -1,0 +1,103 @@
+// The "Used values:" section: per value its positions, uses and the HLO text
+// of the instruction that defines it.
+//
+//   <575 wrapped_concatenate @0>
+//    positions:
+//     wrapped_concatenate
+//    uses:
+//     gemm_fusion_dot.35.0, operand 0
+//    from instruction: %wrapped_concatenate = bf16[9216,2048]{1,0} fusion(...)
+#include "absl/strings/str_cat.h"
+#include "ir/status_macros.h"
+#include "parsers/buffer_assignment_state.h"
+#include "parsers/hlo_instruction_text.h"
+#include "parsers/shape_parser.h"
+
+namespace memplan::parsers::internal {
+namespace {
+
+absl::Status StartUsedValue(ParseState& state, Cursor c) {
+  ValueRef ref;
+  RETURN_IF_ERROR(ParseValueRef(state, c, &ref));
+  const size_t index = state.ValueIndex(ref.id);
+  ir::Value& value = state.program.values[index];
+  if (value.instruction.empty()) {  // not (yet) seen in an allocation
+    value.instruction = ref.instruction;
+    value.index = std::move(ref.index);
+    value.is_phi = ref.is_phi;
+    value.color = ref.color;
+  }
+  state.current_used_value = static_cast<int64_t>(index);
+  state.used_value_part = UsedValuePart::kNone;
+  return absl::OkStatus();
+}
+
+// "  tuple.810.0 {}" or "  x.65"
+absl::Status ParsePosition(ParseState& state, Cursor c, ir::Value& value) {
+  ir::ValuePosition position;
+  position.instruction = c.ConsumeUntil(' ');
+  if (c.ConsumeChar(' ') && !ParseShapeIndex(c, &position.index)) {
+    return state.Error(c.position(), "expected a shape index after the position's instruction");
+  }
+  value.positions.push_back(std::move(position));
+  return absl::OkStatus();
+}
+
+// "  add.127, operand 0" or "  tuple.5, operand 1 {0}"
+absl::Status ParseUse(ParseState& state, Cursor c, ir::Value& value) {
+  ir::ValueUse use;
+  use.instruction = c.ConsumeUntil(',');
+  if (!c.Consume(", operand ")) return state.Error(c.position(), "expected ', operand N'");
+  if (!c.ConsumeInt(&use.operand_number)) return state.Error(c.position(), "expected an operand number");
+  if (c.ConsumeChar(' ') && !ParseShapeIndex(c, &use.operand_index)) {
+    return state.Error(c.position(), "expected the operand's shape index");
+  }
+  value.uses.push_back(std::move(use));
+  return absl::OkStatus();
+}
+
+// " from instruction: %x = ..." (also "from instruction:%x" and without ':').
+void ParseDefiningInstruction(Cursor c, ir::Value& value) {
+  c.SkipSpaces();
+  c.Consume("from instruction");
+  c.SkipSpaces();
+  c.ConsumeChar(':');
+  c.SkipSpaces();
+  value.defining_text = c.rest();
+  InstructionText parsed;
+  if (ParseInstructionText(value.defining_text, &parsed)) {
+    value.opcode = parsed.opcode;
+    value.metadata = parsed.metadata;
+  }
+}
+
+}  // namespace
+
+absl::Status ParseUsedValueLine(ParseState& state, std::string_view line) {
+  Cursor c(line);
+  if (c.Peek() == '<') return StartUsedValue(state, c);
+  if (state.current_used_value < 0) {
+    state.Warn("unrecognized line in 'Used values' (skipped)", line.data());
+    return absl::OkStatus();
+  }
+  ir::Value& value = state.program.values[state.current_used_value];
+  if (c.StartsWith(" positions:")) {
+    state.used_value_part = UsedValuePart::kPositions;
+  } else if (c.StartsWith(" uses:")) {
+    state.used_value_part = UsedValuePart::kUses;
+  } else if (c.StartsWith(" from instruction")) {
+    state.used_value_part = UsedValuePart::kNone;
+    ParseDefiningInstruction(c, value);
+  } else if (c.StartsWith("  (none)")) {
+    return absl::OkStatus();  // newer XLA marks an empty list so
+  } else if (c.Consume("  ") && state.used_value_part == UsedValuePart::kPositions) {
+    return ParsePosition(state, c, value);
+  } else if (state.used_value_part == UsedValuePart::kUses) {
+    return ParseUse(state, c, value);
+  } else {
+    state.Warn("unrecognized line in 'Used values' (skipped)", line.data());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace memplan::parsers::internal
