@@ -1,0 +1,41 @@
+#include "analyzer/analysis.h"
+
+#include <algorithm>
+
+namespace memplan::analyzer {
+namespace {
+
+// The ids of the `n` largest items (all when n <= 0), largest first, ties by id.
+template <typename Item, typename Id>
+std::vector<Id> LargestIds(const std::vector<Item>& items, int n) {
+  std::vector<const Item*> sorted;
+  sorted.reserve(items.size());
+  for (const Item& item : items) sorted.push_back(&item);
+  const size_t keep = n <= 0 ? sorted.size() : std::min(sorted.size(), static_cast<size_t>(n));
+  std::partial_sort(sorted.begin(), sorted.begin() + keep, sorted.end(),
+                    [](const Item* a, const Item* b) {
+                      if (a->size != b->size) return a->size > b->size;
+                      return a->id < b->id;
+                    });
+  std::vector<Id> ids;
+  for (size_t i = 0; i < keep; ++i) ids.push_back(sorted[i]->id);
+  return ids;
+}
+
+}  // namespace
+
+Analysis Analysis::Run(const ir::Program& program, const Options& options) {
+  Analysis analysis;
+  analysis.stats = ComputeMemoryStats(program);
+  analysis.timeline = ComputeTimeline(program);
+  analysis.peak = ComputeLivePeak(program, analysis.timeline);
+  if (analysis.peak) {
+    analysis.stated_peak = CompareWithStatedPeak(program, *analysis.peak, analysis.timeline);
+  }
+  analysis.top_allocations =
+      LargestIds<ir::Allocation, ir::AllocationId>(program.allocations, options.top_n);
+  analysis.top_values = LargestIds<ir::Value, ir::ValueId>(program.values, options.top_n);
+  return analysis;
+}
+
+}  // namespace memplan::analyzer

@@ -1,0 +1,42 @@
+// Bytes per category, computed from allocations the way XLA's
+// CompiledMemoryStats does (xla/pjrt/compiled_memory_stats.cc):
+//   argument  = entry-parameter allocations
+//   output    = maybe-live-out allocations (donated parameters included)
+//   alias     = allocations that are both, i.e. parameters aliased with output
+//   temp      = preallocated-temp allocations
+// Constant and thread-local allocations count in none of those four, but in
+// the total allocation ("Total bytes used").
+#ifndef MEMPLAN_ANALYZER_MEMORY_STATS_H_
+#define MEMPLAN_ANALYZER_MEMORY_STATS_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "ir/program.h"
+
+namespace memplan::analyzer {
+
+struct MemoryStats {
+  int64_t argument_bytes = 0;
+  int64_t output_bytes = 0;
+  int64_t alias_bytes = 0;
+  int64_t temp_bytes = 0;
+  int64_t constant_bytes = 0;
+  int64_t thread_local_bytes = 0;
+  // Sum of all allocation sizes.
+  int64_t total_allocation_bytes = 0;
+  // argument + output - alias + temp: what memory_analysis() adds up (code
+  // size is not in a buffer-assignment dump).
+  int64_t device_footprint_bytes = 0;
+  // The dump's "Total bytes used", when stated.
+  std::optional<int64_t> stated_total_bytes;
+  bool TotalMatchesStated() const {
+    return !stated_total_bytes || *stated_total_bytes == total_allocation_bytes;
+  }
+};
+
+MemoryStats ComputeMemoryStats(const ir::Program& program);
+
+}  // namespace memplan::analyzer
+
+#endif  // MEMPLAN_ANALYZER_MEMORY_STATS_H_
