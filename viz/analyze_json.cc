@@ -1,0 +1,195 @@
+#include <string>
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+#include "viz/analyze_report.h"
+
+namespace memplan::viz {
+namespace {
+
+using llvm::json::OStream;
+
+llvm::StringRef Ref(std::string_view s) { return llvm::StringRef(s.data(), s.size()); }
+
+// A string, or null when empty.
+void StringOrNull(OStream& j, llvm::StringRef key, std::string_view s) {
+  if (s.empty()) {
+    j.attribute(key, nullptr);
+  } else {
+    j.attribute(key, Ref(s));
+  }
+}
+
+void WriteIndex(OStream& j, llvm::StringRef key, const ir::ShapeIndex& index) {
+  j.attributeArray(key, [&] {
+    for (int64_t i : index) j.value(i);
+  });
+}
+
+void WriteValue(OStream& j, const ir::Program& program, const ir::Value& v) {
+  j.object([&] {
+    j.attribute("id", v.id.value());
+    j.attribute("name", v.DisplayName());
+    j.attribute("instruction", Ref(v.instruction));
+    WriteIndex(j, "index", v.index);
+    j.attribute("size", v.size);
+    j.attribute("allocation", v.allocation.valid() ? llvm::json::Value(v.allocation.value())
+                                                   : llvm::json::Value(nullptr));
+    j.attribute("offset", v.offset);
+    j.attribute("shape", Ref(v.shape_text));
+    if (const ir::Allocation* a = program.FindAllocation(v.allocation)) {
+      j.attribute("category", Ref(analyzer::CategoryName(analyzer::CategoryOf(*a))));
+    } else {
+      j.attribute("category", nullptr);
+    }
+    StringOrNull(j, "opcode", v.opcode);
+    StringOrNull(j, "op_type", v.metadata.op_type);
+    StringOrNull(j, "op_name", v.metadata.op_name);
+    StringOrNull(j, "source_file", v.metadata.source_file);
+    if (v.metadata.source_line > 0) {
+      j.attribute("source_line", v.metadata.source_line);
+    } else {
+      j.attribute("source_line", nullptr);
+    }
+    if (v.live_range) {
+      j.attributeArray("live_range", [&] {
+        j.value(v.live_range->start);
+        j.value(v.live_range->end);
+      });
+    } else {
+      j.attribute("live_range", nullptr);
+    }
+  });
+}
+
+void WriteValueList(OStream& j, llvm::StringRef key, const ir::Program& program,
+                    const std::vector<ir::ValueId>& ids) {
+  j.attributeArray(key, [&] {
+    for (ir::ValueId id : ids) WriteValue(j, program, *program.FindValue(id));
+  });
+}
+
+void WriteAllocation(OStream& j, const ir::Allocation& a) {
+  j.object([&] {
+    j.attribute("index", a.id.value());
+    j.attribute("size", a.size);
+    j.attribute("color", a.color);
+    if (a.is_entry_parameter()) {
+      j.attribute("parameter_number", *a.parameter_number);
+      j.attribute("parameter_shape", Ref(a.parameter_shape_text));
+      WriteIndex(j, "parameter_index", a.parameter_index);
+    } else {
+      j.attribute("parameter_number", nullptr);
+    }
+    StringOrNull(j, "output_shape", a.output_shape_text.value_or(""));
+    j.attribute("maybe_live_out", a.maybe_live_out);
+    j.attribute("preallocated_temp", a.is_preallocated_temp);
+    j.attribute("constant", a.is_constant);
+    j.attribute("thread_local", a.is_thread_local);
+    j.attribute("category", Ref(analyzer::CategoryName(analyzer::CategoryOf(a))));
+    j.attribute("value_count", static_cast<int64_t>(a.values.size()));
+  });
+}
+
+void WriteBytesByCategory(OStream& j, llvm::StringRef key, const analyzer::BytesByCategory& b) {
+  j.attributeObject(key, [&] {
+    for (int c = 0; c < analyzer::kNumValueCategories; ++c) {
+      j.attribute(Ref(analyzer::CategoryName(static_cast<analyzer::ValueCategory>(c))), b[c]);
+    }
+  });
+}
+
+void WritePeak(OStream& j, const AnalyzeReportInput& input) {
+  const auto& peak = input.analysis.peak;
+  if (!peak) {
+    j.attribute("live_peak", nullptr);
+    return;
+  }
+  j.attributeObject("live_peak", [&] {
+    j.attribute("bytes", peak->bytes);
+    j.attribute("step", peak->step);
+    StringOrNull(j, "instruction", peak->instruction);
+    j.attribute("last_step", input.analysis.timeline.last_step);
+    WriteBytesByCategory(j, "bytes_by_category", peak->bytes_by_category);
+    if (const auto& stated = input.analysis.stated_peak) {
+      j.attributeObject("stated", [&] {
+        j.attribute("step", stated->stated_step);
+        j.attribute("bytes", stated->stated_bytes);
+        j.attribute("value_count", stated->stated_values);
+        j.attribute("bytes_at_stated_step", stated->bytes_at_stated_step);
+        if (stated->xla_moment) {
+          j.attribute("xla_peak_moment", *stated->xla_moment);
+        } else {
+          j.attribute("xla_peak_moment", nullptr);
+        }
+        j.attribute("list_reproduced", stated->list_reproduced);
+        j.attribute("matches", stated->matches);
+        StringOrNull(j, "explanation", stated->explanation);
+      });
+    } else {
+      j.attribute("stated", nullptr);
+    }
+    j.attribute("value_count", static_cast<int64_t>(peak->values.size()));
+    WriteValueList(j, "values", input.program, peak->values);
+  });
+}
+
+void WriteWarnings(OStream& j, const ir::Program& program) {
+  j.attribute("warning_count", program.diagnostics.total());
+  j.attributeArray("warnings", [&] {
+    for (const ir::Warning& w : program.diagnostics.warnings()) {
+      j.object([&] {
+        j.attribute("kind", w.kind);
+        j.attribute("count", w.count);
+        j.attribute("first_location", w.first_location);
+      });
+    }
+  });
+}
+
+}  // namespace
+
+std::string RenderAnalyzeJson(const AnalyzeReportInput& input) {
+  const ir::Program& program = input.program;
+  const analyzer::MemoryStats& s = input.analysis.stats;
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  OStream j(os, /*IndentSize=*/2);
+  j.object([&] {
+    j.attribute("schema_version", kAnalyzeJsonSchemaVersion);
+    j.attribute("module", program.module_name);
+    j.attributeArray("source_files", [&] {
+      for (const std::string& f : program.source_files) j.value(f);
+    });
+    StringOrNull(j, "module_choice", input.choice);
+    j.attribute("total_allocation_bytes", s.total_allocation_bytes);
+    if (s.stated_total_bytes) {
+      j.attribute("stated_total_bytes", *s.stated_total_bytes);
+    } else {
+      j.attribute("stated_total_bytes", nullptr);
+    }
+    j.attribute("total_matches_stated", s.TotalMatchesStated());
+    j.attribute("argument_bytes", s.argument_bytes);
+    j.attribute("output_bytes", s.output_bytes);
+    j.attribute("alias_bytes", s.alias_bytes);
+    j.attribute("temp_bytes", s.temp_bytes);
+    j.attribute("constant_bytes", s.constant_bytes);
+    j.attribute("thread_local_bytes", s.thread_local_bytes);
+    j.attribute("device_footprint_bytes", s.device_footprint_bytes);
+    WritePeak(j, input);
+    j.attribute("allocation_count", static_cast<int64_t>(program.allocations.size()));
+    j.attributeArray("allocations", [&] {
+      for (ir::AllocationId id : input.analysis.top_allocations) {
+        WriteAllocation(j, *program.FindAllocation(id));
+      }
+    });
+    j.attribute("value_count", static_cast<int64_t>(program.values.size()));
+    WriteValueList(j, "top_values", program, input.analysis.top_values);
+    WriteWarnings(j, program);
+  });
+  os << "\n";
+  os.flush();
+  return out;
+}
+
+}  // namespace memplan::viz

@@ -1,0 +1,153 @@
+#include <string>
+#include <vector>
+
+#include "ir/strings.h"
+#include "absl/strings/str_join.h"
+#include "viz/analyze_report.h"
+#include "viz/format.h"
+#include "viz/table.h"
+
+namespace memplan::viz {
+namespace {
+
+using analyzer::Analysis;
+using Align = TextTable::Align;
+
+std::string SourceOf(const ir::OpMetadata& m) {
+  if (m.source_file.empty()) return "";
+  return m.source_line > 0 ? StrCat(m.source_file, ":", m.source_line)
+                           : std::string(m.source_file);
+}
+
+std::string KindOf(const ir::Allocation& a) {
+  std::vector<std::string> kinds;
+  if (a.is_entry_parameter()) kinds.push_back(StrCat("parameter ", *a.parameter_number));
+  if (a.output_shape_text) kinds.push_back("output tuple");
+  if (a.maybe_live_out) kinds.push_back("live-out");
+  if (a.is_preallocated_temp) kinds.push_back("temp");
+  if (a.is_constant) kinds.push_back("constant");
+  if (a.is_thread_local) kinds.push_back("thread-local");
+  if (a.color != 0) kinds.push_back(StrCat("color ", a.color));
+  return kinds.empty() ? "other" : absl::StrJoin(kinds, ", ");
+}
+
+void AppendCategories(std::string& out, const Analysis& analysis) {
+  const analyzer::MemoryStats& s = analysis.stats;
+  TextTable table({{"category"}, {"size", Align::kRight}, {"bytes", Align::kRight}, {"note"}});
+  auto row = [&](const char* name, int64_t bytes, std::string note) {
+    table.AddRow({name, HumanBytes(bytes), GroupedBytes(bytes), std::move(note)});
+  };
+  row("argument", s.argument_bytes, "entry parameters");
+  row("output", s.output_bytes, "maybe-live-out");
+  row("alias", s.alias_bytes, "parameters that are also outputs (donated)");
+  row("temp", s.temp_bytes, "preallocated-temp");
+  row("constant", s.constant_bytes, "");
+  row("thread-local", s.thread_local_bytes, "");
+  std::string total_note = "sum of all allocations";
+  if (s.stated_total_bytes) {
+    total_note = s.TotalMatchesStated()
+                     ? "equals the dump's 'Total bytes used'"
+                     : StrCat("DIFFERS from the dump's 'Total bytes used' (",
+                                    GroupedBytes(*s.stated_total_bytes), ")");
+  }
+  row("total allocation", s.total_allocation_bytes, total_note);
+  row("device footprint", s.device_footprint_bytes, "argument + output - alias + temp");
+  StrAppend(&out, "Memory by category (as XLA's CompiledMemoryStats)\n", table.Render(),
+                  "\n");
+}
+
+std::string CategoryBreakdown(const analyzer::BytesByCategory& bytes) {
+  std::vector<std::string> parts;
+  for (int c = 0; c < analyzer::kNumValueCategories; ++c) {
+    if (bytes[c] == 0) continue;
+    parts.push_back(StrCat(analyzer::CategoryName(static_cast<analyzer::ValueCategory>(c)),
+                                 " ", HumanBytes(bytes[c])));
+  }
+  return parts.empty() ? "nothing" : absl::StrJoin(parts, ", ");
+}
+
+void AppendValueTable(std::string& out, const ir::Program& program,
+                      const std::vector<ir::ValueId>& ids, size_t limit) {
+  TextTable table({{"#", Align::kRight}, {"size", Align::kRight}, {"bytes", Align::kRight},
+                   {"value"}, {"shape"}, {"op_type"}, {"source"}});
+  for (size_t i = 0; i < ids.size() && i < limit; ++i) {
+    const ir::Value* v = program.FindValue(ids[i]);
+    table.AddRow({StrCat(i + 1), HumanBytes(v->size), GroupedBytes(v->size),
+                  v->DisplayName(), std::string(v->shape_text), std::string(v->metadata.op_type),
+                  SourceOf(v->metadata)});
+  }
+  out += table.Render();
+  if (ids.size() > limit) StrAppend(&out, "  ... ", ids.size() - limit, " more\n");
+}
+
+void AppendPeak(std::string& out, const AnalyzeReportInput& input) {
+  const Analysis& analysis = input.analysis;
+  out += "Live peak (from the HloLiveRange)\n";
+  if (!analysis.peak) {
+    out += "  not available: the input has no live ranges (dumps without the HloLiveRange,\n"
+           "  or without '-live-range.txt', carry no schedule)\n\n";
+    return;
+  }
+  const analyzer::LivePeak& peak = *analysis.peak;
+  StrAppend(&out, "  ", HumanBytes(peak.bytes), " (", GroupedBytes(peak.bytes),
+                  " bytes) at step ", peak.step, " of ", analysis.timeline.last_step);
+  if (!peak.instruction.empty()) StrAppend(&out, ", instruction ", peak.instruction);
+  StrAppend(&out, "\n  live there: ", CategoryBreakdown(peak.bytes_by_category), "\n");
+  if (const auto& stated = analysis.stated_peak) {
+    StrAppend(&out, "  the dump's own peak list: step ", stated->stated_step, ", ",
+              stated->stated_values, " values, ", GroupedBytes(stated->stated_bytes), " bytes: ",
+              stated->matches ? "the same peak" : "another step", "\n");
+    StrAppend(&out, "    our live ranges at step ", stated->stated_step, " give ",
+              stated->list_reproduced ? "exactly that list" : "a DIFFERENT list", "\n");
+    if (!stated->matches) StrAppend(&out, "    why the steps differ: ", stated->explanation, "\n");
+  }
+  StrAppend(&out, "\n  Live at the peak: ", peak.values.size(), " values, largest first\n");
+  AppendValueTable(out, input.program, peak.values, static_cast<size_t>(input.top_n));
+  out += "\n";
+}
+
+void AppendAllocations(std::string& out, const AnalyzeReportInput& input) {
+  const ir::Program& program = input.program;
+  StrAppend(&out, "Largest allocations (", input.analysis.top_allocations.size(), " of ",
+                  program.allocations.size(), ")\n");
+  TextTable table({{"#", Align::kRight}, {"allocation", Align::kRight}, {"size", Align::kRight},
+                   {"bytes", Align::kRight}, {"values", Align::kRight}, {"kind"}});
+  int rank = 0;
+  for (ir::AllocationId id : input.analysis.top_allocations) {
+    const ir::Allocation* a = program.FindAllocation(id);
+    table.AddRow({StrCat(++rank), StrCat(a->id.value()), HumanBytes(a->size),
+                  GroupedBytes(a->size), StrCat(a->values.size()), KindOf(*a)});
+  }
+  StrAppend(&out, table.Render(), "\n");
+}
+
+void AppendWarnings(std::string& out, const ir::Program& program) {
+  const auto& warnings = program.diagnostics.warnings();
+  StrAppend(&out, "Recoverable problems: ", program.diagnostics.total(), "\n");
+  for (const ir::Warning& w : warnings) {
+    StrAppend(&out, "  ", w.count, " x ", w.kind, " (first at ", w.first_location, ")\n");
+  }
+}
+
+}  // namespace
+
+std::string RenderAnalyzeText(const AnalyzeReportInput& input) {
+  const ir::Program& program = input.program;
+  std::string out;
+  StrAppend(&out, "Module: ", program.module_name, "\n");
+  StrAppend(&out, "Input:  ", absl::StrJoin(program.source_files, "\n        "), "\n");
+  if (!input.choice.empty()) StrAppend(&out, "Note:   ", input.choice, "\n");
+  StrAppend(&out, "Values: ", program.values.size(), " in ", program.allocations.size(),
+                  " allocations\n\n");
+  AppendCategories(out, input.analysis);
+  AppendPeak(out, input);
+  AppendAllocations(out, input);
+  StrAppend(&out, "Largest values (", input.analysis.top_values.size(), " of ",
+                  program.values.size(), ")\n");
+  AppendValueTable(out, program, input.analysis.top_values, input.analysis.top_values.size());
+  out += "\n";
+  AppendWarnings(out, program);
+  return out;
+}
+
+}  // namespace memplan::viz

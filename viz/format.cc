@@ -1,0 +1,37 @@
+#include "viz/format.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace memplan::viz {
+
+std::string HumanBytes(int64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  const bool negative = bytes < 0;
+  const uint64_t magnitude = negative ? 0 - static_cast<uint64_t>(bytes) : bytes;
+  if (magnitude < 1024) return std::to_string(bytes) + " B";
+  double value = static_cast<double>(magnitude);
+  int unit = 0;
+  while (value >= 1024.0 && unit < 6) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char buffer[48];
+  std::snprintf(buffer, sizeof(buffer), "%s%.2f %s", negative ? "-" : "", value, kUnits[unit]);
+  return buffer;
+}
+
+std::string GroupedBytes(int64_t bytes) {
+  const bool negative = bytes < 0;
+  std::string digits = std::to_string(negative ? 0 - static_cast<uint64_t>(bytes)
+                                               : static_cast<uint64_t>(bytes));
+  std::string out;
+  const int n = static_cast<int>(digits.size());
+  for (int i = 0; i < n; ++i) {
+    if (i > 0 && (n - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return negative ? "-" + out : out;
+}
+
+}  // namespace memplan::viz

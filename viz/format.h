@@ -1,0 +1,18 @@
+// Number formatting shared by every view. Output never depends on locale.
+#ifndef MEMPLAN_VIZ_FORMAT_H_
+#define MEMPLAN_VIZ_FORMAT_H_
+
+#include <cstdint>
+#include <string>
+
+namespace memplan::viz {
+
+// "512 B", "1.50 KiB", "296.75 MiB", "1.02 GiB" (binary units, 2 decimals).
+std::string HumanBytes(int64_t bytes);
+
+// "1093622736" grouped for reading: "1,093,622,736".
+std::string GroupedBytes(int64_t bytes);
+
+}  // namespace memplan::viz
+
+#endif  // MEMPLAN_VIZ_FORMAT_H_

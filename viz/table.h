@@ -1,0 +1,34 @@
+// A plain-text table with aligned columns, for compiler-style reports.
+#ifndef MEMPLAN_VIZ_TABLE_H_
+#define MEMPLAN_VIZ_TABLE_H_
+
+#include <string>
+#include <vector>
+
+namespace memplan::viz {
+
+class TextTable {
+ public:
+  enum class Align { kLeft, kRight };
+  struct Column {
+    std::string header;
+    Align align = Align::kLeft;
+  };
+
+  explicit TextTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
+
+  // Requires cells.size() == number of columns.
+  void AddRow(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+
+  // Header, a rule, then the rows; each line starts with `indent` and has no
+  // trailing spaces.
+  std::string Render(const std::string& indent = "  ") const;
+
+ private:
+  std::vector<Column> columns_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+}  // namespace memplan::viz
+
+#endif  // MEMPLAN_VIZ_TABLE_H_
