@@ -1,0 +1,47 @@
+#include "cli/commands.h"
+#include "cli/subcommand.h"
+#include "llvm/Support/CommandLine.h"
+
+namespace memplan::cli {
+namespace {
+
+namespace cl = llvm::cl;
+
+class AnalyzeSubcommand : public Subcommand {
+ public:
+  bool Selected() const override { return static_cast<bool>(command_); }
+
+  int Run() override {
+    AnalyzeFlags flags;
+    flags.path = path_;
+    flags.module = module_;
+    flags.format = format_;
+    flags.output = output_;
+    flags.top = top_;
+    return RunAnalyze(flags);
+  }
+
+ private:
+  cl::SubCommand command_{"analyze", "Report the memory of an XLA buffer assignment"};
+  cl::opt<std::string> path_{cl::Positional, cl::Required, cl::sub(command_),
+                             cl::desc("<buffer-assignment file or dump directory>")};
+  cl::opt<AnalyzeFormat> format_{
+      "format", cl::sub(command_), cl::init(AnalyzeFormat::kText), cl::desc("Output format"),
+      cl::values(clEnumValN(AnalyzeFormat::kText, "text", "aligned text report"),
+                 clEnumValN(AnalyzeFormat::kJson, "json", "JSON (docs/json-schema.md)"))};
+  cl::opt<std::string> output_{"o", cl::sub(command_), cl::init("-"), cl::value_desc("file"),
+                               cl::desc("Write the report to <file> (atomically)")};
+  cl::opt<int> top_{"top", cl::sub(command_), cl::init(10),
+                    cl::desc("Rows in the allocation and value tables (0: all)")};
+  cl::opt<std::string> module_{"module", cl::sub(command_), cl::value_desc("name"),
+                               cl::desc("Module to analyze in a dump directory "
+                                        "(default: the largest)")};
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> MakeAnalyzeSubcommand() {
+  return std::make_unique<AnalyzeSubcommand>();
+}
+
+}  // namespace memplan::cli
