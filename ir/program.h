@@ -132,9 +132,24 @@ struct StatedPeak {
   std::vector<StatedPeakEntry> entries;
 };
 
+// Category totals an input states without listing every allocation (the
+// "BufferAssignment stats:" of XLA's OOM message). Absent fields were not
+// stated.
+struct StatedCategoryBytes {
+  std::optional<int64_t> parameter;
+  std::optional<int64_t> constant;
+  std::optional<int64_t> maybe_live_out;
+  std::optional<int64_t> preallocated_temp;
+  std::optional<int64_t> total;
+  std::optional<int64_t> fragmentation;
+};
+
 class Program {
  public:
   std::string module_name;
+  // Which parser read it: "buffer-assignment", "hlo-proto",
+  // "memory-usage-report", "oom-message".
+  std::string input_format;
   std::vector<std::string> source_files;  // what was read, in order
 
   std::vector<Allocation> allocations;  // sorted by id
@@ -142,6 +157,9 @@ class Program {
 
   // "Total bytes used: N", when the input states it.
   std::optional<int64_t> stated_total_bytes;
+
+  // Category totals stated without allocations (OOM messages).
+  std::optional<StatedCategoryBytes> stated_categories;
 
   Schedule schedule;
   bool has_live_ranges = false;

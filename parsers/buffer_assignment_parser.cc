@@ -282,6 +282,7 @@ absl::StatusOr<ir::Program> ParseBufferAssignment(
   if (files.empty()) return absl::InvalidArgumentError("no buffer-assignment file given");
   internal::ParseState state;
   state.program.module_name = std::move(module_name);
+  state.program.input_format = "buffer-assignment";
   for (const auto& file : files) {
     state.program.source_files.push_back(file->name());
     state.program.KeepAlive(file);

@@ -2,13 +2,41 @@
 
 #include <filesystem>
 
-#include "ir/strings.h"
 #include "ir/status_macros.h"
+#include "ir/strings.h"
 #include "parsers/buffer_assignment_parser.h"
 #include "parsers/source_text.h"
 
 namespace memplan::parsers {
 namespace {
+
+// One input format: how to recognise it from the first bytes of the main
+// file (and its name), and how to parse a module's files into a Program.
+// A new format is one entry here plus its parser file.
+struct InputFormat {
+  const char* name;
+  bool (*sniff)(std::string_view head, std::string_view file_name);
+  absl::StatusOr<ir::Program> (*parse)(const std::vector<std::shared_ptr<const SourceText>>&,
+                                       std::string module_name);
+};
+
+bool SniffBufferAssignment(std::string_view head, std::string_view) {
+  return LooksLikeBufferAssignment(head);
+}
+
+// Tried in order; the buffer assignment is also the fallback, so that an
+// unrecognised text file gets that parser's "expected ..." error.
+constexpr InputFormat kFormats[] = {
+    {"buffer-assignment", SniffBufferAssignment, ParseBufferAssignment},
+};
+
+const InputFormat& FormatFor(const SourceText& main) {
+  const std::string file_name = std::filesystem::path(main.name()).filename().string();
+  for (const InputFormat& format : kFormats) {
+    if (format.sniff(main.text().substr(0, 4096), file_name)) return format;
+  }
+  return kFormats[0];
+}
 
 absl::StatusOr<ir::Program> ParseModule(const DumpModule& module) {
   std::vector<std::shared_ptr<const SourceText>> sources;
@@ -16,7 +44,7 @@ absl::StatusOr<ir::Program> ParseModule(const DumpModule& module) {
     ASSIGN_OR_RETURN(auto source, SourceText::FromFile(file));
     sources.push_back(std::move(source));
   }
-  return ParseBufferAssignment(sources, module.name);
+  return FormatFor(*sources.front()).parse(sources, module.name);
 }
 
 std::string DescribeChoice(const DumpModule& chosen, size_t module_count,
@@ -24,12 +52,12 @@ std::string DescribeChoice(const DumpModule& chosen, size_t module_count,
   if (module_count <= 1) return "";
   if (!options.module.empty()) {
     return StrCat("analyzing module ", chosen.name, " (named by --module), one of ",
-                        module_count, " in the dump");
+                  module_count, " in the dump");
   }
   return StrCat("analyzing module ", chosen.name, ", the largest of ", module_count,
-                      " in the dump by ",
-                      chosen.size_hint_is_total_bytes ? "'Total bytes used'" : "file size",
-                      " (", chosen.size_hint, " bytes); pick another with --module");
+                " in the dump by ",
+                chosen.size_hint_is_total_bytes ? "'Total bytes used'" : "file size", " (",
+                chosen.size_hint, " bytes); pick another with --module");
 }
 
 }  // namespace
