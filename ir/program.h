@@ -167,6 +167,10 @@ class Program {
 
   Diagnostics diagnostics;
 
+  // What the input cannot tell, for the report to say (e.g. "allocation
+  // sizes are rounded, as the memory-usage report prints them").
+  std::vector<std::string> notes;
+
   // Lookups by id; nullptr when absent. Require the vectors sorted by id.
   const Value* FindValue(ValueId id) const;
   const Allocation* FindAllocation(AllocationId id) const;

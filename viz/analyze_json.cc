@@ -162,6 +162,10 @@ std::string RenderAnalyzeJson(const AnalyzeReportInput& input) {
       for (const std::string& f : program.source_files) j.value(f);
     });
     StringOrNull(j, "module_choice", input.choice);
+    j.attribute("input_format", program.input_format);
+    j.attributeArray("notes", [&] {
+      for (const std::string& note : program.notes) j.value(note);
+    });
     j.attribute("total_allocation_bytes", s.total_allocation_bytes);
     if (s.stated_total_bytes) {
       j.attribute("stated_total_bytes", *s.stated_total_bytes);

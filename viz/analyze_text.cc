@@ -137,6 +137,7 @@ std::string RenderAnalyzeText(const AnalyzeReportInput& input) {
   StrAppend(&out, "Module: ", program.module_name, "\n");
   StrAppend(&out, "Input:  ", absl::StrJoin(program.source_files, "\n        "), "\n");
   if (!input.choice.empty()) StrAppend(&out, "Note:   ", input.choice, "\n");
+  for (const std::string& note : program.notes) StrAppend(&out, "Note:   ", note, "\n");
   StrAppend(&out, "Values: ", program.values.size(), " in ", program.allocations.size(),
                   " allocations\n\n");
   AppendCategories(out, input.analysis);
