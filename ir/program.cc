@@ -11,6 +11,12 @@ std::string Value::DisplayName() const {
   return StrCat(instruction, ShapeIndexToString(index));
 }
 
+std::string_view Program::Intern(std::string s) {
+  if (!interned_) interned_ = std::make_shared<std::deque<std::string>>();
+  interned_->push_back(std::move(s));
+  return interned_->back();
+}
+
 const Value* Program::FindValue(ValueId id) const {
   auto it = std::lower_bound(values.begin(), values.end(), id,
                              [](const Value& v, ValueId x) { return v.id < x; });

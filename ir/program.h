@@ -8,6 +8,7 @@
 #define MEMPLAN_IR_PROGRAM_H_
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +27,9 @@ struct OpMetadata {
   std::string_view op_name;  // e.g. "jit(f)/jit(main)/dot_general"
   std::string_view source_file;
   int64_t source_line = 0;
+  // Newer XLA: an id into Program::stack_frames (1-based; 0 = none) in place
+  // of, or beside, source_file/source_line.
+  int64_t stack_frame_id = 0;
 
   bool empty() const {
     return op_type.empty() && op_name.empty() && source_file.empty();
@@ -132,6 +136,32 @@ struct StatedPeak {
   std::vector<StatedPeakEntry> entries;
 };
 
+// One frame of the call stack an instruction came from (XLA's
+// StackFrameIndexProto, flattened): where, and the frame that called it.
+struct SourceFrame {
+  std::string_view file;
+  std::string_view function;
+  int64_t line = 0;
+  int64_t column = 0;
+  int64_t parent_id = 0;  // stack frame id of the caller; 0 = outermost
+};
+
+// One event of XLA's heap-simulator trace (HeapSimulatorTrace.Event).
+struct HeapTraceEvent {
+  enum class Kind { kAlloc, kFree, kShareWith };
+  Kind kind = Kind::kAlloc;
+  ValueId buffer;
+  ValueId share_with;  // for kShareWith: the buffer whose memory it reuses
+  std::string_view instruction;
+};
+
+// The trace XLA's heap simulator recorded while packing one allocation.
+struct HeapTrace {
+  AllocationId allocation;  // invalid when the trace does not say
+  bool whole_module = false;
+  std::vector<HeapTraceEvent> events;
+};
+
 // Category totals an input states without listing every allocation (the
 // "BufferAssignment stats:" of XLA's OOM message). Absent fields were not
 // stated.
@@ -161,6 +191,10 @@ class Program {
   // Category totals stated without allocations (OOM messages).
   std::optional<StatedCategoryBytes> stated_categories;
 
+  // Stack frames by id - 1 (stack_frames[0] has id 1).
+  std::vector<SourceFrame> stack_frames;
+  std::vector<HeapTrace> heap_traces;
+
   Schedule schedule;
   bool has_live_ranges = false;
   std::optional<StatedPeak> stated_peak;
@@ -174,6 +208,16 @@ class Program {
   // Lookups by id; nullptr when absent. Require the vectors sorted by id.
   const Value* FindValue(ValueId id) const;
   const Allocation* FindAllocation(AllocationId id) const;
+  // The frame with `id`, or nullptr.
+  const SourceFrame* FindStackFrame(int64_t id) const {
+    return id >= 1 && id <= static_cast<int64_t>(stack_frames.size()) ? &stack_frames[id - 1]
+                                                                        : nullptr;
+  }
+
+  // Stores `s` for as long as this Program (or a copy) lives; returns a view
+  // of it. For text an input does not hold verbatim (e.g. a shape printed
+  // from a proto).
+  std::string_view Intern(std::string s);
 
   // Keeps `owner` (the text the views point into) alive with this Program.
   void KeepAlive(std::shared_ptr<const void> owner) {
@@ -182,6 +226,7 @@ class Program {
 
  private:
   std::vector<std::shared_ptr<const void>> backing_;
+  std::shared_ptr<std::deque<std::string>> interned_;
 };
 
 }  // namespace memplan::ir

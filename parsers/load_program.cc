@@ -5,6 +5,7 @@
 #include "ir/status_macros.h"
 #include "ir/strings.h"
 #include "parsers/buffer_assignment_parser.h"
+#include "parsers/hlo_proto_parser.h"
 #include "parsers/source_text.h"
 
 namespace memplan::parsers {
@@ -27,6 +28,7 @@ bool SniffBufferAssignment(std::string_view head, std::string_view) {
 // Tried in order; the buffer assignment is also the fallback, so that an
 // unrecognised text file gets that parser's "expected ..." error.
 constexpr InputFormat kFormats[] = {
+    {"hlo-proto", LooksLikeHloProto, ParseHloProto},
     {"buffer-assignment", SniffBufferAssignment, ParseBufferAssignment},
 };
 

@@ -1,0 +1,282 @@
+#include "parsers/hlo_proto_parser.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "ir/status_macros.h"
+#include "ir/strings.h"
+#include "parsers/proto/hlo_subset.pb.h"
+
+namespace memplan::parsers {
+namespace {
+
+namespace pb = ::memplan::xla_subset;
+
+std::string_view View(const std::string& s) { return s; }
+
+ir::Shape ShapeFromProto(const pb::ShapeProto& proto, int depth = 0) {
+  ir::Shape shape;
+  shape.dtype = DTypeFromPrimitiveType(proto.element_type());
+  if (depth > 64) return shape;
+  for (int64_t d : proto.dimensions()) shape.dims.push_back(d);
+  for (int i = 0; i < proto.dimensions_size(); ++i) {
+    shape.dynamic_dims.push_back(i < proto.is_dynamic_dimension_size() &&
+                                 proto.is_dynamic_dimension(i));
+  }
+  for (const pb::ShapeProto& element : proto.tuple_shapes()) {
+    shape.tuple_elements.push_back(ShapeFromProto(element, depth + 1));
+  }
+  if (proto.has_layout() && shape.IsArray()) {
+    ir::Layout layout;
+    for (int64_t d : proto.layout().minor_to_major()) layout.minor_to_major.push_back(d);
+    layout.memory_space = proto.layout().memory_space();
+    shape.layout = std::move(layout);
+  }
+  return shape;
+}
+
+// The subshape at `index`, or nullptr when the index leaves the shape.
+const ir::Shape* Subshape(const ir::Shape& shape, const ir::ShapeIndex& index) {
+  const ir::Shape* at = &shape;
+  for (int64_t i : index) {
+    if (i < 0 || i >= static_cast<int64_t>(at->tuple_elements.size())) return nullptr;
+    at = &at->tuple_elements[i];
+  }
+  return at;
+}
+
+ir::OpMetadata MetadataFromProto(const pb::OpMetadata& m) {
+  ir::OpMetadata metadata;
+  metadata.op_type = View(m.op_type());
+  metadata.op_name = View(m.op_name());
+  metadata.source_file = View(m.source_file());
+  metadata.source_line = m.source_line();
+  metadata.stack_frame_id = m.stack_frame_id();
+  return metadata;
+}
+
+void ReadStackFrames(const pb::StackFrameIndexProto& index, ir::Program& program) {
+  auto name_at = [](const auto& names, int32_t id) -> std::string_view {
+    return id >= 1 && id <= names.size() ? View(names[id - 1]) : std::string_view();
+  };
+  for (const pb::StackFrameIndexProto::StackFrame& frame : index.stack_frames()) {
+    ir::SourceFrame out;
+    const int32_t loc = frame.file_location_id();
+    if (loc >= 1 && loc <= index.file_locations_size()) {
+      const auto& location = index.file_locations(loc - 1);
+      out.file = name_at(index.file_names(), location.file_name_id());
+      out.function = name_at(index.function_names(), location.function_name_id());
+      out.line = location.line();
+      out.column = location.column();
+    }
+    out.parent_id = frame.parent_frame_id();
+    program.stack_frames.push_back(out);
+  }
+}
+
+struct InstructionInfo {
+  const pb::HloInstructionProto* proto;
+  ir::Shape shape;
+};
+
+ir::Value ValueFromLogicalBuffer(const pb::LogicalBufferProto& buffer,
+                                 const absl::flat_hash_map<int64_t, InstructionInfo>& instructions,
+                                 ir::Program& program) {
+  ir::Value value;
+  value.id = ir::ValueId(buffer.id());
+  value.size = buffer.size();
+  value.color = buffer.color();
+  for (int64_t i : buffer.defined_at().shape_index()) value.index.push_back(i);
+  auto it = instructions.find(buffer.defined_at().instruction_id());
+  if (it == instructions.end()) {
+    value.instruction = View(buffer.defined_at().instruction_name());
+    program.diagnostics.Warn("logical buffer defined by an instruction the module lacks",
+                             StrCat("logical buffer ", buffer.id()));
+    return value;
+  }
+  const pb::HloInstructionProto& instruction = *it->second.proto;
+  value.instruction = View(instruction.name());
+  value.opcode = View(instruction.opcode());
+  value.metadata = MetadataFromProto(instruction.metadata());
+  if (const ir::Shape* shape = Subshape(it->second.shape, value.index)) value.shape = *shape;
+  return value;
+}
+
+ir::Allocation AllocationFromProto(const pb::BufferAllocationProto& proto) {
+  ir::Allocation a;
+  a.id = ir::AllocationId(proto.index());
+  a.size = proto.size();
+  a.color = proto.color();
+  if (proto.is_entry_computation_parameter()) {
+    a.parameter_number = proto.parameter_number();
+    for (int64_t i : proto.parameter_shape_index()) a.parameter_index.push_back(i);
+  }
+  a.is_constant = proto.is_constant();
+  a.is_thread_local = proto.is_thread_local();
+  a.maybe_live_out = proto.maybe_live_out();
+  // BufferAllocation::IsPreallocatedTempBuffer, which the proto does not store.
+  a.is_preallocated_temp = !proto.is_entry_computation_parameter() && !proto.maybe_live_out() &&
+                           !proto.is_thread_local() && !proto.is_constant();
+  return a;
+}
+
+ir::HeapTrace HeapTraceFromProto(const pb::HeapSimulatorTrace& proto) {
+  ir::HeapTrace trace;
+  trace.allocation = ir::AllocationId(proto.buffer_allocation_index());
+  trace.whole_module = proto.whole_module_simulation();
+  trace.events.reserve(proto.events_size());
+  for (const auto& e : proto.events()) {
+    ir::HeapTraceEvent event;
+    switch (e.kind()) {
+      case pb::HeapSimulatorTrace::Event::FREE:
+        event.kind = ir::HeapTraceEvent::Kind::kFree;
+        break;
+      case pb::HeapSimulatorTrace::Event::SHARE_WITH:
+        event.kind = ir::HeapTraceEvent::Kind::kShareWith;
+        break;
+      default:
+        event.kind = ir::HeapTraceEvent::Kind::kAlloc;
+        break;
+    }
+    event.buffer = ir::ValueId(e.buffer_id());
+    event.share_with = ir::ValueId(e.share_with_canonical_id());
+    event.instruction = View(e.instruction_name());
+    trace.events.push_back(event);
+  }
+  return trace;
+}
+
+// Schedule of the entry computation, when the module has one.
+void ReadSchedule(const pb::HloModuleProto& module,
+                  const absl::flat_hash_map<int64_t, InstructionInfo>& instructions,
+                  ir::Program& program) {
+  auto it = module.schedule().sequences().find(module.entry_computation_id());
+  if (it == module.schedule().sequences().end()) return;
+  for (int64_t id : it->second.instruction_ids()) {
+    auto found = instructions.find(id);
+    program.schedule.instructions.push_back(
+        found == instructions.end() ? std::string_view() : View(found->second.proto->name()));
+  }
+  program.schedule.max_time = static_cast<ir::ScheduleStep>(program.schedule.instructions.size());
+}
+
+absl::Status BuildProgram(const pb::HloProto& proto, const SourceText& source,
+                          ir::Program& program) {
+  if (!proto.has_buffer_assignment()) {
+    return source.ErrorAt(source.text().data(),
+                          "expected an HloProto with a buffer_assignment (field 3); dump after "
+                          "optimizations with --xla_dump_hlo_as_proto");
+  }
+  const pb::HloModuleProto& module = proto.hlo_module();
+  absl::flat_hash_map<int64_t, InstructionInfo> instructions;
+  for (const pb::HloComputationProto& computation : module.computations()) {
+    for (const pb::HloInstructionProto& instruction : computation.instructions()) {
+      instructions[instruction.id()] = {&instruction, ShapeFromProto(instruction.shape())};
+    }
+  }
+  ReadStackFrames(module.stack_frame_index(), program);
+  ReadSchedule(module, instructions, program);
+
+  const pb::BufferAssignmentProto& assignment = proto.buffer_assignment();
+  absl::flat_hash_map<int64_t, size_t> value_index;
+  for (const pb::LogicalBufferProto& buffer : assignment.logical_buffers()) {
+    if (!value_index.emplace(buffer.id(), program.values.size()).second) {
+      program.diagnostics.Warn("logical buffer listed twice (first kept)",
+                               StrCat("logical buffer ", buffer.id()));
+      continue;
+    }
+    program.values.push_back(ValueFromLogicalBuffer(buffer, instructions, program));
+  }
+  for (const pb::BufferAllocationProto& proto_allocation : assignment.buffer_allocations()) {
+    ir::Allocation allocation = AllocationFromProto(proto_allocation);
+    for (const auto& assigned : proto_allocation.assigned()) {
+      auto it = value_index.find(assigned.logical_buffer_id());
+      if (it == value_index.end()) {
+        program.diagnostics.Warn("allocation assigns an unknown logical buffer",
+                                 StrCat("allocation ", allocation.id.value()));
+        continue;
+      }
+      ir::Value& value = program.values[it->second];
+      if (value.allocation.valid()) continue;
+      value.allocation = allocation.id;
+      value.offset = assigned.offset();
+      value.size = assigned.size();
+      allocation.values.push_back(value.id);
+    }
+    program.allocations.push_back(std::move(allocation));
+  }
+  for (const pb::HeapSimulatorTrace& trace : assignment.heap_simulator_traces()) {
+    program.heap_traces.push_back(HeapTraceFromProto(trace));
+  }
+  return absl::OkStatus();
+}
+
+void FinishProgram(ir::Program& program) {
+  std::sort(program.values.begin(), program.values.end(),
+            [](const ir::Value& a, const ir::Value& b) { return a.id < b.id; });
+  std::sort(program.allocations.begin(), program.allocations.end(),
+            [](const ir::Allocation& a, const ir::Allocation& b) { return a.id < b.id; });
+  for (size_t i = 1; i < program.allocations.size(); ++i) {
+    if (program.allocations[i].id == program.allocations[i - 1].id) {
+      program.diagnostics.Warn("allocation index listed twice",
+                               StrCat("allocation ", program.allocations[i].id.value()));
+    }
+  }
+  for (ir::Value& value : program.values) {
+    if (value.shape.dtype != ir::DType::kInvalid) {
+      value.shape_text = program.Intern(ir::ShapeToString(value.shape));
+    }
+    if (value.allocation.valid()) continue;
+    program.diagnostics.Warn("logical buffer assigned to no allocation", value.DisplayName());
+  }
+  program.notes.push_back(
+      "an HloProto carries no HloLiveRange: the live peak needs the text dump's live ranges");
+}
+
+}  // namespace
+
+ir::DType DTypeFromPrimitiveType(int number) {
+  using D = ir::DType;
+  static constexpr D kByNumber[] = {
+      D::kInvalid,    D::kPred,     D::kS8,           D::kS16,        D::kS32,
+      D::kS64,        D::kU8,       D::kU16,          D::kU32,        D::kU64,
+      D::kF16,        D::kF32,      D::kF64,          D::kTuple,      D::kOpaque,
+      D::kC64,        D::kBF16,     D::kToken,        D::kC128,       D::kF8E5M2,
+      D::kF8E4M3FN,   D::kS4,       D::kU4,           D::kF8E4M3B11FNUZ, D::kF8E5M2FNUZ,
+      D::kF8E4M3FNUZ, D::kS2,       D::kU2,           D::kF8E4M3,     D::kF8E3M4,
+      D::kS1,         D::kU1,       D::kF4E2M1FN,     D::kF8E8M0FNU,
+  };
+  if (number < 0 || number >= static_cast<int>(std::size(kByNumber))) return D::kInvalid;
+  return kByNumber[number];
+}
+
+bool LooksLikeHloProto(std::string_view head, std::string_view file_name) {
+  if (file_name.ends_with(".hlo.pb") || file_name.ends_with(".pb")) return true;
+  // Field 1 (hlo_module), wire type 2: tag byte 0x0a, and binary content.
+  return !head.empty() && head[0] == '\x0a' &&
+         head.find('\0') != std::string_view::npos;
+}
+
+absl::StatusOr<ir::Program> ParseHloProto(
+    const std::vector<std::shared_ptr<const SourceText>>& files, std::string module_name) {
+  if (files.empty()) return absl::InvalidArgumentError("no HloProto file given");
+  const SourceText& source = *files.front();
+  auto proto = std::make_shared<pb::HloProto>();
+  if (source.text().size() > static_cast<size_t>(INT32_MAX) ||
+      !proto->ParseFromArray(source.text().data(), static_cast<int>(source.text().size()))) {
+    return source.ErrorAt(source.text().data(),
+                          "expected a binary HloProto (protobuf); the file does not decode");
+  }
+  ir::Program program;
+  program.input_format = "hlo-proto";
+  program.module_name =
+      proto->hlo_module().name().empty() ? std::move(module_name) : proto->hlo_module().name();
+  program.source_files.push_back(source.name());
+  program.KeepAlive(files.front());
+  RETURN_IF_ERROR(BuildProgram(*proto, source, program));
+  program.KeepAlive(proto);
+  FinishProgram(program);
+  return program;
+}
+
+}  // namespace memplan::parsers
