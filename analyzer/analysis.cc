@@ -32,6 +32,16 @@ Analysis Analysis::Run(const ir::Program& program, const Options& options) {
   if (analysis.peak) {
     analysis.stated_peak = CompareWithStatedPeak(program, *analysis.peak, analysis.timeline);
   }
+  analysis.temp_arenas = SimulateTempArenas(program);
+  if (analysis.peak) {
+    analysis.attributed_values = analysis.peak->values;
+    analysis.attribution_scope = "live peak";
+  } else {
+    for (const ir::Value& v : program.values) analysis.attributed_values.push_back(v.id);
+    analysis.attribution_scope = "all values";
+  }
+  analysis.attribution_key = options.attribution_key;
+  analysis.attribution = Attribute(program, analysis.attributed_values, options.attribution_key);
   analysis.top_allocations =
       LargestIds<ir::Allocation, ir::AllocationId>(program.allocations, options.top_n);
   analysis.top_values = LargestIds<ir::Value, ir::ValueId>(program.values, options.top_n);

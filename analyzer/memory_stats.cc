@@ -1,8 +1,41 @@
 #include "analyzer/memory_stats.h"
 
+#include <cstdint>
+
 namespace memplan::analyzer {
 
+namespace {
+
+// Saturating, so that absurd stated numbers cannot overflow.
+int64_t Add(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  if (!__builtin_add_overflow(a, b, &sum)) return sum;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
+MemoryStats FromStatedCategories(const ir::Program& program) {
+  const ir::StatedCategoryBytes& stated = *program.stated_categories;
+  MemoryStats stats;
+  stats.from_stated_categories = true;
+  stats.argument_bytes = stated.parameter.value_or(0);
+  stats.output_bytes = stated.maybe_live_out.value_or(0);
+  stats.alias_bytes = stated.alias.value_or(0);
+  stats.temp_bytes = stated.preallocated_temp.value_or(0);
+  stats.constant_bytes = stated.constant.value_or(0);
+  stats.device_footprint_bytes =
+      Add(Add(stats.argument_bytes, stats.output_bytes), Add(stats.temp_bytes, -stats.alias_bytes));
+  stats.total_allocation_bytes =
+      stated.total.value_or(Add(stats.device_footprint_bytes, stats.constant_bytes));
+  stats.stated_total_bytes = program.stated_total_bytes;
+  return stats;
+}
+
+}  // namespace
+
 MemoryStats ComputeMemoryStats(const ir::Program& program) {
+  if (program.allocations.empty() && program.stated_categories) {
+    return FromStatedCategories(program);
+  }
   MemoryStats stats;
   for (const ir::Allocation& a : program.allocations) {
     stats.total_allocation_bytes += a.size;

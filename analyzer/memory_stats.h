@@ -6,6 +6,11 @@
 //   temp      = preallocated-temp allocations
 // Constant and thread-local allocations count in none of those four, but in
 // the total allocation ("Total bytes used").
+//
+// A program without allocations that states its category totals (XLA's OOM
+// message) takes them as stated: argument = parameter, output =
+// maybe_live_out, temp = preallocated_temp, constant, total; alias as stated
+// (the TPU message) or 0 (the GPU one does not say; its parser notes that).
 #ifndef MEMPLAN_ANALYZER_MEMORY_STATS_H_
 #define MEMPLAN_ANALYZER_MEMORY_STATS_H_
 
@@ -30,6 +35,9 @@ struct MemoryStats {
   int64_t device_footprint_bytes = 0;
   // The dump's "Total bytes used", when stated.
   std::optional<int64_t> stated_total_bytes;
+  // True when the numbers above are the input's stated category totals
+  // (Program::stated_categories), not sums over allocations.
+  bool from_stated_categories = false;
   bool TotalMatchesStated() const {
     return !stated_total_bytes || *stated_total_bytes == total_allocation_bytes;
   }

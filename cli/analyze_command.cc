@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <optional>
 
 #include "analyzer/analysis.h"
 #include "cli/commands.h"
@@ -23,11 +24,26 @@ int RunAnalyze(const AnalyzeFlags& flags) {
   }
   analyzer::Analysis::Options options;
   options.top_n = flags.top;
+  const std::optional<analyzer::AttributionKey> key = analyzer::AttributionKeyFromName(flags.by);
+  if (!key) {
+    std::fprintf(stderr, "memplan: --by=%s: expected op, source or type\n", flags.by.c_str());
+    return kExitBadInput;
+  }
+  options.attribution_key = *key;
   const analyzer::Analysis analysis = analyzer::Analysis::Run(loaded->program, options);
   const viz::AnalyzeReportInput input{loaded->program, analysis, loaded->choice, flags.top};
-  const std::string rendered = flags.format == AnalyzeFormat::kJson
-                                   ? viz::RenderAnalyzeJson(input)
-                                   : viz::RenderAnalyzeText(input);
+  std::string rendered;
+  switch (flags.format) {
+    case AnalyzeFormat::kText:
+      rendered = viz::RenderAnalyzeText(input);
+      break;
+    case AnalyzeFormat::kJson:
+      rendered = viz::RenderAnalyzeJson(input);
+      break;
+    case AnalyzeFormat::kFolded:
+      rendered = analyzer::FoldedStacks(loaded->program, analysis.attributed_values, *key);
+      break;
+  }
   if (absl::Status written = WriteOutput(flags.output, rendered); !written.ok()) {
     PrintError(written);
     return kExitBadInput;

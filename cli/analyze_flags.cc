@@ -18,6 +18,7 @@ class AnalyzeSubcommand : public Subcommand {
     flags.format = format_;
     flags.output = output_;
     flags.top = top_;
+    flags.by = by_;
     return RunAnalyze(flags);
   }
 
@@ -28,7 +29,12 @@ class AnalyzeSubcommand : public Subcommand {
   cl::opt<AnalyzeFormat> format_{
       "format", cl::sub(command_), cl::init(AnalyzeFormat::kText), cl::desc("Output format"),
       cl::values(clEnumValN(AnalyzeFormat::kText, "text", "aligned text report"),
-                 clEnumValN(AnalyzeFormat::kJson, "json", "JSON (docs/json-schema.md)"))};
+                 clEnumValN(AnalyzeFormat::kJson, "json", "JSON (docs/json-schema.md)"),
+                 clEnumValN(AnalyzeFormat::kFolded, "folded",
+                            "folded stacks of the peak attribution (flamegraph.pl, speedscope)"))};
+  cl::opt<std::string> by_{"by", cl::sub(command_), cl::init("op"), cl::value_desc("key"),
+                           cl::desc("Attribute the peak by op (op_name path), source (call "
+                                    "stack / file:line) or type (op_type)")};
   cl::opt<std::string> output_{"o", cl::sub(command_), cl::init("-"), cl::value_desc("file"),
                                cl::desc("Write the report to <file> (atomically)")};
   cl::opt<int> top_{"top", cl::sub(command_), cl::init(10),

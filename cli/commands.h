@@ -12,7 +12,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitCheckFailed = 1;
 inline constexpr int kExitBadInput = 2;
 
-enum class AnalyzeFormat { kText, kJson };
+enum class AnalyzeFormat { kText, kJson, kFolded };
 
 struct AnalyzeFlags {
   std::string path;
@@ -20,6 +20,7 @@ struct AnalyzeFlags {
   AnalyzeFormat format = AnalyzeFormat::kText;
   std::string output = "-";
   int top = 10;
+  std::string by = "op";  // attribution key: op, source, type
 };
 
 int RunAnalyze(const AnalyzeFlags& flags);

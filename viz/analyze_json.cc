@@ -134,6 +134,54 @@ void WritePeak(OStream& j, const AnalyzeReportInput& input) {
   });
 }
 
+void WriteTempArenas(OStream& j, const analyzer::Analysis& analysis) {
+  j.attributeArray("temp_arenas", [&] {
+    for (const analyzer::TempArenaReport& r : analysis.temp_arenas) {
+      j.object([&] {
+        j.attribute("allocation", r.allocation.value());
+        j.attribute("xla_size", r.xla_size);
+        j.attribute("best_fit_size", r.best_fit_size);
+        j.attribute("best_fit_error_percent", r.BestFitErrorPercent());
+        j.attribute("lower_bound", r.lower_bound);
+        j.attribute("fragmentation_percent", r.FragmentationPercent());
+        j.attribute("alignment", r.alignment);
+        j.attribute("buffers", r.buffers);
+        j.attribute("lifetimes_from", r.lifetimes_from);
+        if (r.trace_replay_size) {
+          j.attribute("trace_replay_size", *r.trace_replay_size);
+        } else {
+          j.attribute("trace_replay_size", nullptr);
+        }
+      });
+    }
+  });
+}
+
+void WriteAttributionNode(OStream& j, const analyzer::AttributionNode& node) {
+  j.object([&] {
+    j.attribute("name", node.name);
+    j.attribute("bytes", node.bytes);
+    j.attribute("values", node.values);
+    j.attributeArray("children", [&] {
+      for (const analyzer::AttributionNode& child : node.children) WriteAttributionNode(j, child);
+    });
+  });
+}
+
+void WriteAttribution(OStream& j, const analyzer::Analysis& analysis) {
+  if (analysis.attributed_values.empty()) {
+    j.attribute("attribution", nullptr);
+    return;
+  }
+  j.attributeObject("attribution", [&] {
+    j.attribute("by", Ref(analyzer::AttributionKeyName(analysis.attribution_key)));
+    j.attribute("scope", analysis.attribution_scope);
+    j.attributeBegin("root");
+    WriteAttributionNode(j, analysis.attribution);
+    j.attributeEnd();
+  });
+}
+
 void WriteWarnings(OStream& j, const ir::Program& program) {
   j.attribute("warning_count", program.diagnostics.total());
   j.attributeArray("warnings", [&] {
@@ -181,6 +229,8 @@ std::string RenderAnalyzeJson(const AnalyzeReportInput& input) {
     j.attribute("thread_local_bytes", s.thread_local_bytes);
     j.attribute("device_footprint_bytes", s.device_footprint_bytes);
     WritePeak(j, input);
+    WriteTempArenas(j, input.analysis);
+    WriteAttribution(j, input.analysis);
     j.attribute("allocation_count", static_cast<int64_t>(program.allocations.size()));
     j.attributeArray("allocations", [&] {
       for (ir::AllocationId id : input.analysis.top_allocations) {

@@ -44,6 +44,7 @@ void AppendCategories(std::string& out, const Analysis& analysis) {
   row("constant", s.constant_bytes, "");
   row("thread-local", s.thread_local_bytes, "");
   std::string total_note = "sum of all allocations";
+  if (s.from_stated_categories) total_note = "as the input states it (see the notes)";
   if (s.stated_total_bytes) {
     total_note = s.TotalMatchesStated()
                      ? "equals the dump's 'Total bytes used'"
@@ -52,8 +53,11 @@ void AppendCategories(std::string& out, const Analysis& analysis) {
   }
   row("total allocation", s.total_allocation_bytes, total_note);
   row("device footprint", s.device_footprint_bytes, "argument + output - alias + temp");
-  StrAppend(&out, "Memory by category (as XLA's CompiledMemoryStats)\n", table.Render(),
-                  "\n");
+  StrAppend(&out,
+            s.from_stated_categories
+                ? "Memory by category (as the input states it; it lists no allocations)\n"
+                : "Memory by category (as XLA's CompiledMemoryStats)\n",
+            table.Render(), "\n");
 }
 
 std::string CategoryBreakdown(const analyzer::BytesByCategory& bytes) {
@@ -106,6 +110,62 @@ void AppendPeak(std::string& out, const AnalyzeReportInput& input) {
   out += "\n";
 }
 
+void AppendTempArenas(std::string& out, const Analysis& analysis) {
+  if (analysis.temp_arenas.empty()) return;
+  out += "Temp arena, simulated (decreasing-size best-fit, as XLA's heap simulator)\n";
+  TextTable table({{"allocation", Align::kRight}, {"XLA size", Align::kRight},
+                   {"best-fit", Align::kRight}, {"error", Align::kRight},
+                   {"no-fragmentation bound", Align::kRight}, {"fragmentation", Align::kRight},
+                   {"buffers", Align::kRight}, {"lifetimes from"}});
+  for (const analyzer::TempArenaReport& r : analysis.temp_arenas) {
+    table.AddRow({StrCat(r.allocation.value()), GroupedBytes(r.xla_size),
+                  GroupedBytes(r.best_fit_size), SignedPercent(r.BestFitErrorPercent()),
+                  GroupedBytes(r.lower_bound), Percent(r.FragmentationPercent()),
+                  StrCat(r.buffers), r.lifetimes_from});
+  }
+  out += table.Render();
+  for (const analyzer::TempArenaReport& r : analysis.temp_arenas) {
+    if (r.trace_replay_size) {
+      StrAppend(&out, "  allocation ", r.allocation.value(), ": XLA's trace replayed at XLA's ",
+                "offsets reaches ", GroupedBytes(*r.trace_replay_size), " bytes",
+                *r.trace_replay_size == r.xla_size ? " (= its size)" : " (NOT its size)", "\n");
+    }
+  }
+  out += "\n";
+}
+
+void AppendAttributionNode(std::string& out, const analyzer::AttributionNode& node,
+                           int64_t total, int depth, int max_children) {
+  const double share = total == 0 ? 0.0 : 100.0 * static_cast<double>(node.bytes) / total;
+  StrAppend(&out, "  ", std::string(2 * depth, ' '), HumanBytes(node.bytes), "  ",
+            Percent(share), "  ", node.name, "\n");
+  int shown = 0;
+  int64_t hidden_bytes = 0;
+  for (const analyzer::AttributionNode& child : node.children) {
+    if (max_children > 0 && shown >= max_children) {
+      hidden_bytes += child.bytes;
+      continue;
+    }
+    ++shown;
+    AppendAttributionNode(out, child, total, depth + 1, max_children);
+  }
+  if (hidden_bytes > 0) {
+    StrAppend(&out, "  ", std::string(2 * depth + 2, ' '), "... ",
+              node.children.size() - static_cast<size_t>(shown), " more, ",
+              HumanBytes(hidden_bytes), "\n");
+  }
+}
+
+void AppendAttribution(std::string& out, const AnalyzeReportInput& input) {
+  const Analysis& analysis = input.analysis;
+  if (analysis.attributed_values.empty()) return;
+  StrAppend(&out, "Attribution of the ", analysis.attribution_scope, " by ",
+            analyzer::AttributionKeyName(analysis.attribution_key),
+            " (--by=op|source|type)\n");
+  AppendAttributionNode(out, analysis.attribution, analysis.attribution.bytes, 0, input.top_n);
+  out += "\n";
+}
+
 void AppendAllocations(std::string& out, const AnalyzeReportInput& input) {
   const ir::Program& program = input.program;
   StrAppend(&out, "Largest allocations (", input.analysis.top_allocations.size(), " of ",
@@ -142,6 +202,8 @@ std::string RenderAnalyzeText(const AnalyzeReportInput& input) {
                   " allocations\n\n");
   AppendCategories(out, input.analysis);
   AppendPeak(out, input);
+  AppendTempArenas(out, input.analysis);
+  AppendAttribution(out, input);
   AppendAllocations(out, input);
   StrAppend(&out, "Largest values (", input.analysis.top_values.size(), " of ",
                   program.values.size(), ")\n");

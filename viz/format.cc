@@ -34,4 +34,17 @@ std::string GroupedBytes(int64_t bytes) {
   return negative ? "-" + out : out;
 }
 
+std::string SignedPercent(double percent) {
+  if (percent > -0.005 && percent < 0.005) return "0.00%";
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%+.2f%%", percent);
+  return buffer;
+}
+
+std::string Percent(double percent) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.2f%%", percent);
+  return buffer;
+}
+
 }  // namespace memplan::viz

@@ -13,6 +13,11 @@ std::string HumanBytes(int64_t bytes);
 // "1093622736" grouped for reading: "1,093,622,736".
 std::string GroupedBytes(int64_t bytes);
 
+// A signed percentage with two decimals: "+1.25%", "-0.40%", "0.00%".
+std::string SignedPercent(double percent);
+// An unsigned one: "12.50%".
+std::string Percent(double percent);
+
 }  // namespace memplan::viz
 
 #endif  // MEMPLAN_VIZ_FORMAT_H_
