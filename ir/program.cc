@@ -17,6 +17,14 @@ std::string_view Program::Intern(std::string s) {
   return interned_->back();
 }
 
+Program::SourceLocation Program::SourceOf(const OpMetadata& metadata) const {
+  if (!metadata.source_file.empty()) return {metadata.source_file, metadata.source_line};
+  if (const SourceFrame* frame = FindStackFrame(metadata.stack_frame_id)) {
+    return {frame->file, frame->line};
+  }
+  return {};
+}
+
 const Value* Program::FindValue(ValueId id) const {
   auto it = std::lower_bound(values.begin(), values.end(), id,
                              [](const Value& v, ValueId x) { return v.id < x; });

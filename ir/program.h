@@ -172,6 +172,9 @@ struct StatedCategoryBytes {
   std::optional<int64_t> preallocated_temp;
   std::optional<int64_t> total;
   std::optional<int64_t> fragmentation;
+  // Output bytes that share memory with arguments (the TPU message's
+  // "Output size X; shares Y with arguments.").
+  std::optional<int64_t> alias;
 };
 
 class Program {
@@ -208,6 +211,14 @@ class Program {
   // Lookups by id; nullptr when absent. Require the vectors sorted by id.
   const Value* FindValue(ValueId id) const;
   const Allocation* FindAllocation(AllocationId id) const;
+  // Where an instruction came from: metadata's source_file/source_line, else
+  // its innermost stack frame's; an empty file when neither is known.
+  struct SourceLocation {
+    std::string_view file;
+    int64_t line = 0;
+  };
+  SourceLocation SourceOf(const OpMetadata& metadata) const;
+
   // The frame with `id`, or nullptr.
   const SourceFrame* FindStackFrame(int64_t id) const {
     return id >= 1 && id <= static_cast<int64_t>(stack_frames.size()) ? &stack_frames[id - 1]

@@ -3,6 +3,7 @@
 // well-formed dump promises (each value inside its allocation).
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "ir/strings.h"
@@ -11,11 +12,38 @@
 namespace memplan::parsers::internal {
 namespace {
 
+// Sorts by id (ids are unique). Values are large, so this sorts their
+// indices and then moves each item once, following the permutation's
+// cycles, instead of letting std::sort move whole items O(n log n) times.
+template <typename T>
+void SortByUniqueId(std::vector<T>& items) {
+  const auto by_id = [](const T& a, const T& b) { return a.id < b.id; };
+  if (std::is_sorted(items.begin(), items.end(), by_id)) return;
+  std::vector<std::pair<decltype(items[0].id), size_t>> keys;
+  keys.reserve(items.size());
+  for (size_t i = 0; i < items.size(); ++i) keys.emplace_back(items[i].id, i);
+  std::sort(keys.begin(), keys.end());
+  std::vector<size_t> source(items.size());  // position i takes items[source[i]]
+  for (size_t i = 0; i < keys.size(); ++i) source[i] = keys[i].second;
+  keys = {};
+  for (size_t start = 0; start < source.size(); ++start) {
+    if (source[start] == start) continue;
+    T held = std::move(items[start]);
+    size_t at = start;
+    while (source[at] != start) {
+      const size_t from = source[at];
+      items[at] = std::move(items[from]);
+      source[at] = at;
+      at = from;
+    }
+    items[at] = std::move(held);
+    source[at] = at;
+  }
+}
+
 void SortById(ir::Program& program) {
-  std::sort(program.values.begin(), program.values.end(),
-            [](const ir::Value& a, const ir::Value& b) { return a.id < b.id; });
-  std::sort(program.allocations.begin(), program.allocations.end(),
-            [](const ir::Allocation& a, const ir::Allocation& b) { return a.id < b.id; });
+  SortByUniqueId(program.values);
+  SortByUniqueId(program.allocations);
 }
 
 // BufferLiveRange names values "instruction{index}"; so does nothing else,

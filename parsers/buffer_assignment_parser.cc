@@ -1,9 +1,12 @@
 #include "parsers/buffer_assignment_parser.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "ir/strings.h"
 #include "ir/status_macros.h"
+#include "parsers/allocation_attributes.h"
 #include "parsers/buffer_assignment_state.h"
 #include "parsers/shape_parser.h"
 
@@ -11,12 +14,33 @@ namespace memplan::parsers {
 namespace internal {
 
 size_t ParseState::ValueIndex(int64_t id) {
-  auto [it, inserted] = value_index_by_id.try_emplace(id, program.values.size());
-  if (inserted) {
-    program.values.emplace_back();
-    program.values.back().id = ir::ValueId(id);
+  // HloValue ids are small and dense, so most ids index a table (a hash
+  // probe per value line was a tenth of the parse); the table grows to at
+  // most 4 entries per value (plus 4096), and ids beyond go to the hash map.
+  // A new id goes to whichever of the two it fits when first seen, so a
+  // lookup checks both.
+  constexpr uint32_t kNone = UINT32_MAX;
+  const size_t next = program.values.size();
+  const bool small = id >= 0 && next < kNone;
+  if (small && static_cast<uint64_t>(id) < value_index_dense.size() &&
+      value_index_dense[id] != kNone) {
+    return value_index_dense[id];
   }
-  return it->second;
+  if (!value_index_by_id.empty()) {
+    if (auto it = value_index_by_id.find(id); it != value_index_by_id.end()) return it->second;
+  }
+  if (small && static_cast<uint64_t>(id) < 4 * (static_cast<uint64_t>(next) + 1024)) {
+    if (static_cast<uint64_t>(id) >= value_index_dense.size()) {
+      value_index_dense.resize(
+          std::max<size_t>(static_cast<size_t>(id) + 1, 2 * value_index_dense.size()), kNone);
+    }
+    value_index_dense[id] = static_cast<uint32_t>(next);
+  } else {
+    value_index_by_id.emplace(id, next);
+  }
+  program.values.emplace_back();
+  program.values.back().id = ir::ValueId(id);
+  return next;
 }
 
 void ParseState::Warn(std::string_view kind, const char* at) {
@@ -45,68 +69,13 @@ absl::Status ParseValueRef(ParseState& state, Cursor& c, ValueRef* ref) {
   return absl::OkStatus();
 }
 
-namespace {
-
-// "parameter 5, shape |bf16[151936,1024]| at ShapeIndex {}"
-absl::Status ParseParameterAttribute(ParseState& state, Cursor& c,
-                                     ir::Allocation& allocation) {
-  int64_t number = 0;
-  if (!c.ConsumeInt(&number)) return state.Error(c.position(), "expected a parameter number");
-  allocation.parameter_number = number;
-  if (!c.Consume(", shape |")) return state.Error(c.position(), "expected ', shape |'");
-  allocation.parameter_shape_text = c.ConsumeUntil('|');
-  if (!c.ConsumeChar('|')) return state.Error(c.position(), "expected '|' closing the parameter shape");
-  if (!c.Consume(" at ShapeIndex ")) return state.Error(c.position(), "expected ' at ShapeIndex '");
-  if (!ParseShapeIndex(c, &allocation.parameter_index)) {
-    return state.Error(c.position(), "expected a shape index such as {0}");
-  }
-  return absl::OkStatus();
-}
-
-// True when the cursor is at the end of an attribute: ", " or end of header.
-bool AtAttributeEnd(const Cursor& c) { return c.AtEnd() || c.StartsWith(", "); }
-
-absl::Status ParseAttribute(ParseState& state, Cursor& c, ir::Allocation& allocation) {
-  const char* start = c.position();
-  int64_t number = 0;
-  if (c.Consume("color ")) {
-    if (!c.ConsumeInt(&number)) return state.Error(c.position(), "expected a color number");
-    allocation.color = number;
-  } else if (c.Consume("page ")) {
-    if (!c.ConsumeInt(&number)) return state.Error(c.position(), "expected a page number");
-    allocation.page = number;
-  } else if (c.Consume("parameter ")) {
-    RETURN_IF_ERROR(ParseParameterAttribute(state, c, allocation));
-  } else if (c.Consume("output shape is |")) {
-    allocation.output_shape_text = c.ConsumeUntil('|');
-    if (!c.ConsumeChar('|')) return state.Error(c.position(), "expected '|' closing the output shape");
-  } else if (c.Consume("constant")) {
-    allocation.is_constant = true;
-  } else if (c.Consume("thread-local")) {
-    allocation.is_thread_local = true;
-  } else if (c.Consume("maybe-live-out")) {
-    allocation.maybe_live_out = true;
-  } else if (c.Consume("preallocated-temp")) {
-    allocation.is_preallocated_temp = true;
-  }
-  if (c.position() != start && AtAttributeEnd(c)) return absl::OkStatus();
-  // Unknown (or known but followed by more text): skip to the next ", ".
-  Cursor skip(std::string_view(start, c.rest().data() + c.rest().size() - start));
-  const size_t comma = skip.rest().find(", ");
-  const std::string_view unknown = skip.rest().substr(0, comma);
-  state.Warn(StrCat("unknown allocation attribute '", unknown, "'"), start);
-  c = Cursor(skip.rest().substr(unknown.size()));
-  return absl::OkStatus();
-}
-
-}  // namespace
-
 // "allocation 48: size 32, output shape is |(...)|, maybe-live-out:"
 absl::Status ParseAllocationHeader(ParseState& state, Cursor c) {
   c.Consume("allocation ");
   int64_t id = 0;
+  const char* id_at = c.position();  // a negative index is reported where it starts
   if (!c.ConsumeInt(&id) || id < 0) {
-    return state.Error(c.position(), "expected an allocation index");
+    return state.Error(id_at, "expected an allocation index");
   }
   if (!state.allocation_ids.insert(id).second) {
     return state.Error(c.position(), StrCat("allocation ", id, " is listed twice"));
@@ -114,21 +83,19 @@ absl::Status ParseAllocationHeader(ParseState& state, Cursor c) {
   if (!c.Consume(": size ")) return state.Error(c.position(), "expected ': size '");
   ir::Allocation allocation;
   allocation.id = ir::AllocationId(id);
+  const char* size_at = c.position();
   if (!c.ConsumeInt(&allocation.size) || allocation.size < 0) {
-    return state.Error(c.position(), "expected the allocation size in bytes");
+    return state.Error(size_at, "expected the allocation size in bytes");
   }
+  RETURN_IF_ERROR(state.CheckBytes(size_at, allocation.size, &state.allocation_bytes));
   std::string_view rest = c.rest();
   if (rest.empty() || rest.back() != ':') {
     return state.Error(rest.data() + rest.size(),
                        "expected ':' ending the allocation header");
   }
-  Cursor attributes(rest.substr(0, rest.size() - 1));
-  while (!attributes.AtEnd()) {
-    if (!attributes.Consume(", ")) {
-      return state.Error(attributes.position(), "expected ', ' before an attribute");
-    }
-    RETURN_IF_ERROR(ParseAttribute(state, attributes, allocation));
-  }
+  RETURN_IF_ERROR(ParseAllocationAttributes(
+      Cursor(rest.substr(0, rest.size() - 1)), *state.source, allocation,
+      [&](std::string_view kind, const char* at) { state.Warn(kind, at); }));
   state.current_allocation = static_cast<int64_t>(state.program.allocations.size());
   state.in_color_reuse_block = false;
   state.program.allocations.push_back(std::move(allocation));
@@ -147,9 +114,13 @@ absl::Status ParseAssignedValue(ParseState& state, Cursor c) {
   int64_t size = 0;
   int64_t offset = 0;
   if (!c.Consume(" (size=")) return state.Error(c.position(), "expected ' (size='");
-  if (!c.ConsumeInt(&size) || size < 0) return state.Error(c.position(), "expected the value size in bytes");
+  const char* size_at = c.position();
+  if (!c.ConsumeInt(&size) || size < 0) return state.Error(size_at, "expected the value size in bytes");
+  RETURN_IF_ERROR(state.CheckBytes(size_at, size, &state.value_bytes));
   if (!c.Consume(",offset=")) return state.Error(c.position(), "expected ',offset='");
-  if (!c.ConsumeInt(&offset) || offset < 0) return state.Error(c.position(), "expected the value offset");
+  const char* offset_at = c.position();
+  if (!c.ConsumeInt(&offset) || offset < 0) return state.Error(offset_at, "expected the value offset");
+  RETURN_IF_ERROR(state.CheckBytes(offset_at, offset));
   if (!c.Consume("): ")) return state.Error(c.position(), "expected '): ' before the shape");
 
   ir::Allocation& allocation = state.program.allocations[state.current_allocation];
@@ -194,9 +165,11 @@ namespace {
 absl::Status ParseTotalBytes(ParseState& state, Cursor c) {
   c.Consume("Total bytes used: ");
   int64_t total = 0;
+  const char* total_at = c.position();
   if (!c.ConsumeInt(&total) || total < 0) {
-    return state.Error(c.position(), "expected the total number of bytes");
+    return state.Error(total_at, "expected the total number of bytes");
   }
+  if (total > kMaxBytesSum) return state.Error(total_at, "expected a total of at most 2^60 bytes");
   state.program.stated_total_bytes = total;
   return absl::OkStatus();
 }

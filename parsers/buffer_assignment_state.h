@@ -18,6 +18,15 @@
 namespace memplan::parsers::internal {
 
 enum class Section { kNone, kAllocations, kUsedValues, kLiveRange };
+
+// Bounds that keep the sums the analyses take inside int64; no real program
+// comes near them. A byte count is at most 2^50 (1 PiB), the byte counts of
+// one kind (allocation sizes, value sizes, the peak list) sum to at most
+// 2^60, and a schedule step lies within +-2^40.
+inline constexpr int64_t kMaxBytes = int64_t{1} << 50;
+inline constexpr int64_t kMaxBytesSum = int64_t{1} << 60;
+inline constexpr int64_t kMaxStep = int64_t{1} << 40;
+
 enum class LiveRangePart { kNone, kSequence, kBufferLiveRange, kPeak, kOther };
 enum class UsedValuePart { kNone, kPositions, kUses };
 
@@ -43,16 +52,44 @@ struct ParseState {
   int64_t current_used_value = -1;  // index into program.values
   bool in_color_reuse_block = false;
 
+  // Index into program.values by value id (see ValueIndex): a table for
+  // the small, dense ids dumps use, a hash map for any others.
+  std::vector<uint32_t> value_index_dense;
   absl::flat_hash_map<int64_t, size_t> value_index_by_id;
   absl::flat_hash_set<int64_t> allocation_ids;
   std::vector<RawLiveRange> raw_live_ranges;
   int64_t recognised_lines = 0;
+  // Running sums checked against kMaxBytesSum.
+  int64_t allocation_bytes = 0;
+  int64_t value_bytes = 0;
+  int64_t stated_peak_bytes = 0;
 
   // Index of the value with `id` in program.values, created if new.
   size_t ValueIndex(int64_t id);
 
   // Counts a recoverable problem at `at` (a pointer into the current line).
   void Warn(std::string_view kind, const char* at);
+  // An error at `at` unless 0 <= bytes <= kMaxBytes and, when `sum` is
+  // given, the sum plus `bytes` stays within kMaxBytesSum (then added).
+  absl::Status CheckBytes(const char* at, int64_t bytes, int64_t* sum = nullptr) const {
+    if (bytes < 0 || bytes > kMaxBytes) {
+      return Error(at, "expected a byte count between 0 and 2^50");
+    }
+    if (sum != nullptr) {
+      if (*sum > kMaxBytesSum - bytes) {
+        return Error(at, "expected byte counts that sum to at most 2^60");
+      }
+      *sum += bytes;
+    }
+    return absl::OkStatus();
+  }
+  // An error at `at` unless -kMaxStep <= step <= kMaxStep.
+  absl::Status CheckStep(const char* at, int64_t step) const {
+    if (step < -kMaxStep || step > kMaxStep) {
+      return Error(at, "expected a schedule step between -2^40 and 2^40");
+    }
+    return absl::OkStatus();
+  }
   absl::Status Error(const char* at, std::string_view expected) const {
     return source->ErrorAt(at, expected);
   }

@@ -57,6 +57,9 @@ std::string ListModules(const std::vector<DumpModule>& modules) {
 
 std::string ModuleNameFromFileName(std::string_view file_name) {
   std::string_view stem = StripSuffixes(file_name);
+  if (stem == file_name && file_name.ends_with(kMemoryUsageReportSuffix)) {
+    stem = file_name.substr(0, file_name.size() - kMemoryUsageReportSuffix.size());
+  }
   if (stem == file_name) {
     const size_t dot = stem.rfind('.');
     if (dot != std::string_view::npos && dot > 0) stem = stem.substr(0, dot);
@@ -89,6 +92,9 @@ DumpModule ModuleForFile(const std::string& path) {
       if (fs::is_regular_file(candidate, ec)) module.files.push_back(candidate.string());
     }
     if (module.files.empty()) module.files = {path};
+    std::error_code ec;
+    const fs::path hlo_text = dir / StrCat(stem, ".txt");
+    if (fs::is_regular_file(hlo_text, ec)) module.hlo_text_file = hlo_text.string();
   }
   FillSizeHint(module);
   return module;

@@ -65,10 +65,11 @@ bool ParseOpMetadata(std::string_view text, ir::OpMetadata* metadata) {
       metadata->op_name = value;
     } else if (key == "source_file") {
       metadata->source_file = value;
-    } else if (key == "source_line") {
+    } else if (key == "source_line" || key == "stack_frame_id") {
       Cursor number(value);
-      int64_t line = 0;
-      if (number.ConsumeInt(&line)) metadata->source_line = line;
+      int64_t n = 0;
+      if (!number.ConsumeInt(&n)) continue;
+      (key == "source_line" ? metadata->source_line : metadata->stack_frame_id) = n;
     }
   }
 }

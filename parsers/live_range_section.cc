@@ -22,9 +22,11 @@ namespace {
 absl::Status ParseHeader(ParseState& state, Cursor c) {
   c.Consume("HloLiveRange (max ");
   int64_t max_time = 0;
+  const char* max_at = c.position();
   if (!c.ConsumeInt(&max_time) || max_time < -1) {
     return state.Error(c.position(), "expected the last schedule step after 'max '");
   }
+  RETURN_IF_ERROR(state.CheckStep(max_at, max_time));
   if (!c.Consume("):")) return state.Error(c.position(), "expected '):'");
   state.program.schedule.max_time = max_time;
   state.program.has_live_ranges = true;
@@ -35,11 +37,12 @@ absl::Status ParseHeader(ParseState& state, Cursor c) {
 // "    12:p33.488.0"
 absl::Status ParseSequenceEntry(ParseState& state, Cursor c) {
   int64_t step = 0;
+  const char* step_at = c.position();
   if (!c.ConsumeInt(&step)) return state.Error(c.position(), "expected a schedule step");
   if (!c.ConsumeChar(':')) return state.Error(c.position(), "expected ':' after the step");
   auto& instructions = state.program.schedule.instructions;
   if (step != static_cast<int64_t>(instructions.size())) {
-    return state.Error(c.position(), StrCat("expected schedule step ",
+    return state.Error(step_at, StrCat("expected schedule step ",
                                                   instructions.size(), ", found ", step));
   }
   instructions.push_back(c.rest());
@@ -59,6 +62,8 @@ absl::Status ParseBufferLiveRange(ParseState& state, Cursor c) {
       !c.ConsumeInt(&raw.range.end)) {
     return state.Error(c.position(), "expected ':start-end' after the value name");
   }
+  RETURN_IF_ERROR(state.CheckStep(raw.at, raw.range.start));
+  RETURN_IF_ERROR(state.CheckStep(raw.at, raw.range.end));
   if (raw.range.end < raw.range.start) {
     return state.Error(raw.at, "expected a live range whose end is not before its start");
   }
@@ -76,9 +81,11 @@ absl::Status ParsePeakEntry(ParseState& state, Cursor c) {
     if (!ParseShapeIndex(c, &index)) return state.Error(c.position(), "expected a shape index");
     entry.index = std::move(index);
   }
+  const char* bytes_at = c.rest().substr(0, 2) == ": " ? c.position() + 2 : c.position();
   if (!c.Consume(": ") || !c.ConsumeInt(&entry.bytes) || !c.Consume(" bytes")) {
     return state.Error(c.position(), "expected ': N bytes'");
   }
+  RETURN_IF_ERROR(state.CheckBytes(bytes_at, entry.bytes, &state.stated_peak_bytes));
   state.program.stated_peak->entries.push_back(std::move(entry));
   return absl::OkStatus();
 }
@@ -86,9 +93,11 @@ absl::Status ParsePeakEntry(ParseState& state, Cursor c) {
 absl::Status ParsePeakHeader(ParseState& state, Cursor c) {
   c.Consume("  Live ranges at ");
   ir::StatedPeak peak;
+  const char* step_at = c.position();
   if (!c.ConsumeInt(&peak.step) || !c.Consume(" (peak):")) {
     return state.Error(c.position(), "expected 'Live ranges at N (peak):'");
   }
+  RETURN_IF_ERROR(state.CheckStep(step_at, peak.step));
   state.program.stated_peak = std::move(peak);
   state.live_range_part = LiveRangePart::kPeak;
   return absl::OkStatus();

@@ -1,11 +1,15 @@
 #include "parsers/load_program.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "ir/status_macros.h"
 #include "ir/strings.h"
 #include "parsers/buffer_assignment_parser.h"
 #include "parsers/hlo_proto_parser.h"
+#include "parsers/hlo_stack_frames.h"
+#include "parsers/memory_usage_report_parser.h"
+#include "parsers/oom_message_parser.h"
 #include "parsers/source_text.h"
 
 namespace memplan::parsers {
@@ -29,15 +33,39 @@ bool SniffBufferAssignment(std::string_view head, std::string_view) {
 // unrecognised text file gets that parser's "expected ..." error.
 constexpr InputFormat kFormats[] = {
     {"hlo-proto", LooksLikeHloProto, ParseHloProto},
+    // Before the buffer assignment: an OOM log may quote lines that look like
+    // one, and a 2024-style report starts with "Total bytes used:" as the
+    // split dump's values file does.
+    {"oom-message", LooksLikeOomMessage, ParseOomMessage},
+    {"memory-usage-report", LooksLikeMemoryUsageReport, ParseMemoryUsageReport},
     {"buffer-assignment", SniffBufferAssignment, ParseBufferAssignment},
 };
 
+// Enough for an OOM message after a long Python traceback.
+constexpr size_t kSniffBytes = 64 * 1024;
+
+// The format whose sniff rule accepts the main file; else the last entry,
+// the buffer assignment, whose parser then says what it expected.
 const InputFormat& FormatFor(const SourceText& main) {
   const std::string file_name = std::filesystem::path(main.name()).filename().string();
   for (const InputFormat& format : kFormats) {
-    if (format.sniff(main.text().substr(0, 4096), file_name)) return format;
+    if (format.sniff(main.text().substr(0, kSniffBytes), file_name)) return format;
   }
-  return kFormats[0];
+  return kFormats[std::size(kFormats) - 1];
+}
+
+// Newer XLA names stack frames by id in metadata; their tables are in the
+// module's HLO text beside the dump.
+absl::Status AttachStackFrames(const DumpModule& module, ir::Program& program) {
+  if (module.hlo_text_file.empty() || !program.stack_frames.empty()) return absl::OkStatus();
+  const bool wanted = std::any_of(program.values.begin(), program.values.end(),
+                                  [](const ir::Value& v) { return v.metadata.stack_frame_id > 0; });
+  if (!wanted) return absl::OkStatus();
+  ASSIGN_OR_RETURN(auto source, SourceText::FromFile(module.hlo_text_file));
+  RETURN_IF_ERROR(ParseHloStackFrames(*source, &program.stack_frames));
+  program.source_files.push_back(module.hlo_text_file);
+  program.KeepAlive(std::move(source));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<ir::Program> ParseModule(const DumpModule& module) {
@@ -46,7 +74,9 @@ absl::StatusOr<ir::Program> ParseModule(const DumpModule& module) {
     ASSIGN_OR_RETURN(auto source, SourceText::FromFile(file));
     sources.push_back(std::move(source));
   }
-  return FormatFor(*sources.front()).parse(sources, module.name);
+  ASSIGN_OR_RETURN(ir::Program program, FormatFor(*sources.front()).parse(sources, module.name));
+  RETURN_IF_ERROR(AttachStackFrames(module, program));
+  return program;
 }
 
 std::string DescribeChoice(const DumpModule& chosen, size_t module_count,

@@ -1,0 +1,693 @@
+#include "parsers/memory_usage_report_parser.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "ir/status_macros.h"
+#include "ir/strings.h"
+#include "parsers/allocation_attributes.h"
+#include "parsers/cursor.h"
+#include "parsers/dump_files.h"
+#include "parsers/human_bytes.h"
+#include "parsers/shape_parser.h"
+#include "parsers/utf8.h"
+
+namespace memplan::parsers {
+namespace {
+
+constexpr std::string_view kTimes = "\xC3\x97";  // U+00D7 '×' in "2×f32[8]"
+
+enum class Style { kAllocations2024, kMemorySpaces };
+// 2024 style: before "Allocations sorted by size:", in its summary, or in
+// "... with their values:". The newest style has only memory spaces.
+enum class Section { kTop, kSummary, kWithValues, kMemorySpace };
+
+// What the parse learns about an allocation beyond the IR's fields.
+struct AllocationFacts {
+  HumanBytes printed;       // 2024 style: the size as the header prints it
+  std::string_view header;  // the header as first seen, for comparing repeats
+  int64_t rows_end = 0;     // largest offset + size over its rows
+  bool rows_exact = true;   // every row's size is exact
+  bool truncated = false;   // "The rest N values ..." follows its table
+  bool has_table = false;
+  bool size_exact = false;  // after Finish: size known to the byte
+};
+
+struct ReportState {
+  const SourceText* source = nullptr;
+  ir::Program program;
+  Style style = Style::kAllocations2024;
+  Section section = Section::kTop;
+  int64_t line_number = 0;
+  const char* line_start = nullptr;
+
+  std::vector<AllocationFacts> facts;  // parallel to program.allocations
+  absl::flat_hash_map<int64_t, size_t> index_by_id;
+  int64_t current_allocation = -1;  // index into program.allocations
+  bool in_table = false;
+  bool expect_dashes = false;
+  bool summary_rows = false;
+  bool with_values_seen = false;
+
+  // Newest style: the memory space being read and the sum of "Total bytes".
+  int64_t color = 0;
+  bool in_memory_space = false;
+  bool color_total_seen = false;
+  int64_t stated_sum = 0;
+  bool any_color_total = false;
+
+  // Sums kept below kMaxTotalBytes.
+  int64_t value_bytes = 0;
+  int64_t allocation_bytes = 0;
+
+  // For notes.
+  int64_t omitted_allocations = 0;
+  int64_t omitted_rows = 0;
+  int64_t rounded_rows = 0;
+  int64_t percentile = 0;
+
+  void Warn(std::string_view kind, const char* at) {
+    program.diagnostics.Warn(kind, [&] {
+      return StrCat(source->name(), ":", line_number, ":", at - line_start + 1);
+    });
+  }
+  absl::Status Error(const char* at, std::string_view expected) const {
+    return source->ErrorAt(at, expected);
+  }
+};
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+bool AllDashes(std::string_view s) {
+  return !s.empty() && s.find_first_not_of('-') == std::string_view::npos;
+}
+
+absl::Status ConsumeHuman(ReportState& state, Cursor& c, std::string_view what,
+                          HumanBytes* out) {
+  c.SkipSpaces();
+  if (!ParseHumanBytes(c, out)) {
+    return state.Error(c.position(), StrCat("expected ", what, " such as 1.00MiB or 512B"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ConsumeLiteral(ReportState& state, Cursor& c, std::string_view literal) {
+  if (!c.Consume(literal)) return state.Error(c.position(), StrCat("expected '", literal, "'"));
+  return absl::OkStatus();
+}
+
+absl::Status ConsumeCount(ReportState& state, Cursor& c, std::string_view what,
+                          int64_t* out) {
+  c.SkipSpaces();
+  if (!c.ConsumeInt(out) || *out < 0) return state.Error(c.position(), StrCat("expected ", what));
+  return absl::OkStatus();
+}
+
+absl::Status ExpectEnd(ReportState& state, const Cursor& c) {
+  if (!c.AtEnd()) return state.Error(c.position(), "expected the end of the line");
+  return absl::OkStatus();
+}
+
+// "( 31%)" as "%3.0f%%" prints it; "nan" when an allocation's rows sum to 0.
+absl::Status ConsumePercent(ReportState& state, Cursor& c) {
+  RETURN_IF_ERROR(ConsumeLiteral(state, c, "("));
+  c.SkipSpaces();
+  int64_t percent = 0;
+  if (!c.ConsumeInt(&percent) && !c.Consume("-nan") && !c.Consume("nan") &&
+      !c.Consume("inf")) {
+    return state.Error(c.position(), "expected a percentage");
+  }
+  return ConsumeLiteral(state, c, "%)");
+}
+
+// "Total bytes used: 4724784 (4.51MiB)" / "Total bytes: 542616 (529.9KiB)"
+absl::Status ParseStatedTotal(ReportState& state, Cursor c, std::string_view label,
+                              int64_t* total) {
+  c.Consume(label);
+  if (!c.ConsumeInt(total) || *total < 0) {
+    return state.Error(c.position(), "expected the total number of bytes");
+  }
+  RETURN_IF_ERROR(ConsumeLiteral(state, c, " ("));
+  HumanBytes human;
+  RETURN_IF_ERROR(ConsumeHuman(state, c, "the total in human-readable form", &human));
+  RETURN_IF_ERROR(ConsumeLiteral(state, c, ")"));
+  RETURN_IF_ERROR(ExpectEnd(state, c));
+  if (!AgreesWithPrinted(*total, human)) {
+    state.Warn("total bytes and their human-readable form disagree", human.text.data());
+  }
+  return absl::OkStatus();
+}
+
+// "Memory Space: default (color=0)"
+absl::Status ParseMemorySpace(ReportState& state, Cursor c) {
+  c.Consume("Memory Space: ");
+  const size_t at = c.rest().rfind(" (color=");
+  if (at == std::string_view::npos || at == 0) {
+    return state.Error(c.position(), "expected 'NAME (color=N)' after 'Memory Space: '");
+  }
+  c.Advance(at + 8);
+  if (!c.ConsumeInt(&state.color)) return state.Error(c.position(), "expected a color number");
+  RETURN_IF_ERROR(ConsumeLiteral(state, c, ")"));
+  RETURN_IF_ERROR(ExpectEnd(state, c));
+  state.in_memory_space = true;
+  state.color_total_seen = false;
+  state.section = Section::kMemorySpace;
+  return absl::OkStatus();
+}
+
+absl::Status ParseColorTotal(ReportState& state, Cursor c) {
+  if (!state.in_memory_space) {
+    return state.Error(c.position(), "expected 'Memory Space: NAME (color=N)' before 'Total bytes:'");
+  }
+  if (state.color_total_seen) {
+    return state.Error(c.position(), "expected one 'Total bytes:' per memory space; this is the second");
+  }
+  int64_t total = 0;
+  RETURN_IF_ERROR(ParseStatedTotal(state, c, "Total bytes: ", &total));
+  if (!AddBounded(&state.stated_sum, total)) {
+    return state.Error(c.position(), "expected totals below 1 EiB in all");
+  }
+  state.color_total_seen = true;
+  state.any_color_total = true;
+  return absl::OkStatus();
+}
+
+// "allocation 3: size 1.00MiB, parameter 0, shape |f32[8]| at ShapeIndex {}:"
+// (ToShortString with a human-readable size). Makes it the current
+// allocation, creating it unless listed before.
+absl::Status ParseAllocationHeader(ReportState& state, Cursor c) {
+  const char* header_start = c.position();
+  c.Consume("allocation ");
+  int64_t id = 0;
+  if (!c.ConsumeInt(&id) || id < 0) return state.Error(c.position(), "expected an allocation index");
+  RETURN_IF_ERROR(ConsumeLiteral(state, c, ": size "));
+  ir::Allocation allocation;
+  allocation.id = ir::AllocationId(id);
+  AllocationFacts facts;
+  if (!ParseHumanBytes(c, &facts.printed)) {
+    return state.Error(c.position(), "expected the allocation size such as 1.00MiB or 512B");
+  }
+  allocation.size = facts.printed.bytes;
+  const std::string_view rest = c.rest();
+  if (rest.empty() || rest.back() != ':') {
+    return state.Error(rest.data() + rest.size(), "expected ':' ending the allocation header");
+  }
+  RETURN_IF_ERROR(ParseAllocationAttributes(
+      Cursor(rest.substr(0, rest.size() - 1)), *state.source, allocation,
+      [&](std::string_view kind, const char* at) { state.Warn(kind, at); }));
+  facts.header = std::string_view(header_start, rest.data() + rest.size() - header_start);
+  auto [it, inserted] = state.index_by_id.try_emplace(id, state.program.allocations.size());
+  if (inserted) {
+    // Twice the printed size: the exact one may be up to 0.5% larger.
+    if (!AddBounded(&state.allocation_bytes, allocation.size) ||
+        !AddBounded(&state.allocation_bytes, allocation.size)) {
+      return state.Error(header_start, "expected allocation sizes below 1 EiB in all");
+    }
+    state.program.allocations.push_back(std::move(allocation));
+    state.facts.push_back(facts);
+  } else if (state.facts[it->second].header != facts.header) {
+    state.Warn("allocation listed twice with different headers (first kept)", header_start);
+  }
+  state.current_allocation = static_cast<int64_t>(it->second);
+  return absl::OkStatus();
+}
+
+// "   1.00MiB( 22%);    3.51MiB; allocation 0: size 1.00MiB, ...:"
+absl::Status ParseSummaryRow(ReportState& state, Cursor c) {
+  HumanBytes ignored;
+  RETURN_IF_ERROR(ConsumeHuman(state, c, "the cumulative size", &ignored));
+  RETURN_IF_ERROR(ConsumePercent(state, c));
+  RETURN_IF_ERROR(ConsumeLiteral(state, c, "; "));
+  RETURN_IF_ERROR(ConsumeHuman(state, c, "the size not yet counted", &ignored));
+  RETURN_IF_ERROR(ConsumeLiteral(state, c, "; "));
+  if (!c.StartsWith("allocation ")) {
+    return state.Error(c.position(), "expected 'allocation N: size S...:'");
+  }
+  RETURN_IF_ERROR(ParseAllocationHeader(state, c));
+  state.current_allocation = -1;  // the summary lists no values
+  return absl::OkStatus();
+}
+
+// "The rest 3 allocations are less than 5% of the total size and not shown."
+// "The rest 7 values are less than 5% of the total size and not shown."
+absl::Status ParseRest(ReportState& state, Cursor c, std::string_view noun, int64_t* count) {
+  c.Consume("The rest ");
+  if (!c.ConsumeInt(count) || *count < 0) return state.Error(c.position(), "expected a count");
+  RETURN_IF_ERROR(ConsumeLiteral(state, c, StrCat(" ", noun, " are less than ")));
+  int64_t percent = 0;
+  if (!c.ConsumeInt(&percent)) return state.Error(c.position(), "expected a percentage");
+  RETURN_IF_ERROR(ConsumeLiteral(state, c, "% of the total size and not shown."));
+  RETURN_IF_ERROR(ExpectEnd(state, c));
+  state.percentile = percent;
+  return absl::OkStatus();
+}
+
+absl::Status StartTable(ReportState& state, const char* at) {
+  if (state.style == Style::kAllocations2024) {
+    if (state.section != Section::kWithValues || state.current_allocation < 0) {
+      return state.Error(at, "expected an 'allocation N: size S...:' header before this table");
+    }
+    if (state.facts[state.current_allocation].has_table) {
+      state.Warn("second table for one allocation (rows added to the first)", at);
+    }
+  } else {
+    if (!state.in_memory_space) {
+      return state.Error(at, "expected 'Memory Space: NAME (color=N)' before the first table");
+    }
+    ir::Allocation allocation;
+    allocation.id = ir::AllocationId(static_cast<int64_t>(state.program.allocations.size()));
+    allocation.color = state.color;
+    state.current_allocation = static_cast<int64_t>(state.program.allocations.size());
+    state.program.allocations.push_back(std::move(allocation));
+    state.facts.emplace_back();
+  }
+  state.facts[state.current_allocation].has_table = true;
+  state.in_table = true;
+  state.expect_dashes = true;
+  return absl::OkStatus();
+}
+
+// The shapes of one row: "f32[64,512], 2×f32[512,512]". Shapes hold ", "
+// themselves, so the list is read with the shape grammar, not split.
+struct RowShapes {
+  bool understood = true;
+  int64_t count = 0;           // values, adding up the "N×" counts
+  int64_t largest_bytes = -1;  // the largest shape's byte size
+  ir::Shape largest;
+  const char* stopped_at = nullptr;  // where reading failed
+};
+
+RowShapes ReadRowShapes(std::string_view text) {
+  RowShapes shapes;
+  Cursor c(text);
+  while (!c.AtEnd()) {
+    int64_t repeat = 1;
+    if (IsDigit(c.Peek())) {
+      Cursor count = c;
+      int64_t n = 0;
+      if (count.ConsumeInt(&n) && count.Consume(kTimes)) {
+        repeat = n;
+        c = count;
+      }
+    }
+    ir::Shape shape;
+    std::optional<int64_t> bytes;
+    if (!ParseShape(c, &shape) || !(bytes = CheckedByteSizeOf(shape)) ||
+        __builtin_add_overflow(shapes.count, repeat, &shapes.count)) {
+      shapes.understood = false;
+      shapes.stopped_at = c.position();
+      return shapes;
+    }
+    if (*bytes > shapes.largest_bytes) {
+      shapes.largest_bytes = *bytes;
+      shapes.largest = std::move(shape);
+    }
+    if (c.AtEnd()) break;
+    if (!c.Consume(", ")) {
+      shapes.understood = false;
+      shapes.stopped_at = c.position();
+      return shapes;
+    }
+  }
+  if (shapes.largest_bytes < 0) shapes.understood = false;  // an empty list
+  if (!shapes.understood && shapes.stopped_at == nullptr) shapes.stopped_at = c.position();
+  return shapes;
+}
+
+// "    1.00MiB(100%);    1.00MiB;            0;                2; 2×f32[512,512]"
+absl::Status ParseTableRow(ReportState& state, Cursor c) {
+  HumanBytes cumulative;
+  RETURN_IF_ERROR(ConsumeHuman(state, c, "the cumulative size", &cumulative));
+  RETURN_IF_ERROR(ConsumePercent(state, c));
+  RETURN_IF_ERROR(ConsumeLiteral(state, c, "; "));
+  HumanBytes printed;
+  RETURN_IF_ERROR(ConsumeHuman(state, c, "the row's size", &printed));
+  RETURN_IF_ERROR(ConsumeLiteral(state, c, "; "));
+  int64_t offset = 0;
+  RETURN_IF_ERROR(ConsumeCount(state, c, "the offset in bytes", &offset));
+  RETURN_IF_ERROR(ConsumeLiteral(state, c, "; "));
+  int64_t count = 0;
+  RETURN_IF_ERROR(ConsumeCount(state, c, "the number of values (used_by_n_values)", &count));
+  // "; " then the shapes; a row of no values ends with "; ".
+  if (!c.Consume("; ") && !c.Consume(";")) return state.Error(c.position(), "expected '; '");
+  const std::string_view shapes_text = c.rest();
+
+  const RowShapes shapes = ReadRowShapes(shapes_text);
+  int64_t size = printed.bytes;
+  bool exact = printed.exact;
+  if (!shapes.understood) {
+    state.Warn("shape not understood (row size kept as printed)", shapes.stopped_at);
+  } else {
+    if (shapes.count != count) {
+      state.Warn("a row's shape counts do not add up to its used_by_n_values", shapes_text.data());
+    }
+    if (AgreesWithPrinted(shapes.largest_bytes, printed)) {
+      size = shapes.largest_bytes;
+      exact = true;
+    } else {
+      state.Warn("a row's shapes do not give its printed size (printed size kept)", printed.text.data());
+    }
+  }
+  if (!exact) ++state.rounded_rows;
+  int64_t end = offset;
+  if (!AddBounded(&end, size) || !AddBounded(&state.value_bytes, size)) {
+    return state.Error(printed.text.data(), "expected offsets and sizes below 1 EiB in all");
+  }
+
+  ir::Allocation& allocation = state.program.allocations[state.current_allocation];
+  AllocationFacts& facts = state.facts[state.current_allocation];
+  if (end > facts.rows_end) {
+    // The allocation may grow to its last row's end: keep that in the bound.
+    if (!AddBounded(&state.allocation_bytes, end - facts.rows_end)) {
+      return state.Error(printed.text.data(), "expected allocation sizes below 1 EiB in all");
+    }
+    facts.rows_end = end;
+  }
+  facts.rows_exact = facts.rows_exact && exact;
+
+  ir::Value value;
+  value.id = ir::ValueId(static_cast<int64_t>(state.program.values.size()));
+  value.color = allocation.color;
+  value.size = size;
+  value.allocation = allocation.id;
+  value.offset = offset;
+  value.shape_text = shapes_text;
+  if (shapes.understood) value.shape = shapes.largest;
+  allocation.values.push_back(value.id);
+  state.program.values.push_back(std::move(value));
+  return absl::OkStatus();
+}
+
+// Lines inside a table: dashes, rows, and "The rest N values ...".
+absl::Status ParseTableLine(ReportState& state, Cursor c) {
+  if (AllDashes(c.rest())) {
+    if (!state.expect_dashes) state.Warn("unexpected dashed line", c.position());
+    state.expect_dashes = false;
+    return absl::OkStatus();
+  }
+  state.expect_dashes = false;
+  if (c.StartsWith("The rest ")) {
+    int64_t count = 0;
+    RETURN_IF_ERROR(ParseRest(state, c, "values", &count));
+    state.facts[state.current_allocation].truncated = true;
+    state.omitted_rows += count;
+    return absl::OkStatus();
+  }
+  return ParseTableRow(state, c);
+}
+
+// "cumulative_size; total_size - cumulative_size; allocation" or the
+// per-allocation "cumulative_size;       size;       offset; ...".
+absl::Status ParseColumnHeader(ReportState& state, Cursor c) {
+  const std::string_view text = c.rest();
+  if (text.find("shapes_list") != std::string_view::npos) return StartTable(state, c.position());
+  if (text.find("allocation") != std::string_view::npos &&
+      state.style == Style::kAllocations2024 && state.section == Section::kSummary) {
+    state.summary_rows = true;
+    state.expect_dashes = true;
+    return absl::OkStatus();
+  }
+  return state.Error(c.position(),
+                     "expected a column header ending in 'shapes_list' (or, after "
+                     "'Allocations sorted by size:', in 'allocation')");
+}
+
+absl::Status Parse2024Line(ReportState& state, Cursor c, bool indented) {
+  if (c.StartsWith("Total bytes used: ")) {
+    if (state.program.stated_total_bytes) {
+      return state.Error(c.position(), "expected one 'Total bytes used:' line; this is the second");
+    }
+    int64_t total = 0;
+    RETURN_IF_ERROR(ParseStatedTotal(state, c, "Total bytes used: ", &total));
+    if (total >= kMaxTotalBytes) return state.Error(c.position(), "expected a total below 1 EiB");
+    state.program.stated_total_bytes = total;
+    return absl::OkStatus();
+  }
+  if (c.Consume("Allocations sorted by size with their values:")) {
+    RETURN_IF_ERROR(ExpectEnd(state, c));
+    state.section = Section::kWithValues;
+    state.with_values_seen = true;
+    state.summary_rows = false;
+    state.current_allocation = -1;
+    return absl::OkStatus();
+  }
+  if (c.Consume("Allocations sorted by size:")) {
+    RETURN_IF_ERROR(ExpectEnd(state, c));
+    state.section = Section::kSummary;
+    return absl::OkStatus();
+  }
+  if (state.section == Section::kSummary && c.StartsWith("The rest ")) {
+    state.summary_rows = false;
+    return ParseRest(state, c, "allocations", &state.omitted_allocations);
+  }
+  if (state.section == Section::kSummary && state.summary_rows && IsDigit(c.Peek())) {
+    state.expect_dashes = false;
+    return ParseSummaryRow(state, c);
+  }
+  if (state.section == Section::kWithValues && !indented && c.StartsWith("allocation ")) {
+    return ParseAllocationHeader(state, c);
+  }
+  state.Warn("unrecognized line (skipped)", c.position());
+  return absl::OkStatus();
+}
+
+absl::Status ParseLine(ReportState& state, std::string_view line) {
+  Cursor c(line);
+  c.SkipSpaces();
+  const bool indented = c.position() != line.data();
+  if (c.AtEnd()) {  // a blank line ends a table or the summary's rows
+    state.in_table = false;
+    state.expect_dashes = false;
+    state.summary_rows = false;
+    return absl::OkStatus();
+  }
+  if (state.in_table && indented && !c.StartsWith("cumulative_size;")) {
+    return ParseTableLine(state, c);
+  }
+  state.in_table = false;
+  if (c.StartsWith("cumulative_size;")) return ParseColumnHeader(state, c);
+  if (AllDashes(c.rest())) {
+    if (!state.expect_dashes) state.Warn("unexpected dashed line", c.position());
+    state.expect_dashes = false;
+    return absl::OkStatus();
+  }
+  if (state.style == Style::kAllocations2024) return Parse2024Line(state, c, indented);
+  if (c.StartsWith("Memory Space: ")) return ParseMemorySpace(state, c);
+  if (c.StartsWith("Total bytes: ")) return ParseColorTotal(state, c);
+  state.Warn("unrecognized line (skipped)", c.position());
+  return absl::OkStatus();
+}
+
+// The byte size of the parameter's shape at its index: V2024 prints the whole
+// parameter shape, newer XLA the sub-shape already.
+std::optional<int64_t> ParameterBytes(const ir::Allocation& a) {
+  ir::Shape shape;
+  Cursor c(a.parameter_shape_text);
+  if (!ParseShape(c, &shape) || !c.AtEnd()) return std::nullopt;
+  const ir::Shape* sub = &shape;
+  for (int64_t i : a.parameter_index) {
+    if (!sub->IsTuple()) break;  // already the sub-shape
+    if (i < 0 || i >= static_cast<int64_t>(sub->tuple_elements.size())) return std::nullopt;
+    sub = &sub->tuple_elements[i];
+  }
+  return CheckedByteSizeOf(*sub);
+}
+
+std::optional<int64_t> OutputBytes(const ir::Allocation& a) {
+  if (!a.output_shape_text) return std::nullopt;
+  ir::Shape shape;
+  Cursor c(*a.output_shape_text);
+  if (!ParseShape(c, &shape) || !c.AtEnd()) return std::nullopt;
+  return CheckedByteSizeOf(shape);
+}
+
+// 2024 style: each allocation's exact size where the text pins it down (an
+// exact "<n>B", the parameter's or output's shape, the end of a complete
+// table, or the stated total less every other allocation) and agrees with the
+// printed size; else the printed, rounded one.
+void ResolveSizes2024(ReportState& state) {
+  ir::Program& program = state.program;
+  std::vector<size_t> unresolved;
+  for (size_t i = 0; i < program.allocations.size(); ++i) {
+    ir::Allocation& a = program.allocations[i];
+    AllocationFacts& f = state.facts[i];
+    std::optional<int64_t> candidates[3] = {
+        ParameterBytes(a), OutputBytes(a),
+        f.has_table && !f.truncated && f.rows_exact ? std::optional<int64_t>(f.rows_end)
+                                                    : std::nullopt};
+    f.size_exact = f.printed.exact;
+    for (const std::optional<int64_t>& candidate : candidates) {
+      if (f.size_exact) break;
+      if (candidate && AgreesWithPrinted(*candidate, f.printed)) {
+        a.size = *candidate;
+        f.size_exact = true;
+      }
+    }
+    if (!f.size_exact) unresolved.push_back(i);
+  }
+  const bool all_listed = state.with_values_seen || state.omitted_allocations == 0;
+  if (unresolved.size() == 1 && all_listed && program.stated_total_bytes) {
+    int64_t others = 0;
+    for (size_t i = 0; i < program.allocations.size(); ++i) {
+      if (i != unresolved.front()) others += program.allocations[i].size;
+    }
+    const int64_t rest = *program.stated_total_bytes - others;
+    AllocationFacts& f = state.facts[unresolved.front()];
+    if (rest >= 0 && AgreesWithPrinted(rest, f.printed)) {
+      program.allocations[unresolved.front()].size = rest;
+      f.size_exact = true;
+      unresolved.clear();
+    }
+  }
+  for (size_t i : unresolved) {
+    // Keep the values inside: a rounded size may read below the last row.
+    ir::Allocation& a = program.allocations[i];
+    a.size = std::max(a.size, state.facts[i].rows_end);
+  }
+  if (!unresolved.empty()) {
+    program.notes.push_back(StrCat(
+        unresolved.size(), " of ", program.allocations.size(),
+        " allocation sizes are rounded as the report prints them (e.g. '",
+        state.facts[unresolved.front()].printed.text,
+        "', within 0.5%); the others are exact. Totals over allocations are approximate"));
+  }
+}
+
+void FinishNotes(ReportState& state) {
+  ir::Program& program = state.program;
+  if (state.style == Style::kMemorySpaces) {
+    for (size_t i = 0; i < program.allocations.size(); ++i) {
+      program.allocations[i].size = state.facts[i].rows_end;
+    }
+    if (state.any_color_total) program.stated_total_bytes = state.stated_sum;
+    program.notes.push_back(
+        "this memory-usage report (newer XLA) prints no allocation headers: each table is "
+        "taken as one allocation, numbered in the order printed and sized by the end of its "
+        "last row; categories (argument/output/temp) are not in this report, so they read 0");
+    int64_t listed = 0;
+    for (const ir::Allocation& a : program.allocations) listed += a.size;
+    if (state.any_color_total && listed != state.stated_sum) {
+      program.notes.push_back(StrCat(
+          state.stated_sum - listed,
+          " bytes of the stated total lie in no listed row: allocations the report leaves out "
+          "(it stops after 50 once the rest are small) or space after an allocation's last row"));
+    }
+  } else {
+    ResolveSizes2024(state);
+    program.notes.push_back(
+        "values are the report's table rows: one per offset of an allocation, sized by the "
+        "largest of its shapes (the row's used_by_n_values values share that memory); "
+        "allocations listed without a table hold one value, which the report does not name");
+    if (state.omitted_allocations > 0 && !state.with_values_seen) {
+      program.notes.push_back(StrCat("the report leaves out ", state.omitted_allocations,
+                                     " small allocations"));
+    }
+  }
+  if (state.omitted_rows > 0) {
+    program.notes.push_back(StrCat("the report leaves out ", state.omitted_rows,
+                                   " table rows (each less than ", state.percentile,
+                                   "% of its allocation): their values are missing"));
+  }
+  if (state.rounded_rows > 0) {
+    program.notes.push_back(StrCat(state.rounded_rows,
+                                   " value sizes are rounded as printed: their shapes do not "
+                                   "give the printed size"));
+  }
+}
+
+void SortAndCheck(ReportState& state) {
+  ir::Program& program = state.program;
+  std::vector<size_t> order(program.allocations.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return program.allocations[a].id < program.allocations[b].id;
+  });
+  std::vector<ir::Allocation> allocations;
+  std::vector<AllocationFacts> facts;
+  for (size_t i : order) {
+    allocations.push_back(std::move(program.allocations[i]));
+    facts.push_back(state.facts[i]);
+  }
+  program.allocations = std::move(allocations);
+  state.facts = std::move(facts);
+  for (size_t i = 0; i < program.allocations.size(); ++i) {
+    const ir::Allocation& a = program.allocations[i];
+    if (!state.facts[i].size_exact && state.style == Style::kAllocations2024) continue;
+    for (ir::ValueId id : a.values) {
+      const ir::Value* v = program.FindValue(id);
+      if (v->offset > a.size || v->size > a.size - v->offset) {
+        program.diagnostics.Warn("value extends past the end of its allocation",
+                                 StrCat("row ", v->id.value(), " in allocation ", a.id.value()));
+      }
+    }
+  }
+}
+
+absl::Status ParseText(ReportState& state) {
+  const SourceText& source = *state.source;
+  std::string_view text = source.text();
+  if (const size_t bad = FirstInvalidUtf8(text); bad < text.size()) {
+    return source.ErrorAt(text.data() + bad, "expected UTF-8 text");
+  }
+  bool first = true;
+  while (!text.empty()) {
+    const char* newline = static_cast<const char*>(std::memchr(text.data(), '\n', text.size()));
+    const size_t length = newline ? static_cast<size_t>(newline - text.data()) : text.size();
+    std::string_view line = text.substr(0, length);
+    text.remove_prefix(newline ? length + 1 : length);
+    ++state.line_number;
+    state.line_start = line.data();
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (first) {
+      if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+      first = false;
+      if (line.starts_with("Total bytes used: ")) {
+        state.style = Style::kAllocations2024;
+      } else if (line.starts_with("Memory Space: ")) {
+        state.style = Style::kMemorySpaces;
+      } else {
+        return source.ErrorAt(line.data(),
+                              "expected an XLA memory-usage report, starting with 'Total bytes "
+                              "used: N (...)' or 'Memory Space: NAME (color=N)'");
+      }
+    }
+    RETURN_IF_ERROR(ParseLine(state, line));
+  }
+  if (first) {
+    return source.ErrorAt(source.text().data() + source.text().size(),
+                          "expected an XLA memory-usage report, starting with 'Total bytes "
+                          "used: N (...)' or 'Memory Space: NAME (color=N)'");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool LooksLikeMemoryUsageReport(std::string_view head, std::string_view file_name) {
+  if (file_name.ends_with(kMemoryUsageReportSuffix)) return true;
+  if (head.starts_with("Memory Space: ")) return true;
+  return head.starts_with("Total bytes used:") &&
+         head.find("Allocations sorted by size") != std::string_view::npos;
+}
+
+absl::StatusOr<ir::Program> ParseMemoryUsageReport(
+    const std::vector<std::shared_ptr<const SourceText>>& files, std::string module_name) {
+  if (files.size() != 1) {
+    return absl::InvalidArgumentError("a memory-usage report is one file");
+  }
+  ReportState state;
+  state.source = files.front().get();
+  state.program.module_name = std::move(module_name);
+  state.program.input_format = "memory-usage-report";
+  state.program.source_files.push_back(files.front()->name());
+  state.program.KeepAlive(files.front());
+  RETURN_IF_ERROR(ParseText(state));
+  FinishNotes(state);
+  SortAndCheck(state);
+  return std::move(state.program);
+}
+
+}  // namespace memplan::parsers
