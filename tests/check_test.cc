@@ -1,0 +1,400 @@
+// `memplan check`: byte counts and budget files (with file:line:col on bad
+// input), budgets and regressions on the JAX samples, JUnit XML read back by
+// libxml2, and the binary's exit codes (0 pass, 1 over budget or regressed,
+// 2 bad input) with no output file left by a failed run.
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "analyzer/analysis.h"
+#include "cli/check.h"
+#include "gtest/gtest.h"
+#include "parsers/load_program.h"
+#include "tests/ci_test_util.h"
+#include "tests/test_util.h"
+
+namespace memplan {
+namespace {
+
+using cli::CheckOutcome;
+using cli::Metric;
+using test::CommandResult;
+
+constexpr const char* kMlp = "samples/jax/mlp_train_step";
+
+int Index(Metric m) { return static_cast<int>(m); }
+
+TEST(ByteCount, ReadsPlainAndUnitCounts) {
+  EXPECT_EQ(cli::ParseByteCount("12345"), 12345);
+  EXPECT_EQ(cli::ParseByteCount("12345B"), 12345);
+  EXPECT_EQ(cli::ParseByteCount("1.5GiB"), int64_t{1610612736});
+  EXPECT_EQ(cli::ParseByteCount("800MB"), int64_t{800000000});
+  EXPECT_EQ(cli::ParseByteCount(" 64 KiB "), 65536);
+  EXPECT_EQ(cli::ParseByteCount("2K"), 2048);
+  EXPECT_EQ(cli::ParseByteCount("80GiB"), int64_t{85899345920});
+  EXPECT_EQ(cli::ParseByteCount("1TB"), int64_t{1000000000000});
+}
+
+TEST(ByteCount, RejectsWhatIsNotOne) {
+  EXPECT_EQ(cli::ParseByteCount(""), std::nullopt);
+  EXPECT_EQ(cli::ParseByteCount("GiB"), std::nullopt);
+  EXPECT_EQ(cli::ParseByteCount("12 bananas"), std::nullopt);
+  EXPECT_EQ(cli::ParseByteCount("1.5B"), std::nullopt);
+  EXPECT_EQ(cli::ParseByteCount("-5MiB"), std::nullopt);
+  EXPECT_EQ(cli::ParseByteCount("99999999EB"), std::nullopt);
+  EXPECT_EQ(cli::ParsePercent("5%"), 5.0);
+  EXPECT_EQ(cli::ParsePercent("2.5 %"), 2.5);
+  EXPECT_EQ(cli::ParsePercent("5"), std::nullopt);
+}
+
+TEST(Budgets, ParsesModulesDevicesAndRegression) {
+  const char* kText =
+      "# CI budgets\n"
+      "\"*\":\n"
+      "  device: H100-80GB\n"
+      "  peak: 0.8 * device\n"
+      "  regression: 5%\n"
+      "jit_train_step:\n"
+      "  temp: 1.5GiB\n"
+      "  device_footprint: 800MB\n"
+      "jit_small: {device_memory: 1MiB, output: 0.5 * device, regression: 2.5%}\n";
+  absl::StatusOr<cli::BudgetFile> file = cli::ParseBudgets(kText, "budgets.yaml");
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_EQ(file->modules.size(), 3u);
+  EXPECT_EQ(file->modules[0].key, "*");  // file order
+  EXPECT_EQ(file->modules[1].key, "jit_train_step");
+  EXPECT_EQ(file->modules[2].key, "jit_small");
+  EXPECT_EQ(file->modules[0].device_memory, int64_t{80} << 30);
+  EXPECT_EQ(file->modules[0].limits[Index(Metric::kPeak)]->location, "budgets.yaml:4:9");
+
+  // A named module takes "*"'s fields where it is silent.
+  std::optional<cli::ResolvedBudget> train = cli::ResolveBudget(*file, "jit_train_step");
+  ASSERT_TRUE(train.has_value());
+  EXPECT_EQ(train->key, "jit_train_step");
+  EXPECT_EQ(train->limit_bytes[Index(Metric::kTemp)], int64_t{1610612736});
+  EXPECT_EQ(train->limit_bytes[Index(Metric::kDeviceFootprint)], int64_t{800000000});
+  EXPECT_EQ(train->limit_bytes[Index(Metric::kPeak)], int64_t{68719476736});  // 0.8 * 80 GiB
+  EXPECT_EQ(train->regression_percent, 5.0);
+  EXPECT_EQ(train->limit_bytes[Index(Metric::kArgument)], std::nullopt);
+
+  // Its own device memory wins for its own fractions and for "*"'s.
+  std::optional<cli::ResolvedBudget> small = cli::ResolveBudget(*file, "jit_small");
+  ASSERT_TRUE(small.has_value());
+  EXPECT_EQ(small->limit_bytes[Index(Metric::kOutput)], 524288);
+  EXPECT_EQ(small->limit_bytes[Index(Metric::kPeak)], 838860);  // floor(0.8 MiB)
+  EXPECT_EQ(small->regression_percent, 2.5);
+
+  std::optional<cli::ResolvedBudget> other = cli::ResolveBudget(*file, "jit_other");
+  ASSERT_TRUE(other.has_value());
+  EXPECT_EQ(other->key, "*");
+  EXPECT_EQ(other->limit_bytes[Index(Metric::kTemp)], std::nullopt);
+}
+
+TEST(Budgets, NoEntryNoDefaultMeansNoBudget) {
+  absl::StatusOr<cli::BudgetFile> file = cli::ParseBudgets("jit_a:\n  peak: 1GiB\n", "b.yaml");
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_FALSE(cli::ResolveBudget(*file, "jit_b").has_value());
+  EXPECT_TRUE(cli::ResolveBudget(*file, "jit_b", "jit_a").has_value());  // by stem
+}
+
+struct BadBudget {
+  const char* text;
+  const char* expected;  // a substring of the error
+};
+
+class BadBudgets : public testing::TestWithParam<BadBudget> {};
+
+TEST_P(BadBudgets, NameFileLineAndColumn) {
+  absl::StatusOr<cli::BudgetFile> file = cli::ParseBudgets(GetParam().text, "budgets.yaml");
+  ASSERT_FALSE(file.ok());
+  EXPECT_NE(std::string(file.status().message()).find(GetParam().expected), std::string::npos)
+      << file.status();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Check, BadBudgets,
+    testing::Values(
+        BadBudget{"\"*\":\n  peak: 12 bananas\n",
+                  "budgets.yaml:2:9: error: expected a byte count"},
+        BadBudget{"\"*\":\n  pek: 12\n", "budgets.yaml:2:3: error: unknown key 'pek'"},
+        BadBudget{"\"*\":\n  peak: 0.8 * device\n",
+                  "budgets.yaml:2:9: error: '0.8 * device' is a fraction of the device's memory"},
+        BadBudget{"\"*\":\n  device: Z100\n", "budgets.yaml:2:11: error: unknown device 'Z100'"},
+        BadBudget{"\"*\":\n  regression: 5\n",
+                  "budgets.yaml:2:15: error: expected a percentage"},
+        BadBudget{"\"*\": [1, 2\n", "budgets.yaml:1:"},
+        BadBudget{"- a\n- b\n", "budgets.yaml:1:1: error: not a mapping"},
+        BadBudget{"\"*\":\n  peak: 1\n\"*\":\n  temp: 1\n",
+                  "budgets.yaml:3:1: error: duplicate key '*'"},
+        BadBudget{"a:\n  peak: 1\n  peak: 2\n", "budgets.yaml:3:3: error: duplicate key 'peak'"},
+        BadBudget{"\"*\":\n  device: H100\n  device_memory: 80GiB\n",
+                  "budgets.yaml:3:18: error: give either device or device_memory"},
+        BadBudget{"", "budgets.yaml: error: no budgets"}));
+
+// Metrics of a sample as the library computes them.
+cli::ModuleMetrics SampleMetrics(const std::string& path) {
+  absl::StatusOr<parsers::LoadedProgram> loaded = parsers::LoadProgram(path, {});
+  EXPECT_TRUE(loaded.ok()) << loaded.status();
+  const analyzer::Analysis analysis = analyzer::Analysis::Run(loaded->program, {});
+  return cli::MetricsOf(loaded->program, analysis);
+}
+
+TEST(CheckModule, PassesAGenerousBudgetAndFailsATightOne) {
+  const cli::ModuleMetrics m = SampleMetrics(test::SourcePath(kMlp));
+  ASSERT_TRUE(m.bytes[Index(Metric::kPeak)].has_value());
+  EXPECT_EQ(m.bytes[Index(Metric::kTemp)], 425984);
+
+  cli::ResolvedBudget generous;
+  generous.key = "*";
+  for (Metric metric : cli::kAllMetrics) generous.limit_bytes[Index(metric)] = int64_t{1} << 40;
+  for (const CheckOutcome& o : cli::CheckModule(m, generous, nullptr)) {
+    EXPECT_EQ(o.result, CheckOutcome::Result::kPass) << o.message;
+  }
+
+  cli::ResolvedBudget tight;
+  tight.key = "*";
+  tight.limit_bytes[Index(Metric::kTemp)] = 300 * 1024;
+  tight.limit_text[Index(Metric::kTemp)] = "300KiB";
+  const std::vector<CheckOutcome> outcomes = cli::CheckModule(m, tight, nullptr);
+  ASSERT_EQ(outcomes.size(), 1u);
+  EXPECT_EQ(outcomes[0].result, CheckOutcome::Result::kFail);
+  EXPECT_EQ(outcomes[0].message,
+            "temp is 416.00 KiB (425,984 bytes), over its budget of 300.00 KiB (307,200 bytes) "
+            "by 116.00 KiB (+38.7%)");
+}
+
+TEST(CheckModule, RegressionSaysWhatGrewAndByHowMuch) {
+  cli::ModuleMetrics before;
+  cli::ModuleMetrics after;
+  before.bytes[Index(Metric::kTemp)] = 3544187;   // 3.38 MiB
+  after.bytes[Index(Metric::kTemp)] = 4299161;    // 4.10 MiB
+  before.bytes[Index(Metric::kOutput)] = 1000;
+  after.bytes[Index(Metric::kOutput)] = 1050;     // +5.0%: allowed
+  before.bytes[Index(Metric::kArgument)] = 1000;
+  after.bytes[Index(Metric::kArgument)] = 900;    // shrank
+  after.bytes[Index(Metric::kPeak)] = 10;         // unknown in the baseline
+  cli::ResolvedBudget budget;
+  budget.regression_percent = 5.0;
+  const std::vector<CheckOutcome> outcomes = cli::CheckModule(after, budget, &before);
+  ASSERT_EQ(outcomes.size(), static_cast<size_t>(cli::kNumMetrics));
+  auto find = [&](Metric metric) {
+    for (const CheckOutcome& o : outcomes) {
+      if (o.metric == metric) return o;
+    }
+    return CheckOutcome{};
+  };
+  EXPECT_EQ(find(Metric::kTemp).result, CheckOutcome::Result::kFail);
+  EXPECT_EQ(find(Metric::kTemp).name, "temp vs baseline");
+  EXPECT_EQ(find(Metric::kTemp).message,
+            "temp grew from 3.38 MiB to 4.10 MiB (+21.3%), over the 5% allowed");
+  EXPECT_EQ(find(Metric::kOutput).result, CheckOutcome::Result::kPass);
+  EXPECT_EQ(find(Metric::kArgument).result, CheckOutcome::Result::kPass);
+  EXPECT_EQ(find(Metric::kPeak).result, CheckOutcome::Result::kSkipped);
+
+  // No 'regression' in the budget: any growth fails.
+  cli::ResolvedBudget strict;
+  EXPECT_EQ(cli::CheckModule(after, strict, &before)[Index(Metric::kOutput)].result,
+            CheckOutcome::Result::kFail);
+}
+
+TEST(Baseline, ReadsAnalyzeJsonByContent) {
+  const std::string json =
+      "{\n  \"schema_version\": 1,\n  \"module\": \"jit_f\",\n  \"total_allocation_bytes\": 10,\n"
+      "  \"argument_bytes\": 1, \"output_bytes\": 2, \"temp_bytes\": 3,\n"
+      "  \"device_footprint_bytes\": 6, \"live_peak\": {\"bytes\": 5}}\n";
+  EXPECT_TRUE(cli::LooksLikeAnalyzeJson(json));
+  EXPECT_FALSE(cli::LooksLikeAnalyzeJson("BufferAssignment:\nallocation 0: size 4\n"));
+  absl::StatusOr<cli::ModuleMetrics> m = cli::MetricsFromAnalyzeJson(json, "old.json");
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->module, "jit_f");
+  EXPECT_EQ(m->bytes[Index(Metric::kPeak)], 5);
+  EXPECT_EQ(m->bytes[Index(Metric::kTemp)], 3);
+  EXPECT_EQ(m->bytes[Index(Metric::kTotalAllocation)], 10);
+
+  absl::StatusOr<cli::ModuleMetrics> bad =
+      cli::MetricsFromAnalyzeJson("{\"schema_version\": 1, \"module\": \"m\"}", "old.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(std::string(bad.status().message()).find("old.json: error: expected key"),
+            std::string::npos);
+}
+
+// ---------------------------------------------------------------------------
+// The binary.
+
+CommandResult Memplan(std::vector<std::string> args) {
+  args.insert(args.begin(), MEMPLAN_BINARY);
+  return test::RunCommand(args, MEMPLAN_SOURCE_DIR);
+}
+
+std::string Describe(const CommandResult& r) {
+  return "exit " + std::to_string(r.exit_code) + "\nstdout: " + r.out + "\nstderr: " + r.err;
+}
+
+// libxml2's verdict on `xml`, and the number of <failure> elements in it.
+struct XmlCheck {
+  bool well_formed = false;
+  int failures = 0;
+  int testcases = 0;
+  int testsuites = 0;
+};
+
+void Count(xmlNode* node, XmlCheck& check) {
+  for (xmlNode* n = node; n != nullptr; n = n->next) {
+    if (n->type == XML_ELEMENT_NODE) {
+      const std::string name(reinterpret_cast<const char*>(n->name));
+      if (name == "failure") ++check.failures;
+      if (name == "testcase") ++check.testcases;
+      if (name == "testsuite") ++check.testsuites;
+    }
+    Count(n->children, check);
+  }
+}
+
+XmlCheck ParseXml(const std::string& xml) {
+  XmlCheck check;
+  xmlDoc* doc = xmlReadMemory(xml.data(), static_cast<int>(xml.size()), "junit.xml", nullptr,
+                              XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  if (doc == nullptr) return check;
+  check.well_formed = true;
+  Count(xmlDocGetRootElement(doc), check);
+  xmlFreeDoc(doc);
+  return check;
+}
+
+TEST(CheckCli, GenerousBudgetPasses) {
+  test::TempDir dir;
+  ASSERT_TRUE(test::WriteFile(dir.File("budgets.yaml"),
+                              "\"*\":\n  device: H100-80GB\n  peak: 0.8 * device\n"
+                              "  temp: 1GiB\n  total_allocation: 1GiB\n"));
+  const std::string junit = dir.File("results.xml");
+  const CommandResult r =
+      Memplan({"check", kMlp, "--budget", dir.File("budgets.yaml"), "--junit", junit});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("all 3 checks passed"), std::string::npos) << r.out;
+  const XmlCheck xml = ParseXml(test::ReadFileOrDie(junit));
+  EXPECT_TRUE(xml.well_formed);
+  EXPECT_EQ(xml.testsuites, 1);
+  EXPECT_EQ(xml.testcases, 3);
+  EXPECT_EQ(xml.failures, 0);
+}
+
+TEST(CheckCli, TightBudgetFailsWithExitOneAndJUnitFailure) {
+  test::TempDir dir;
+  ASSERT_TRUE(test::WriteFile(dir.File("budgets.yaml"),
+                              "jit_mlp_train_step:\n  temp: 300KiB\n  peak: 1GiB\n"));
+  const std::string junit = dir.File("results.xml");
+  const CommandResult r =
+      Memplan({"check", kMlp, "--budget", dir.File("budgets.yaml"), "--junit", junit});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.out.find("FAIL  temp  temp is 416.00 KiB (425,984 bytes), over its budget of "
+                       "300.00 KiB (307,200 bytes) by 116.00 KiB (+38.7%)"),
+            std::string::npos)
+      << r.out;
+  const std::string xml_text = test::ReadFileOrDie(junit);
+  const XmlCheck xml = ParseXml(xml_text);
+  EXPECT_TRUE(xml.well_formed) << xml_text;
+  EXPECT_EQ(xml.testcases, 2);
+  EXPECT_EQ(xml.failures, 1);
+  EXPECT_NE(xml_text.find("<failure message=\"temp is 416.00 KiB"), std::string::npos)
+      << xml_text;
+  // Only the JUnit file is left: no temporary beside it.
+  EXPECT_EQ(dir.List(), (std::vector<std::string>{"budgets.yaml", "results.xml"}));
+}
+
+TEST(CheckCli, RegressionAgainstADumpAndItsJson) {
+  test::TempDir dir;
+  const std::string grown = test::GrownMlpCopy(dir.File("grown"));
+  ASSERT_FALSE(grown.empty());
+  ASSERT_TRUE(test::WriteFile(dir.File("budgets.yaml"), "\"*\":\n  regression: 5%\n"));
+  const char* kExpected = "temp grew from 416.00 KiB to 544.00 KiB (+30.8%), over the 5% allowed";
+
+  CommandResult r = Memplan({"check", grown, "--budget", dir.File("budgets.yaml"), "--baseline",
+                             kMlp, "--junit", dir.File("r.xml")});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.out.find(kExpected), std::string::npos) << r.out;
+  // +3.1% total is within 5%.
+  EXPECT_NE(r.out.find("total_allocation grew from 4.01 MiB to 4.13 MiB (+3.1%), within the 5% "
+                       "allowed"),
+            std::string::npos)
+      << r.out;
+  const XmlCheck xml = ParseXml(test::ReadFileOrDie(dir.File("r.xml")));
+  EXPECT_TRUE(xml.well_formed);
+  EXPECT_EQ(xml.failures, 1);
+
+  // The same baseline as `memplan analyze --format=json`, recognised by content.
+  r = Memplan({"analyze", kMlp, "--format=json", "-o", dir.File("baseline.json")});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  r = Memplan({"check", grown, "--budget", dir.File("budgets.yaml"), "--baseline",
+               dir.File("baseline.json")});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.out.find(kExpected), std::string::npos) << r.out;
+
+  // Against itself nothing grew.
+  r = Memplan({"check", kMlp, "--budget", dir.File("budgets.yaml"), "--baseline",
+               dir.File("baseline.json")});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+}
+
+TEST(CheckCli, EveryModuleOfADumpDirectoryIsASuite) {
+  test::TempDir dir;
+  ASSERT_TRUE(test::WriteFile(dir.File("budgets.yaml"),
+                              "\"*\":\n  total_allocation: 1GiB\njit_train_step:\n  temp: 1MiB\n"));
+  const CommandResult r = Memplan({"check", "samples/xla/two_modules", "--budget",
+                                   dir.File("budgets.yaml"), "--junit", dir.File("r.xml")});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);  // jit_train_step's temp is 32 MiB
+  const XmlCheck xml = ParseXml(test::ReadFileOrDie(dir.File("r.xml")));
+  EXPECT_TRUE(xml.well_formed);
+  EXPECT_EQ(xml.testsuites, 2);
+  EXPECT_EQ(xml.failures, 1);
+
+  // --module narrows it to one.
+  const CommandResult one =
+      Memplan({"check", "samples/xla/two_modules", "--module", "jit_init_params", "--budget",
+               dir.File("budgets.yaml")});
+  EXPECT_EQ(one.exit_code, 0) << Describe(one);
+}
+
+TEST(CheckCli, BadInputExitsTwoAndLeavesNoFile) {
+  test::TempDir dir;
+  ASSERT_TRUE(test::WriteFile(dir.File("budgets.yaml"), "\"*\":\n  peak: 12 bananas\n"));
+  CommandResult r = Memplan({"check", kMlp, "--budget", dir.File("budgets.yaml"), "--junit",
+                             dir.File("r.xml")});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_NE(r.err.find("budgets.yaml:2:9: error: expected a byte count"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("  peak: 12 bananas\n        ^"), std::string::npos) << r.err;
+
+  ASSERT_TRUE(test::WriteFile(dir.File("ok.yaml"), "\"*\":\n  peak: 1GiB\n"));
+  r = Memplan({"check", "no/such/dump", "--budget", dir.File("ok.yaml"), "--junit",
+               dir.File("r.xml")});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  r = Memplan({"check", kMlp, "--budget", dir.File("ok.yaml"), "--baseline", "no/such/baseline",
+               "--junit", dir.File("r.xml")});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  // A budget that names no module of the input checks nothing: not a pass.
+  ASSERT_TRUE(test::WriteFile(dir.File("other.yaml"), "jit_other:\n  peak: 1GiB\n"));
+  r = Memplan({"check", kMlp, "--budget", dir.File("other.yaml"), "--junit", dir.File("r.xml")});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_NE(r.err.find("nothing was checked"), std::string::npos) << r.err;
+  r = Memplan({"check", kMlp});  // --budget is required
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+
+  EXPECT_EQ(dir.List(), (std::vector<std::string>{"budgets.yaml", "ok.yaml", "other.yaml"}));
+}
+
+TEST(CheckCli, PeakBudgetWithoutLiveRangesIsAnError) {
+  test::TempDir dir;
+  ASSERT_TRUE(test::WriteFile(dir.File("budgets.yaml"), "\"*\":\n  peak: 1GiB\n"));
+  const CommandResult r =
+      Memplan({"check",
+               "samples/xla/module_0105.jit_serve_step.tpu_after_optimizations-buffer-assignment.txt",
+               "--budget", dir.File("budgets.yaml")});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_NE(r.out.find("ERROR peak"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace memplan

@@ -1,0 +1,234 @@
+// The `memplan` binary as a user runs it: exit codes (0 ok, 2 bad input or
+// usage), error messages naming file:line:col, atomic -o, deterministic
+// output, and which module of a dump directory it analyzed.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "llvm/Support/JSON.h"
+#include "tests/test_util.h"
+
+namespace memplan {
+namespace {
+
+using test::CommandResult;
+
+constexpr const char* kAppended =
+    "samples/xla/module_0042.jit_train_step.sm_8.0_gpu_after_optimizations-buffer-assignment.txt";
+constexpr const char* kNoLiveRange =
+    "samples/xla/module_0105.jit_serve_step.tpu_after_optimizations-buffer-assignment.txt";
+
+CommandResult Memplan(std::vector<std::string> args, const std::string& cwd = MEMPLAN_SOURCE_DIR) {
+  args.insert(args.begin(), MEMPLAN_BINARY);
+  return test::RunCommand(args, cwd);
+}
+
+// JSON fields as std::optional (LLVM 14 returns llvm::Optional).
+std::optional<int64_t> Int(const llvm::json::Object& o, llvm::StringRef key) {
+  const auto v = o.getInteger(key);
+  return v.hasValue() ? std::optional<int64_t>(*v) : std::nullopt;
+}
+std::optional<std::string> Str(const llvm::json::Object& o, llvm::StringRef key) {
+  const auto v = o.getString(key);
+  return v.hasValue() ? std::optional<std::string>(v->str()) : std::nullopt;
+}
+
+std::string Describe(const CommandResult& r) {
+  return "exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.signal) +
+         "\nstderr: " + r.err;
+}
+
+TEST(Cli, AnalyzesASample) {
+  const CommandResult r = Memplan({"analyze", kAppended});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_TRUE(r.out.starts_with("Module: jit_train_step\n")) << r.out;
+}
+
+TEST(Cli, JsonStatesTheDumpsNumbers) {
+  const CommandResult r = Memplan({"analyze", "--format=json", kAppended});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(r.out);
+  ASSERT_TRUE(static_cast<bool>(json)) << llvm::toString(json.takeError());
+  const llvm::json::Object* o = json->getAsObject();
+  ASSERT_NE(o, nullptr);
+  EXPECT_TRUE(Int(*o, "schema_version").has_value());
+  EXPECT_EQ(Str(*o, "module"), "jit_train_step");
+  // "Total bytes used: 13633576" and the peak list at step 6 (13633544 bytes).
+  EXPECT_EQ(Int(*o, "total_allocation_bytes"), 13633576);
+  EXPECT_EQ(Int(*o, "stated_total_bytes"), 13633576);
+  const llvm::json::Object* peak = o->getObject("live_peak");
+  ASSERT_NE(peak, nullptr);
+  EXPECT_EQ(Int(*peak, "bytes"), 13633544);
+  EXPECT_EQ(Int(*peak, "step"), 6);
+}
+
+TEST(Cli, WithoutLiveRangesThePeakIsUnavailable) {
+  const CommandResult text = Memplan({"analyze", kNoLiveRange});
+  ASSERT_EQ(text.exit_code, 0) << Describe(text);
+  EXPECT_NE(text.out.find("Live peak (from the HloLiveRange)\n  not available"), std::string::npos)
+      << text.out;
+  const CommandResult json = Memplan({"analyze", "--format=json", kNoLiveRange});
+  ASSERT_EQ(json.exit_code, 0) << Describe(json);
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json.out);
+  ASSERT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError());
+  const llvm::json::Value* peak = parsed->getAsObject()->get("live_peak");
+  ASSERT_NE(peak, nullptr);
+  EXPECT_EQ(peak->kind(), llvm::json::Value::Null);
+}
+
+TEST(Cli, UnknownAttributesAndLinesAreWarningsNotErrors) {
+  const CommandResult r = Memplan({"analyze", kNoLiveRange});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("unknown allocation attribute 'cross-program-prefetch' (first at " +
+                       std::string(kNoLiveRange) + ":13:44)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("6 x unrecognized line (skipped) (first at " + std::string(kNoLiveRange) +
+                       ":37:1)"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(Cli, MalformedInputExitsTwoNamingFileLineAndColumn) {
+  test::TempDir dir;
+  ASSERT_TRUE(test::WriteFile(dir.File("bad.txt"), "BufferAssignment:\nallocation 0: size abc:\n"));
+  const CommandResult r = Memplan({"analyze", "bad.txt"}, dir.path());
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_TRUE(r.err.starts_with("memplan: bad.txt:2:20: error: expected the allocation size in bytes"))
+      << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(Cli, MissingInputExitsTwo) {
+  test::TempDir dir;
+  const CommandResult r = Memplan({"analyze", "no_such_dump.txt"}, dir.path());
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_NE(r.err.find("no_such_dump.txt"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(Cli, BadUsageExitsTwo) {
+  const std::vector<std::vector<std::string>> cases = {
+      {},
+      {"frobnicate"},
+      {"analyze"},
+      {"analyze", "--format=xml", kAppended},
+      {"analyze", "--top=many", kAppended},
+      {"analyze", "--no-such-flag", kAppended},
+  };
+  for (const std::vector<std::string>& args : cases) {
+    std::string joined;
+    for (const std::string& a : args) joined += a + " ";
+    const CommandResult r = Memplan(args);
+    EXPECT_EQ(r.exit_code, 2) << "memplan " << joined << "\n" << Describe(r);
+    EXPECT_FALSE(r.err.empty()) << "memplan " << joined;
+  }
+}
+
+TEST(Cli, HelpAndVersion) {
+  const CommandResult version = Memplan({"--version"});
+  EXPECT_EQ(version.exit_code, 0) << Describe(version);
+  EXPECT_NE(version.out.find("memplan"), std::string::npos);
+  const CommandResult help = Memplan({"--help"});
+  EXPECT_EQ(help.exit_code, 0) << Describe(help);
+  EXPECT_NE(help.out.find("analyze"), std::string::npos);
+}
+
+TEST(Cli, OutputFileOnBadInputLeavesNoFileBehind) {
+  test::TempDir dir;
+  ASSERT_TRUE(test::WriteFile(dir.File("bad.txt"), "BufferAssignment:\nallocation 0: size -4:\n"));
+  for (const char* format : {"--format=json", "--format=text"}) {
+    const CommandResult r = Memplan({"analyze", format, "-o", "out.json", "bad.txt"}, dir.path());
+    EXPECT_EQ(r.exit_code, 2) << Describe(r);
+    EXPECT_EQ(dir.List(), std::vector<std::string>{"bad.txt"});  // no out.json, no temp file
+  }
+}
+
+TEST(Cli, OutputFileHoldsExactlyWhatStdoutWouldAndNothingElse) {
+  test::TempDir dir;
+  const std::string input = test::SourcePath(kAppended);
+  const CommandResult to_stdout = Memplan({"analyze", "--format=json", input}, dir.path());
+  ASSERT_EQ(to_stdout.exit_code, 0) << Describe(to_stdout);
+  const CommandResult to_file =
+      Memplan({"analyze", "--format=json", "-o", "out.json", input}, dir.path());
+  ASSERT_EQ(to_file.exit_code, 0) << Describe(to_file);
+  EXPECT_TRUE(to_file.out.empty());
+  EXPECT_EQ(dir.List(), std::vector<std::string>{"out.json"});
+  EXPECT_EQ(test::ReadFileOrDie(dir.File("out.json")), to_stdout.out);
+
+  // Overwriting an existing file replaces it whole.
+  ASSERT_TRUE(test::WriteFile(dir.File("out.json"), std::string(100000, 'x')));
+  ASSERT_EQ(Memplan({"analyze", "--format=json", "-o", "out.json", input}, dir.path()).exit_code, 0);
+  EXPECT_EQ(test::ReadFileOrDie(dir.File("out.json")), to_stdout.out);
+  EXPECT_EQ(dir.List(), std::vector<std::string>{"out.json"});
+}
+
+TEST(Cli, UnwritableOutputExitsTwo) {
+  test::TempDir dir;
+  const CommandResult r =
+      Memplan({"analyze", "-o", "missing_dir/out.txt", test::SourcePath(kAppended)}, dir.path());
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_NE(r.err.find("missing_dir/out.txt"), std::string::npos) << r.err;
+  EXPECT_TRUE(dir.List().empty());
+}
+
+TEST(Cli, SameInputGivesIdenticalBytes) {
+  for (const char* input : {kAppended, "samples/xla/split_dump", "samples/jax/scan_loop"}) {
+    for (const char* format : {"--format=text", "--format=json"}) {
+      const CommandResult a = Memplan({"analyze", format, input});
+      const CommandResult b = Memplan({"analyze", format, input});
+      ASSERT_EQ(a.exit_code, 0) << input << " " << Describe(a);
+      ASSERT_EQ(b.exit_code, 0) << input << " " << Describe(b);
+      EXPECT_FALSE(a.out.empty());
+      EXPECT_EQ(a.out, b.out) << input << " " << format;
+    }
+  }
+}
+
+TEST(Cli, ADirectoryNamesTheModuleItChose) {
+  const CommandResult r = Memplan({"analyze", "samples/xla/two_modules"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_TRUE(r.out.starts_with("Module: jit_train_step\n")) << r.out;
+  EXPECT_NE(r.out.find("analyzing module jit_train_step, the largest of 2 in the dump by "
+                       "'Total bytes used' (83886088 bytes); pick another with --module"),
+            std::string::npos)
+      << r.out;
+
+  const CommandResult json = Memplan({"analyze", "--format=json", "samples/xla/two_modules"});
+  ASSERT_EQ(json.exit_code, 0) << Describe(json);
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json.out);
+  ASSERT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError());
+  const std::optional<std::string> choice = Str(*parsed->getAsObject(), "module_choice");
+  ASSERT_TRUE(choice.has_value());
+  EXPECT_NE(choice->find("jit_train_step"), std::string::npos);
+}
+
+TEST(Cli, WithOutputFileTheChoiceGoesToStderr) {
+  test::TempDir dir;
+  const CommandResult r = Memplan(
+      {"analyze", "-o", "report.txt", test::SourcePath("samples/xla/two_modules")}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.err.find("analyzing module jit_train_step"), std::string::npos) << r.err;
+  EXPECT_EQ(dir.List(), std::vector<std::string>{"report.txt"});
+}
+
+TEST(Cli, ModuleFlagPicksAModule) {
+  const CommandResult init =
+      Memplan({"analyze", "--module=jit_init_params", "samples/xla/two_modules"});
+  ASSERT_EQ(init.exit_code, 0) << Describe(init);
+  EXPECT_TRUE(init.out.starts_with("Module: jit_init_params\n")) << init.out;
+  EXPECT_NE(init.out.find("named by --module"), std::string::npos) << init.out;
+
+  const CommandResult ambiguous = Memplan({"analyze", "--module=jit", "samples/xla/two_modules"});
+  EXPECT_EQ(ambiguous.exit_code, 2) << Describe(ambiguous);
+  EXPECT_NE(ambiguous.err.find("matches several modules"), std::string::npos) << ambiguous.err;
+
+  const CommandResult unknown = Memplan({"analyze", "--module=jit_eval", "samples/xla/two_modules"});
+  EXPECT_EQ(unknown.exit_code, 2) << Describe(unknown);
+  EXPECT_NE(unknown.err.find("jit_init_params, jit_train_step"), std::string::npos) << unknown.err;
+}
+
+}  // namespace
+}  // namespace memplan

@@ -1,0 +1,187 @@
+// `memplan diff`: a dump against itself has no change; a grown temporary is
+// found as one value that grew, with the categories' deltas; renamed values
+// vanish and appear; the text and JSON views and the CLI's atomic -o.
+#include <string>
+#include <vector>
+
+#include "analyzer/analysis.h"
+#include "analyzer/diff.h"
+#include "gtest/gtest.h"
+#include "llvm/Support/JSON.h"
+#include "parsers/load_program.h"
+#include "tests/ci_test_util.h"
+#include "tests/test_util.h"
+#include "viz/diff_report.h"
+
+namespace memplan {
+namespace {
+
+using analyzer::CategoryDelta;
+using analyzer::ProgramDiff;
+using analyzer::ValueChangeKind;
+
+struct Loaded {
+  parsers::LoadedProgram loaded;
+  analyzer::Analysis analysis;
+};
+
+Loaded Load(const std::string& path) {
+  absl::StatusOr<parsers::LoadedProgram> loaded = parsers::LoadProgram(path, {});
+  EXPECT_TRUE(loaded.ok()) << loaded.status();
+  Loaded out{*std::move(loaded), {}};
+  out.analysis = analyzer::Analysis::Run(out.loaded.program, {});
+  return out;
+}
+
+ProgramDiff Diff(const Loaded& a, const Loaded& b, int top_n = 20) {
+  return analyzer::DiffPrograms(a.loaded.program, a.analysis, b.loaded.program, b.analysis,
+                                {top_n});
+}
+
+const CategoryDelta& Category(const ProgramDiff& diff, const std::string& name) {
+  for (const CategoryDelta& c : diff.categories) {
+    if (c.name == name) return c;
+  }
+  ADD_FAILURE() << "no category " << name;
+  static const CategoryDelta kNone;
+  return kNone;
+}
+
+class DiffAgainstItself : public testing::TestWithParam<test::Sample> {};
+
+TEST_P(DiffAgainstItself, ReportsNoChange) {
+  const Loaded a = Load(test::SourcePath(GetParam().path));
+  const Loaded b = Load(test::SourcePath(GetParam().path));
+  const ProgramDiff diff = Diff(a, b);
+  EXPECT_TRUE(diff.Empty());
+  EXPECT_EQ(diff.changed_values, 0);
+  EXPECT_TRUE(diff.changes.empty());
+  EXPECT_EQ(diff.unchanged_values, static_cast<int64_t>(a.loaded.program.values.size()));
+  for (const CategoryDelta& c : diff.categories) {
+    if (c.delta()) {
+      EXPECT_EQ(*c.delta(), 0) << c.name;
+    }
+  }
+  const std::string text = viz::RenderDiffText({diff, "a", "b"});
+  EXPECT_NE(text.find("No change"), std::string::npos) << text;
+}
+
+INSTANTIATE_TEST_SUITE_P(Samples, DiffAgainstItself, testing::ValuesIn(test::JaxSamples()),
+                         test::SampleName());
+
+TEST(Diff, FindsTheValueThatGrew) {
+  test::TempDir dir;
+  const std::string grown = test::GrownMlpCopy(dir.File("grown"));
+  ASSERT_FALSE(grown.empty());
+  const Loaded before = Load(test::SourcePath("samples/jax/mlp_train_step"));
+  const Loaded after = Load(grown);
+  const ProgramDiff diff = Diff(before, after);
+  EXPECT_FALSE(diff.Empty());
+
+  EXPECT_EQ(Category(diff, "temp").old_bytes, 425984);
+  EXPECT_EQ(Category(diff, "temp").new_bytes, 557056);
+  EXPECT_EQ(Category(diff, "temp").delta(), 131072);
+  EXPECT_NEAR(*Category(diff, "temp").percent(), 30.769, 0.001);
+  EXPECT_EQ(Category(diff, "total allocation").delta(), 131072);
+  EXPECT_EQ(Category(diff, "argument").delta(), 0);
+
+  ASSERT_EQ(diff.changed_values, 1);
+  ASSERT_EQ(diff.changes.size(), 1u);
+  const analyzer::ValueChange& c = diff.changes[0];
+  EXPECT_EQ(c.kind, ValueChangeKind::kGrew);
+  EXPECT_EQ(c.name, "broadcast_maximum_fusion");
+  EXPECT_EQ(c.old_bytes, 131072);
+  EXPECT_EQ(c.new_bytes, 262144);
+  EXPECT_EQ(c.old_shape, "f32[64,512]{1,0}");
+  EXPECT_EQ(c.new_shape, "f32[128,512]{1,0}");
+  EXPECT_EQ(diff.summary[static_cast<int>(ValueChangeKind::kGrew)].bytes, 131072);
+
+  const std::string text = viz::RenderDiffText({diff, "old", "new"});
+  EXPECT_NE(text.find("f32[64,512]{1,0} -> f32[128,512]{1,0}"), std::string::npos) << text;
+  EXPECT_NE(text.find("+128.00 KiB"), std::string::npos) << text;
+
+  // Reversed, it shrank.
+  const ProgramDiff reverse = Diff(after, before);
+  ASSERT_EQ(reverse.changes.size(), 1u);
+  EXPECT_EQ(reverse.changes[0].kind, ValueChangeKind::kShrank);
+  EXPECT_EQ(reverse.changes[0].delta(), -131072);
+}
+
+TEST(Diff, RenamedValuesVanishAndAppear) {
+  test::TempDir dir;
+  const std::string copy = test::GrownMlpCopy(dir.File("renamed"));
+  ASSERT_FALSE(copy.empty());
+  const std::string file =
+      copy + "/jit_mlp_train_step.cpu_after_optimizations-buffer-assignment.txt";
+  std::string text = test::ReadFileOrDie(file);
+  test::ReplaceOnce(text, "<139 compare_select_fusion @0>", "<139 compare_select_fusion.9 @0>");
+  ASSERT_TRUE(test::WriteFile(file, text));
+
+  const ProgramDiff diff = Diff(Load(test::SourcePath("samples/jax/mlp_train_step")),
+                                Load(copy), /*top_n=*/0);
+  EXPECT_EQ(diff.summary[static_cast<int>(ValueChangeKind::kVanished)].count, 1);
+  EXPECT_EQ(diff.summary[static_cast<int>(ValueChangeKind::kVanished)].bytes, -131072);
+  EXPECT_EQ(diff.summary[static_cast<int>(ValueChangeKind::kAppeared)].count, 1);
+  EXPECT_EQ(diff.summary[static_cast<int>(ValueChangeKind::kGrew)].count, 1);
+  ASSERT_EQ(diff.changes.size(), 3u);
+  // Largest change first (all three are 128 KiB here), then by name.
+  EXPECT_EQ(diff.changes[0].kind, ValueChangeKind::kGrew);
+  EXPECT_EQ(diff.changes[0].name, "broadcast_maximum_fusion");
+  EXPECT_EQ(diff.changes[1].kind, ValueChangeKind::kVanished);
+  EXPECT_EQ(diff.changes[1].name, "compare_select_fusion");
+  EXPECT_EQ(diff.changes[1].new_bytes, 0);
+  EXPECT_EQ(diff.changes[2].kind, ValueChangeKind::kAppeared);
+  EXPECT_EQ(diff.changes[2].name, "compare_select_fusion.9");
+  EXPECT_EQ(diff.changes[2].old_bytes, 0);
+
+  // --top caps the list, not the counts.
+  const ProgramDiff capped = Diff(Load(test::SourcePath("samples/jax/mlp_train_step")),
+                                  Load(copy), /*top_n=*/1);
+  EXPECT_EQ(capped.changes.size(), 1u);
+  EXPECT_EQ(capped.changed_values, 3);
+}
+
+test::CommandResult Memplan(std::vector<std::string> args) {
+  args.insert(args.begin(), MEMPLAN_BINARY);
+  return test::RunCommand(args, MEMPLAN_SOURCE_DIR);
+}
+
+TEST(DiffCli, JsonOfADumpAgainstItselfSaysUnchanged) {
+  const test::CommandResult r = Memplan(
+      {"diff", "samples/jax/scan_loop", "samples/jax/scan_loop", "--format=json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(r.out);
+  ASSERT_TRUE(static_cast<bool>(json)) << llvm::toString(json.takeError());
+  const llvm::json::Object* o = json->getAsObject();
+  ASSERT_NE(o, nullptr);
+  EXPECT_EQ(o->getBoolean("changed"), false);
+  EXPECT_EQ(o->getInteger("schema_version"), int64_t{1});
+  const llvm::json::Array* changes = o->getArray("changes");
+  ASSERT_NE(changes, nullptr);
+  EXPECT_TRUE(changes->empty());
+}
+
+TEST(DiffCli, WritesAtomicallyAndFailsCleanly) {
+  test::TempDir dir;
+  const std::string grown = test::GrownMlpCopy(dir.File("grown"));
+  ASSERT_FALSE(grown.empty());
+  test::CommandResult r = Memplan({"diff", "samples/jax/mlp_train_step", grown, "--format=json",
+                                   "-o", dir.File("diff.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse(test::ReadFileOrDie(dir.File("diff.json")));
+  ASSERT_TRUE(static_cast<bool>(json)) << llvm::toString(json.takeError());
+  const llvm::json::Array* changes = json->getAsObject()->getArray("changes");
+  ASSERT_NE(changes, nullptr);
+  ASSERT_EQ(changes->size(), 1u);
+  EXPECT_EQ((*changes)[0].getAsObject()->getString("change"), llvm::StringRef("grew"));
+  EXPECT_EQ((*changes)[0].getAsObject()->getInteger("delta_bytes"), int64_t{131072});
+
+  r = Memplan({"diff", "samples/jax/mlp_train_step", "no/such/dump", "-o", dir.File("x.txt")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no/such/dump"), std::string::npos) << r.err;
+  EXPECT_EQ(dir.List(), (std::vector<std::string>{"diff.json", "grown"}));
+}
+
+}  // namespace
+}  // namespace memplan

@@ -1,0 +1,145 @@
+// The HloProto against the text dump of the same program, and the heap
+// simulation against XLA's own temp sizes, on every samples/jax case.
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "analyzer/analysis.h"
+#include "analyzer/attribution.h"
+#include "parsers/load_program.h"
+
+namespace memplan {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<fs::path> JaxCases() {
+  std::vector<fs::path> cases;
+  for (const auto& entry : fs::directory_iterator(fs::path(MEMPLAN_SOURCE_DIR) / "samples/jax")) {
+    if (entry.is_directory()) cases.push_back(entry.path());
+  }
+  std::sort(cases.begin(), cases.end());
+  return cases;
+}
+
+fs::path ProtoOf(const fs::path& dir) {
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().string().ends_with(".hlo.pb")) return entry.path();
+  }
+  return {};
+}
+
+parsers::LoadedProgram Load(const fs::path& path) {
+  auto loaded = parsers::LoadProgram(path.string(), {});
+  EXPECT_TRUE(loaded.ok()) << loaded.status();
+  return std::move(*loaded);
+}
+
+TEST(ProtoGroundTruth, CorpusIsPresent) { EXPECT_GE(JaxCases().size(), 6u); }
+
+TEST(ProtoGroundTruth, TextAndProtoGiveTheSameNumbers) {
+  for (const fs::path& dir : JaxCases()) {
+    SCOPED_TRACE(dir.filename().string());
+    const auto text = Load(dir);
+    const auto proto = Load(ProtoOf(dir));
+    EXPECT_EQ(proto.program.input_format, "hlo-proto");
+    const auto a = analyzer::ComputeMemoryStats(text.program);
+    const auto b = analyzer::ComputeMemoryStats(proto.program);
+    EXPECT_EQ(a.argument_bytes, b.argument_bytes);
+    EXPECT_EQ(a.output_bytes, b.output_bytes);
+    EXPECT_EQ(a.alias_bytes, b.alias_bytes);
+    EXPECT_EQ(a.temp_bytes, b.temp_bytes);
+    EXPECT_EQ(a.total_allocation_bytes, b.total_allocation_bytes);
+    EXPECT_EQ(text.program.module_name, proto.program.module_name);
+  }
+}
+
+TEST(ProtoGroundTruth, TextAndProtoAgreeValueByValue) {
+  for (const fs::path& dir : JaxCases()) {
+    SCOPED_TRACE(dir.filename().string());
+    const auto text = Load(dir);
+    const auto proto = Load(ProtoOf(dir));
+    int64_t compared = 0;
+    for (const ir::Value& t : text.program.values) {
+      const ir::Value* p = proto.program.FindValue(t.id);
+      if (!p || !t.allocation.valid()) continue;
+      ++compared;
+      EXPECT_EQ(t.instruction, p->instruction) << t.id.value();
+      EXPECT_EQ(t.index, p->index) << t.DisplayName();
+      EXPECT_EQ(t.size, p->size) << t.DisplayName();
+      EXPECT_EQ(t.allocation, p->allocation) << t.DisplayName();
+      EXPECT_EQ(t.offset, p->offset) << t.DisplayName();
+      // Stack frames come from the HLO text beside the dump, or the proto.
+      EXPECT_EQ(analyzer::AttributionPath(text.program, t, analyzer::AttributionKey::kSource),
+                analyzer::AttributionPath(proto.program, *p, analyzer::AttributionKey::kSource))
+          << t.DisplayName();
+    }
+    EXPECT_GT(compared, 0);
+  }
+}
+
+// The bar: best-fit within 2% of XLA's temp size on every case, from
+// XLA's trace (proto) and from live ranges (text).
+TEST(ProtoGroundTruth, BestFitWithinTwoPercentOfXla) {
+  for (const fs::path& dir : JaxCases()) {
+    for (const fs::path& input : {dir, ProtoOf(dir)}) {
+      SCOPED_TRACE(input.string());
+      const auto loaded = Load(input);
+      const auto arenas = analyzer::SimulateTempArenas(loaded.program);
+      int64_t temp_allocations = 0;
+      for (const ir::Allocation& a : loaded.program.allocations) {
+        temp_allocations += a.is_preallocated_temp && !a.values.empty();
+      }
+      ASSERT_EQ(static_cast<int64_t>(arenas.size()), temp_allocations);
+      for (const auto& arena : arenas) {
+        EXPECT_LE(std::abs(arena.BestFitErrorPercent()), 2.0)
+            << "XLA " << arena.xla_size << " best-fit " << arena.best_fit_size;
+        EXPECT_LE(arena.lower_bound, arena.xla_size);
+        EXPECT_LE(arena.lower_bound, arena.best_fit_size);
+      }
+    }
+  }
+}
+
+TEST(ProtoGroundTruth, TraceReplayStaysInsideTheAllocation) {
+  for (const fs::path& dir : JaxCases()) {
+    SCOPED_TRACE(dir.filename().string());
+    const auto loaded = Load(ProtoOf(dir));
+    for (const auto& arena : analyzer::SimulateTempArenas(loaded.program)) {
+      ASSERT_TRUE(arena.trace_replay_size.has_value());
+      EXPECT_GT(*arena.trace_replay_size, 0);
+      EXPECT_LE(*arena.trace_replay_size, arena.xla_size);
+    }
+  }
+}
+
+TEST(ProtoGroundTruth, AttributionTreesSumToTheirValues) {
+  for (const fs::path& dir : JaxCases()) {
+    SCOPED_TRACE(dir.filename().string());
+    const auto loaded = Load(dir);
+    const auto analysis = analyzer::Analysis::Run(loaded.program, {});
+    ASSERT_TRUE(analysis.peak.has_value());
+    for (auto key : {analyzer::AttributionKey::kOpName, analyzer::AttributionKey::kSource,
+                     analyzer::AttributionKey::kOpType}) {
+      const auto root = analyzer::Attribute(loaded.program, analysis.peak->values, key);
+      EXPECT_EQ(root.bytes, analysis.peak->bytes);
+      std::vector<const analyzer::AttributionNode*> stack = {&root};
+      while (!stack.empty()) {
+        const auto* node = stack.back();
+        stack.pop_back();
+        int64_t children = 0;
+        for (const auto& child : node->children) {
+          children += child.bytes;
+          stack.push_back(&child);
+        }
+        if (!node->children.empty()) EXPECT_LE(children, node->bytes) << node->name;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace memplan
