@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,6 +31,22 @@ absl::Status WriteOutput(const std::string& path, std::string_view contents) {
   if (path.empty() || path == "-") {
     std::fwrite(contents.data(), 1, contents.size(), stdout);
     std::fflush(stdout);
+    return absl::OkStatus();
+  }
+  // A device or pipe (/dev/null, /dev/stdout, a FIFO) is written in place:
+  // renaming over it would replace the node itself.
+  struct stat existing;
+  if (::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
+    const int fd = ::open(path.c_str(), O_WRONLY);
+    if (fd < 0) {
+      return absl::InvalidArgumentError(
+          StrCat(path, ": cannot open output: ", std::strerror(errno)));
+    }
+    absl::Status written = WriteAll(fd, contents);
+    ::close(fd);
+    if (!written.ok()) {
+      return absl::InvalidArgumentError(StrCat(path, ": cannot write output: ", written.message()));
+    }
     return absl::OkStatus();
   }
   std::string temp = path + ".tmp.XXXXXX";

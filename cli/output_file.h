@@ -10,7 +10,8 @@
 
 namespace memplan::cli {
 
-// `path` "-" or empty means stdout.
+// `path` "-" or empty means stdout. An existing path that is not a regular
+// file (/dev/null, a FIFO) is written in place, not replaced.
 absl::Status WriteOutput(const std::string& path, std::string_view contents);
 
 }  // namespace memplan::cli

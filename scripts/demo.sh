@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh >/dev/null
-./build/cli/memplan analyze samples/xla/seed004_gpu_decode.buffer-assignment.txt "$@"
+./build/cli/memplan analyze samples/xla/seed004_gpu_decode-buffer-assignment.txt "$@"

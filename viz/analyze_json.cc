@@ -11,12 +11,19 @@ using llvm::json::OStream;
 
 llvm::StringRef Ref(std::string_view s) { return llvm::StringRef(s.data(), s.size()); }
 
+// A JSON string of text from the input. JSON strings must be UTF-8 (llvm::json
+// asserts it) and dumps need not be: invalid bytes become U+FFFD.
+llvm::json::Value Text(std::string_view s) {
+  if (LLVM_LIKELY(llvm::json::isUTF8(Ref(s)))) return Ref(s);
+  return llvm::json::fixUTF8(Ref(s));
+}
+
 // A string, or null when empty.
 void StringOrNull(OStream& j, llvm::StringRef key, std::string_view s) {
   if (s.empty()) {
     j.attribute(key, nullptr);
   } else {
-    j.attribute(key, Ref(s));
+    j.attribute(key, Text(s));
   }
 }
 
@@ -29,14 +36,14 @@ void WriteIndex(OStream& j, llvm::StringRef key, const ir::ShapeIndex& index) {
 void WriteValue(OStream& j, const ir::Program& program, const ir::Value& v) {
   j.object([&] {
     j.attribute("id", v.id.value());
-    j.attribute("name", v.DisplayName());
-    j.attribute("instruction", Ref(v.instruction));
+    j.attribute("name", Text(v.DisplayName()));
+    j.attribute("instruction", Text(v.instruction));
     WriteIndex(j, "index", v.index);
     j.attribute("size", v.size);
     j.attribute("allocation", v.allocation.valid() ? llvm::json::Value(v.allocation.value())
                                                    : llvm::json::Value(nullptr));
     j.attribute("offset", v.offset);
-    j.attribute("shape", Ref(v.shape_text));
+    j.attribute("shape", Text(v.shape_text));
     if (const ir::Allocation* a = program.FindAllocation(v.allocation)) {
       j.attribute("category", Ref(analyzer::CategoryName(analyzer::CategoryOf(*a))));
     } else {
@@ -45,9 +52,10 @@ void WriteValue(OStream& j, const ir::Program& program, const ir::Value& v) {
     StringOrNull(j, "opcode", v.opcode);
     StringOrNull(j, "op_type", v.metadata.op_type);
     StringOrNull(j, "op_name", v.metadata.op_name);
-    StringOrNull(j, "source_file", v.metadata.source_file);
-    if (v.metadata.source_line > 0) {
-      j.attribute("source_line", v.metadata.source_line);
+    const ir::Program::SourceLocation source = program.SourceOf(v.metadata);
+    StringOrNull(j, "source_file", source.file);
+    if (source.line > 0) {
+      j.attribute("source_line", source.line);
     } else {
       j.attribute("source_line", nullptr);
     }
@@ -76,7 +84,7 @@ void WriteAllocation(OStream& j, const ir::Allocation& a) {
     j.attribute("color", a.color);
     if (a.is_entry_parameter()) {
       j.attribute("parameter_number", *a.parameter_number);
-      j.attribute("parameter_shape", Ref(a.parameter_shape_text));
+      j.attribute("parameter_shape", Text(a.parameter_shape_text));
       WriteIndex(j, "parameter_index", a.parameter_index);
     } else {
       j.attribute("parameter_number", nullptr);
@@ -159,7 +167,7 @@ void WriteTempArenas(OStream& j, const analyzer::Analysis& analysis) {
 
 void WriteAttributionNode(OStream& j, const analyzer::AttributionNode& node) {
   j.object([&] {
-    j.attribute("name", node.name);
+    j.attribute("name", Text(node.name));
     j.attribute("bytes", node.bytes);
     j.attribute("values", node.values);
     j.attributeArray("children", [&] {
@@ -175,7 +183,7 @@ void WriteAttribution(OStream& j, const analyzer::Analysis& analysis) {
   }
   j.attributeObject("attribution", [&] {
     j.attribute("by", Ref(analyzer::AttributionKeyName(analysis.attribution_key)));
-    j.attribute("scope", analysis.attribution_scope);
+    j.attribute("scope", Text(analysis.attribution_scope));
     j.attributeBegin("root");
     WriteAttributionNode(j, analysis.attribution);
     j.attributeEnd();
@@ -187,9 +195,9 @@ void WriteWarnings(OStream& j, const ir::Program& program) {
   j.attributeArray("warnings", [&] {
     for (const ir::Warning& w : program.diagnostics.warnings()) {
       j.object([&] {
-        j.attribute("kind", w.kind);
+        j.attribute("kind", Text(w.kind));
         j.attribute("count", w.count);
-        j.attribute("first_location", w.first_location);
+        j.attribute("first_location", Text(w.first_location));
       });
     }
   });
@@ -205,14 +213,14 @@ std::string RenderAnalyzeJson(const AnalyzeReportInput& input) {
   OStream j(os, /*IndentSize=*/2);
   j.object([&] {
     j.attribute("schema_version", kAnalyzeJsonSchemaVersion);
-    j.attribute("module", program.module_name);
+    j.attribute("module", Text(program.module_name));
     j.attributeArray("source_files", [&] {
-      for (const std::string& f : program.source_files) j.value(f);
+      for (const std::string& f : program.source_files) j.value(Text(f));
     });
     StringOrNull(j, "module_choice", input.choice);
     j.attribute("input_format", program.input_format);
     j.attributeArray("notes", [&] {
-      for (const std::string& note : program.notes) j.value(note);
+      for (const std::string& note : program.notes) j.value(Text(note));
     });
     j.attribute("total_allocation_bytes", s.total_allocation_bytes);
     if (s.stated_total_bytes) {

@@ -13,10 +13,11 @@ namespace {
 using analyzer::Analysis;
 using Align = TextTable::Align;
 
-std::string SourceOf(const ir::OpMetadata& m) {
-  if (m.source_file.empty()) return "";
-  return m.source_line > 0 ? StrCat(m.source_file, ":", m.source_line)
-                           : std::string(m.source_file);
+// "file:line", from the metadata or the innermost stack frame; "" if unknown.
+std::string SourceOf(const ir::Program& program, const ir::OpMetadata& m) {
+  const ir::Program::SourceLocation source = program.SourceOf(m);
+  if (source.file.empty()) return "";
+  return source.line > 0 ? StrCat(source.file, ":", source.line) : std::string(source.file);
 }
 
 std::string KindOf(const ir::Allocation& a) {
@@ -73,12 +74,12 @@ std::string CategoryBreakdown(const analyzer::BytesByCategory& bytes) {
 void AppendValueTable(std::string& out, const ir::Program& program,
                       const std::vector<ir::ValueId>& ids, size_t limit) {
   TextTable table({{"#", Align::kRight}, {"size", Align::kRight}, {"bytes", Align::kRight},
-                   {"value"}, {"shape"}, {"op_type"}, {"source"}});
+                   {"value"}, {"shape"}, {"op_type"}, {"op_name"}, {"source"}});
   for (size_t i = 0; i < ids.size() && i < limit; ++i) {
     const ir::Value* v = program.FindValue(ids[i]);
     table.AddRow({StrCat(i + 1), HumanBytes(v->size), GroupedBytes(v->size),
                   v->DisplayName(), std::string(v->shape_text), std::string(v->metadata.op_type),
-                  SourceOf(v->metadata)});
+                  std::string(v->metadata.op_name), SourceOf(program, v->metadata)});
   }
   out += table.Render();
   if (ids.size() > limit) StrAppend(&out, "  ... ", ids.size() - limit, " more\n");
@@ -97,6 +98,11 @@ void AppendPeak(std::string& out, const AnalyzeReportInput& input) {
                   " bytes) at step ", peak.step, " of ", analysis.timeline.last_step);
   if (!peak.instruction.empty()) StrAppend(&out, ", instruction ", peak.instruction);
   StrAppend(&out, "\n  live there: ", CategoryBreakdown(peak.bytes_by_category), "\n");
+  if (peak.bytes > analysis.stats.total_allocation_bytes) {
+    StrAppend(&out, "  (more than the total allocation: at a step where a buffer passes to its\n"
+                    "  in-place successor - a donated input to its output, a loop's phi - both\n"
+                    "  values are live, as in XLA's own list, while they share one buffer)\n");
+  }
   if (const auto& stated = analysis.stated_peak) {
     StrAppend(&out, "  the dump's own peak list: step ", stated->stated_step, ", ",
               stated->stated_values, " values, ", GroupedBytes(stated->stated_bytes), " bytes: ",
