@@ -6,8 +6,17 @@
 #include "cli/output_file.h"
 #include "parsers/load_program.h"
 #include "viz/analyze_report.h"
+#include "viz/chrome_trace.h"
+#include "viz/dot_report.h"
+#include "viz/svg_render.h"
 
 namespace memplan::cli {
+namespace {
+
+// Values DOT, SVG and the Chrome trace draw when --top is not given.
+constexpr int kDefaultDrawnValues = 100;
+
+}  // namespace
 
 void PrintError(const absl::Status& status) {
   std::fprintf(stderr, "memplan: %.*s\n", static_cast<int>(status.message().size()),
@@ -43,6 +52,27 @@ int RunAnalyze(const AnalyzeFlags& flags) {
     case AnalyzeFormat::kFolded:
       rendered = analyzer::FoldedStacks(loaded->program, analysis.attributed_values, *key);
       break;
+    case AnalyzeFormat::kDot:
+    case AnalyzeFormat::kSvg: {
+      viz::DotOptions dot_options;
+      dot_options.max_values = flags.top_given ? flags.top : kDefaultDrawnValues;
+      rendered = viz::RenderDot(loaded->program, analysis, dot_options);
+      if (flags.format == AnalyzeFormat::kSvg) {
+        absl::StatusOr<std::string> svg = viz::RenderSvgFromDot(rendered);
+        if (!svg.ok()) {
+          PrintError(svg.status());
+          return kExitBadInput;
+        }
+        rendered = *std::move(svg);
+      }
+      break;
+    }
+    case AnalyzeFormat::kChromeTrace: {
+      viz::ChromeTraceOptions trace_options;
+      trace_options.max_values = flags.top_given ? flags.top : kDefaultDrawnValues;
+      rendered = viz::RenderChromeTrace(loaded->program, analysis, trace_options);
+      break;
+    }
   }
   if (absl::Status written = WriteOutput(flags.output, rendered); !written.ok()) {
     PrintError(written);

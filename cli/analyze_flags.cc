@@ -18,6 +18,7 @@ class AnalyzeSubcommand : public Subcommand {
     flags.format = format_;
     flags.output = output_;
     flags.top = top_;
+    flags.top_given = top_.getNumOccurrences() > 0;
     flags.by = by_;
     return RunAnalyze(flags);
   }
@@ -31,14 +32,20 @@ class AnalyzeSubcommand : public Subcommand {
       cl::values(clEnumValN(AnalyzeFormat::kText, "text", "aligned text report"),
                  clEnumValN(AnalyzeFormat::kJson, "json", "JSON (docs/json-schema.md)"),
                  clEnumValN(AnalyzeFormat::kFolded, "folded",
-                            "folded stacks of the peak attribution (flamegraph.pl, speedscope)"))};
+                            "folded stacks of the peak attribution (flamegraph.pl, speedscope)"),
+                 clEnumValN(AnalyzeFormat::kDot, "dot",
+                            "Graphviz DOT: dataflow of the values live at the peak"),
+                 clEnumValN(AnalyzeFormat::kSvg, "svg", "that graph as SVG (Graphviz)"),
+                 clEnumValN(AnalyzeFormat::kChromeTrace, "chrome-trace",
+                            "Chrome trace-event JSON (Perfetto): live bytes and value lifetimes"))};
   cl::opt<std::string> by_{"by", cl::sub(command_), cl::init("op"), cl::value_desc("key"),
                            cl::desc("Attribute the peak by op (op_name path), source (call "
                                     "stack / file:line) or type (op_type)")};
   cl::opt<std::string> output_{"o", cl::sub(command_), cl::init("-"), cl::value_desc("file"),
                                cl::desc("Write the report to <file> (atomically)")};
   cl::opt<int> top_{"top", cl::sub(command_), cl::init(10),
-                    cl::desc("Rows in the allocation and value tables (0: all)")};
+                    cl::desc("Rows in the allocation and value tables (0: all); values drawn "
+                             "by dot, svg and chrome-trace (default there: 100)")};
   cl::opt<std::string> module_{"module", cl::sub(command_), cl::value_desc("name"),
                                cl::desc("Module to analyze in a dump directory "
                                         "(default: the largest)")};

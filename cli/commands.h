@@ -12,7 +12,14 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitCheckFailed = 1;
 inline constexpr int kExitBadInput = 2;
 
-enum class AnalyzeFormat { kText, kJson, kFolded };
+enum class AnalyzeFormat {
+  kText,
+  kJson,
+  kFolded,
+  kDot,          // Graphviz DOT of the dataflow around the peak
+  kSvg,          // that graph laid out by libgvc
+  kChromeTrace,  // Chrome trace-event JSON (Perfetto)
+};
 
 struct AnalyzeFlags {
   std::string path;
@@ -21,9 +28,49 @@ struct AnalyzeFlags {
   std::string output = "-";
   int top = 10;
   std::string by = "op";  // attribution key: op, source, type
+  // Whether --top was given: DOT, SVG and Chrome trace draw 100 values unless
+  // it was.
+  bool top_given = false;
 };
 
 int RunAnalyze(const AnalyzeFlags& flags);
+
+// memplan check PATH --budget FILE: budgets and regressions, for CI.
+// Logic in check_command.cc; the budget format in docs/ci.md.
+struct CheckFlags {
+  std::string path;
+  std::string budget;    // budgets.yaml
+  std::string baseline;  // a dump or `memplan analyze --format=json`; may be empty
+  std::string junit;     // JUnit XML output; may be empty
+  std::string module;    // check only this module of a dump directory
+};
+
+int RunCheck(const CheckFlags& flags);
+
+enum class DiffFormat { kText, kJson };
+
+// memplan diff OLD NEW: what changed between two programs.
+struct DiffFlags {
+  std::string old_path;
+  std::string new_path;
+  std::string module;  // module of a dump directory, on both sides
+  DiffFormat format = DiffFormat::kText;
+  std::string output = "-";
+  int top = 20;  // changes listed; 0: all
+};
+
+int RunDiff(const DiffFlags& flags);
+
+// memplan report PATH -o FILE: one self-contained HTML page
+// (viz/html_report.h). Logic in report_command.cc.
+struct ReportFlags {
+  std::string path;
+  std::string module;  // module of a dump directory; empty: the largest
+  std::string output;  // required; "-" writes to stdout
+  std::string by = "op";  // attribution key: op, source, type
+};
+
+int RunReport(const ReportFlags& flags);
 
 }  // namespace memplan::cli
 

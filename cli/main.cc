@@ -16,13 +16,20 @@ constexpr const char* kOverview =
     "memplan: memory planning for sharded ML programs\n\n"
     "  memplan analyze PATH   read an XLA buffer assignment (file or --xla_dump_to\n"
     "                         directory) and report bytes per category, the live\n"
-    "                         peak and what is live there\n\n"
+    "                         peak and what is live there\n"
+    "  memplan report PATH    the same as one self-contained HTML page (-o FILE):\n"
+    "                         timeline, allocation maps, tables, attribution\n"
+    "  memplan check PATH     exit 1 when over --budget or grown vs --baseline (CI)\n"
+    "  memplan diff OLD NEW   what changed: categories and values, by bytes\n\n"
     "Exit codes: 0 ok, 1 a check failed, 2 bad input or usage.\n";
 
 int Main(int argc, char** argv) {
   using namespace memplan::cli;
   std::vector<std::unique_ptr<Subcommand>> subcommands;
   subcommands.push_back(MakeAnalyzeSubcommand());
+  subcommands.push_back(MakeReportSubcommand());
+  subcommands.push_back(MakeCheckSubcommand());
+  subcommands.push_back(MakeDiffSubcommand());
 
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream& os) { os << kVersion << "\n"; });
   if (!llvm::cl::ParseCommandLineOptions(argc, argv, kOverview, &llvm::errs())) {

@@ -20,6 +20,9 @@ class Subcommand {
 };
 
 std::unique_ptr<Subcommand> MakeAnalyzeSubcommand();
+std::unique_ptr<Subcommand> MakeReportSubcommand();
+std::unique_ptr<Subcommand> MakeCheckSubcommand();
+std::unique_ptr<Subcommand> MakeDiffSubcommand();
 
 }  // namespace memplan::cli
 

@@ -19,3 +19,8 @@ endif()
 if(MEMPLAN_BUILD_BENCH)
   find_package(benchmark REQUIRED)
 endif()
+
+# Graphviz's C library (libgvc, Debian's libgraphviz-dev) renders DOT to SVG
+# in process for `memplan analyze --format=svg`.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(GVC REQUIRED IMPORTED_TARGET libgvc)

@@ -7,9 +7,10 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libabsl-dev libprotobuf-dev protobuf-compiler
   llvm-14-dev zlib1g-dev libzstd-dev libtinfo-dev libedit-dev libxml2-dev libffi-dev libcurl4-openssl-dev
-  libgraphviz-dev
+  libgraphviz-dev graphviz
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
+  chromium
 )
 
 missing=()

@@ -1,0 +1,185 @@
+#include "analyzer/diff.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <tuple>
+
+
+namespace memplan::analyzer {
+namespace {
+
+using ValueList = std::vector<const ir::Value*>;
+
+// Groups values by a key; each group in id order (the programs' order).
+template <typename Key, typename KeyOf>
+std::map<Key, ValueList> GroupBy(const ValueList& values, KeyOf key_of) {
+  std::map<Key, ValueList> groups;
+  for (const ir::Value* v : values) groups[key_of(*v)].push_back(v);
+  return groups;
+}
+
+using FullKey = std::tuple<std::string_view, std::string, std::string_view>;
+using NameKey = std::pair<std::string_view, std::string>;
+
+FullKey FullKeyOf(const ir::Value& v) {
+  return {v.instruction, ir::ShapeIndexToString(v.index), v.shape_text};
+}
+NameKey NameKeyOf(const ir::Value& v) { return {v.instruction, ir::ShapeIndexToString(v.index)}; }
+
+struct Matching {
+  std::vector<std::pair<const ir::Value*, const ir::Value*>> pairs;
+  ValueList old_left;
+  ValueList new_left;
+};
+
+// Pairs values with equal keys, in id order; returns the pairs and what is
+// left on each side (in id order).
+template <typename Key, typename KeyOf>
+Matching Match(const ValueList& old_values, const ValueList& new_values, KeyOf key_of) {
+  Matching m;
+  auto old_groups = GroupBy<Key>(old_values, key_of);
+  auto new_groups = GroupBy<Key>(new_values, key_of);
+  for (auto& [key, olds] : old_groups) {
+    auto it = new_groups.find(key);
+    size_t paired = 0;
+    if (it != new_groups.end()) {
+      ValueList& news = it->second;
+      paired = std::min(olds.size(), news.size());
+      for (size_t i = 0; i < paired; ++i) m.pairs.emplace_back(olds[i], news[i]);
+      news.erase(news.begin(), news.begin() + paired);
+    }
+    m.old_left.insert(m.old_left.end(), olds.begin() + paired, olds.end());
+  }
+  for (auto& [key, news] : new_groups) m.new_left.insert(m.new_left.end(), news.begin(), news.end());
+  auto by_id = [](const ir::Value* a, const ir::Value* b) { return a->id < b->id; };
+  std::sort(m.old_left.begin(), m.old_left.end(), by_id);
+  std::sort(m.new_left.begin(), m.new_left.end(), by_id);
+  return m;
+}
+
+ValueChange ChangeOf(ValueChangeKind kind, const ir::Value* old_value, const ir::Value* new_value) {
+  ValueChange c;
+  c.kind = kind;
+  const ir::Value* named = new_value != nullptr ? new_value : old_value;
+  c.name = named->DisplayName();
+  if (old_value != nullptr) {
+    c.old_id = old_value->id;
+    c.old_shape = std::string(old_value->shape_text);
+    c.old_bytes = old_value->size;
+  }
+  if (new_value != nullptr) {
+    c.new_id = new_value->id;
+    c.new_shape = std::string(new_value->shape_text);
+    c.new_bytes = new_value->size;
+  }
+  return c;
+}
+
+std::optional<int64_t> PeakBytes(const Analysis& analysis) {
+  if (!analysis.peak) return std::nullopt;
+  return analysis.peak->bytes;
+}
+
+}  // namespace
+
+std::optional<double> CategoryDelta::percent() const {
+  if (!old_bytes || !new_bytes || *old_bytes == 0) return std::nullopt;
+  return static_cast<double>(*new_bytes - *old_bytes) / static_cast<double>(*old_bytes) * 100.0;
+}
+
+std::string_view ValueChangeKindName(ValueChangeKind kind) {
+  switch (kind) {
+    case ValueChangeKind::kAppeared:
+      return "appeared";
+    case ValueChangeKind::kGrew:
+      return "grew";
+    case ValueChangeKind::kShrank:
+      return "shrank";
+    case ValueChangeKind::kVanished:
+      return "vanished";
+  }
+  return "unknown";
+}
+
+bool ProgramDiff::Empty() const {
+  if (changed_values != 0) return false;
+  for (const CategoryDelta& c : categories) {
+    if (c.old_bytes != c.new_bytes) return false;
+  }
+  return true;
+}
+
+ProgramDiff DiffPrograms(const ir::Program& old_program, const Analysis& old_analysis,
+                         const ir::Program& new_program, const Analysis& new_analysis,
+                         const ProgramDiff::Options& options) {
+  ProgramDiff diff;
+  diff.old_module = old_program.module_name;
+  diff.new_module = new_program.module_name;
+
+  const MemoryStats& o = old_analysis.stats;
+  const MemoryStats& n = new_analysis.stats;
+  auto category = [&](const char* name, std::optional<int64_t> old_bytes,
+                      std::optional<int64_t> new_bytes) {
+    diff.categories.push_back({name, old_bytes, new_bytes});
+  };
+  category("argument", o.argument_bytes, n.argument_bytes);
+  category("output", o.output_bytes, n.output_bytes);
+  category("alias", o.alias_bytes, n.alias_bytes);
+  category("temp", o.temp_bytes, n.temp_bytes);
+  category("constant", o.constant_bytes, n.constant_bytes);
+  category("thread-local", o.thread_local_bytes, n.thread_local_bytes);
+  category("total allocation", o.total_allocation_bytes, n.total_allocation_bytes);
+  category("device footprint", o.device_footprint_bytes, n.device_footprint_bytes);
+  category("live peak", PeakBytes(old_analysis), PeakBytes(new_analysis));
+
+  ValueList old_values;
+  ValueList new_values;
+  for (const ir::Value& v : old_program.values) old_values.push_back(&v);
+  for (const ir::Value& v : new_program.values) new_values.push_back(&v);
+  Matching exact = Match<FullKey>(old_values, new_values, FullKeyOf);
+  Matching by_name = Match<NameKey>(exact.old_left, exact.new_left, NameKeyOf);
+
+  std::vector<ValueChange> changes;
+  for (const auto* matching : {&exact, &by_name}) {
+    for (const auto& [old_value, new_value] : matching->pairs) {
+      if (old_value->size == new_value->size) {
+        ++diff.unchanged_values;
+        continue;
+      }
+      changes.push_back(ChangeOf(new_value->size > old_value->size ? ValueChangeKind::kGrew
+                                                                   : ValueChangeKind::kShrank,
+                                 old_value, new_value));
+    }
+  }
+  for (const ir::Value* v : by_name.old_left) {
+    changes.push_back(ChangeOf(ValueChangeKind::kVanished, v, nullptr));
+  }
+  for (const ir::Value* v : by_name.new_left) {
+    changes.push_back(ChangeOf(ValueChangeKind::kAppeared, nullptr, v));
+  }
+  for (const ValueChange& c : changes) {
+    ChangeSummary& s = diff.summary[static_cast<int>(c.kind)];
+    ++s.count;
+    s.bytes += c.delta();
+  }
+  diff.changed_values = static_cast<int64_t>(changes.size());
+
+  auto order = [](const ValueChange& a, const ValueChange& b) {
+    const int64_t da = std::llabs(a.delta());
+    const int64_t db = std::llabs(b.delta());
+    if (da != db) return da > db;
+    if (a.name != b.name) return a.name < b.name;
+    if (a.old_id != b.old_id) return a.old_id < b.old_id;
+    return a.new_id < b.new_id;
+  };
+  const size_t keep = options.top_n <= 0
+                          ? changes.size()
+                          : std::min(changes.size(), static_cast<size_t>(options.top_n));
+  std::partial_sort(changes.begin(), changes.begin() + keep, changes.end(), order);
+  changes.resize(keep);
+  diff.changes = std::move(changes);
+  return diff;
+}
+
+}  // namespace memplan::analyzer

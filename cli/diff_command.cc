@@ -1,0 +1,52 @@
+#include <cstdio>
+
+#include "analyzer/analysis.h"
+#include "analyzer/diff.h"
+#include "cli/commands.h"
+#include "cli/output_file.h"
+#include "parsers/load_program.h"
+#include "viz/diff_report.h"
+
+namespace memplan::cli {
+namespace {
+
+void ReportError(const absl::Status& status) {
+  std::fprintf(stderr, "memplan: %.*s\n", static_cast<int>(status.message().size()),
+               status.message().data());
+}
+
+}  // namespace
+
+int RunDiff(const DiffFlags& flags) {
+  parsers::LoadOptions options;
+  options.module = flags.module;
+  absl::StatusOr<parsers::LoadedProgram> old_loaded = parsers::LoadProgram(flags.old_path, options);
+  if (!old_loaded.ok()) {
+    ReportError(old_loaded.status());
+    return kExitBadInput;
+  }
+  absl::StatusOr<parsers::LoadedProgram> new_loaded = parsers::LoadProgram(flags.new_path, options);
+  if (!new_loaded.ok()) {
+    ReportError(new_loaded.status());
+    return kExitBadInput;
+  }
+  const analyzer::Analysis old_analysis = analyzer::Analysis::Run(old_loaded->program, {});
+  const analyzer::Analysis new_analysis = analyzer::Analysis::Run(new_loaded->program, {});
+  analyzer::ProgramDiff::Options diff_options;
+  diff_options.top_n = flags.top;
+  const analyzer::ProgramDiff diff = analyzer::DiffPrograms(
+      old_loaded->program, old_analysis, new_loaded->program, new_analysis, diff_options);
+  const viz::DiffReportInput input{diff, flags.old_path, flags.new_path};
+  const std::string rendered =
+      flags.format == DiffFormat::kJson ? viz::RenderDiffJson(input) : viz::RenderDiffText(input);
+  if (absl::Status written = WriteOutput(flags.output, rendered); !written.ok()) {
+    ReportError(written);
+    return kExitBadInput;
+  }
+  for (const auto* loaded : {&*old_loaded, &*new_loaded}) {
+    if (!loaded->choice.empty()) std::fprintf(stderr, "memplan: %s\n", loaded->choice.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace memplan::cli

@@ -1,0 +1,244 @@
+#include "viz/dot_report.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/value_category.h"
+#include "ir/strings.h"
+#include "viz/format.h"
+
+namespace memplan::viz {
+namespace {
+
+constexpr size_t kMaxLabelLine = 60;
+// Users drawn per value; the label counts the rest.
+constexpr size_t kMaxUsersPerValue = 8;
+
+const char* FillColor(const ir::Program& program, const ir::Value& v) {
+  const ir::Allocation* a = program.FindAllocation(v.allocation);
+  if (a == nullptr) return "#ffffff";
+  switch (analyzer::CategoryOf(*a)) {
+    case analyzer::ValueCategory::kParameter:
+      return "#9ecae1";
+    case analyzer::ValueCategory::kOutput:
+      return "#a1d99b";
+    case analyzer::ValueCategory::kTemporary:
+      return "#fdae6b";
+    case analyzer::ValueCategory::kConstant:
+      return "#d9d9d9";
+    case analyzer::ValueCategory::kThreadLocal:
+      return "#bcbddc";
+  }
+  return "#ffffff";
+}
+
+std::string Shorten(std::string_view s) {
+  if (s.size() <= kMaxLabelLine) return std::string(s);
+  return StrCat(s.substr(0, kMaxLabelLine - 3), "...");
+}
+
+// Lines joined with DOT's centered line break, each escaped.
+std::string Label(const std::vector<std::string>& lines) {
+  std::string inner;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i > 0) inner += "\\n";
+    for (char c : lines[i]) {
+      if (c == '"' || c == '\\') inner += '\\';
+      inner += c;
+    }
+  }
+  return StrCat("\"", inner, "\"");
+}
+
+std::string Fixed2(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.2f", x);
+  return buffer;
+}
+
+std::string ValueNode(const ir::Value& v) { return StrCat("\"v", v.id.value(), "\""); }
+std::string InstructionNode(std::string_view name) { return DotQuote(StrCat("i:", name)); }
+
+// The values to draw from: live at the peak, else every value; largest
+// first, then by id.
+std::vector<const ir::Value*> Candidates(const ir::Program& program,
+                                         const analyzer::Analysis& analysis) {
+  std::vector<const ir::Value*> values;
+  if (analysis.peak) {
+    for (ir::ValueId id : analysis.peak->values) values.push_back(program.FindValue(id));
+    return values;
+  }
+  for (const ir::Value& v : program.values) values.push_back(&v);
+  std::stable_sort(values.begin(), values.end(), [](const ir::Value* a, const ir::Value* b) {
+    if (a->size != b->size) return a->size > b->size;
+    return a->id < b->id;
+  });
+  return values;
+}
+
+}  // namespace
+
+std::string DotQuote(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+std::string RenderDot(const ir::Program& program, const analyzer::Analysis& analysis,
+                      const DotOptions& options) {
+  const std::vector<const ir::Value*> candidates = Candidates(program, analysis);
+  const size_t shown_count =
+      options.max_values <= 0
+          ? candidates.size()
+          : std::min(candidates.size(), static_cast<size_t>(options.max_values));
+  const std::vector<const ir::Value*> shown(candidates.begin(), candidates.begin() + shown_count);
+  int64_t hidden_bytes = 0;
+  for (size_t i = shown_count; i < candidates.size(); ++i) hidden_bytes += candidates[i]->size;
+
+  // Instructions in the graph: those defining a shown value, and up to
+  // kMaxUsersPerValue users of each shown value (earliest in the schedule
+  // first). Sorted by name.
+  std::map<std::string_view, std::string_view> opcode_of;
+  for (const ir::Value& v : program.values) {
+    std::string_view& opcode = opcode_of[v.instruction];
+    if (opcode.empty()) opcode = v.opcode;
+  }
+  std::map<std::string_view, int64_t> step_of;
+  for (size_t i = 0; i < program.schedule.instructions.size(); ++i) {
+    step_of.emplace(program.schedule.instructions[i], static_cast<int64_t>(i));
+  }
+  std::set<std::string_view> defining;
+  for (const ir::Value* v : shown) defining.insert(v->instruction);
+  std::map<ir::ValueId, std::vector<std::string_view>> users_of;  // drawn users
+  std::map<ir::ValueId, int64_t> hidden_users;
+  std::set<std::string_view> instructions(defining.begin(), defining.end());
+  for (const ir::Value* v : shown) {
+    std::vector<std::string_view> users;
+    for (const ir::ValueUse& use : v->uses) users.push_back(use.instruction);
+    std::sort(users.begin(), users.end(), [&](std::string_view a, std::string_view b) {
+      const auto sa = step_of.find(a);
+      const auto sb = step_of.find(b);
+      const int64_t ia = sa == step_of.end() ? INT64_MAX : sa->second;
+      const int64_t ib = sb == step_of.end() ? INT64_MAX : sb->second;
+      if (ia != ib) return ia < ib;
+      return a < b;
+    });
+    users.erase(std::unique(users.begin(), users.end()), users.end());
+    if (users.size() > kMaxUsersPerValue) {
+      hidden_users[v->id] = static_cast<int64_t>(users.size() - kMaxUsersPerValue);
+      users.resize(kMaxUsersPerValue);
+    }
+    instructions.insert(users.begin(), users.end());
+    users_of[v->id] = std::move(users);
+  }
+  std::string_view peak_instruction;
+  if (analysis.peak) peak_instruction = analysis.peak->instruction;
+
+  std::string out;
+  out += "digraph memplan {\n";
+  std::string title;
+  if (analysis.peak) {
+    title = StrCat(program.module_name, ": live peak ", HumanBytes(analysis.peak->bytes), " (",
+                   GroupedBytes(analysis.peak->bytes), " bytes) at step ", analysis.peak->step);
+    if (!peak_instruction.empty()) StrAppend(&title, ", ", peak_instruction);
+  } else {
+    title = StrCat(program.module_name, ": largest values (the input has no live ranges)");
+  }
+  StrAppend(&out, "  graph [label=", DotQuote(title),
+            ", labelloc=t, fontname=\"Helvetica\", fontsize=14, rankdir=TB];\n");
+  out += "  node [fontname=\"Helvetica\", fontsize=10];\n";
+  out += "  edge [color=\"#555555\", arrowsize=0.7];\n\n";
+
+  out += "  // instructions\n";
+  for (std::string_view name : instructions) {
+    std::vector<std::string> lines = {Shorten(name)};
+    const auto opcode = opcode_of.find(name);
+    if (opcode != opcode_of.end() && !opcode->second.empty()) {
+      lines.push_back(StrCat("(", opcode->second, ")"));
+    }
+    const bool at_peak = name == peak_instruction;
+    if (at_peak) lines.push_back(StrCat("at the peak, step ", analysis.peak->step));
+    std::string style = defining.count(name) ? "rounded" : "\"rounded,dashed\"";
+    StrAppend(&out, "  ", InstructionNode(name), " [shape=box, style=", style,
+              ", label=", Label(lines),
+              at_peak ? ", color=\"#d62728\", fontcolor=\"#d62728\", penwidth=2" : "", "];\n");
+  }
+
+  out += "\n  // values, largest first\n";
+  int64_t max_size = 1;
+  for (const ir::Value* v : shown) max_size = std::max(max_size, v->size);
+  std::string edges;
+  for (const ir::Value* v : shown) {
+    const std::vector<std::string_view>& users = users_of[v->id];
+    std::vector<std::string> lines = {Shorten(v->DisplayName()), Shorten(v->shape_text),
+                                      StrCat(HumanBytes(v->size), " (", GroupedBytes(v->size),
+                                             " B)")};
+    if (const int64_t hidden = hidden_users[v->id]; hidden > 0) {
+      lines.push_back(StrCat(hidden, hidden == 1 ? " more user" : " more users", " not shown"));
+    }
+    const double scale = std::sqrt(static_cast<double>(v->size) / static_cast<double>(max_size));
+    StrAppend(&out, "  ", ValueNode(*v), " [shape=ellipse, style=filled, fillcolor=\"",
+              FillColor(program, *v), "\", width=", Fixed2(1.0 + 2.5 * scale),
+              ", height=", Fixed2(0.5 + 0.5 * scale), ", label=", Label(lines), "];\n");
+
+    StrAppend(&edges, "  ", InstructionNode(v->instruction), " -> ", ValueNode(*v), ";\n");
+    for (std::string_view user : users) {
+      StrAppend(&edges, "  ", ValueNode(*v), " -> ", InstructionNode(user), ";\n");
+    }
+    std::set<std::string_view> held;
+    for (const ir::ValuePosition& p : v->positions) {
+      if (p.instruction == v->instruction ||
+          std::find(users.begin(), users.end(), p.instruction) != users.end() ||
+          !instructions.count(p.instruction) || !held.insert(p.instruction).second) {
+        continue;
+      }
+      StrAppend(&edges, "  ", ValueNode(*v), " -> ", InstructionNode(p.instruction),
+                " [style=dashed, arrowhead=none];\n");
+    }
+  }
+  if (shown_count < candidates.size()) {
+    const size_t hidden = candidates.size() - shown_count;
+    StrAppend(&out, "  \"left out\" [shape=note, label=",
+              Label({StrCat(hidden, hidden == 1 ? " more value" : " more values",
+                            analysis.peak ? " live at the peak" : "", " not shown"),
+                     StrCat(HumanBytes(hidden_bytes), " (", GroupedBytes(hidden_bytes), " B)"),
+                     "(show more with --top)"}),
+              "];\n");
+  }
+
+  out += "\n  // dataflow: defining instruction -> value -> user\n";
+  out += edges;
+
+  out += "\n  subgraph cluster_legend {\n    label=\"category\"; fontsize=10; color=\"#bbbbbb\";\n";
+  static constexpr struct {
+    const char* name;
+    const char* color;
+  } kLegend[] = {{"parameter", "#9ecae1"},
+                 {"output", "#a1d99b"},
+                 {"temporary", "#fdae6b"},
+                 {"constant", "#d9d9d9"},
+                 {"thread-local", "#bcbddc"}};
+  for (const auto& entry : kLegend) {
+    StrAppend(&out, "    \"legend:", entry.name, "\" [shape=box, style=filled, fillcolor=\"",
+              entry.color, "\", label=\"", entry.name, "\"];\n");
+  }
+  out += "  }\n}\n";
+  return out;
+}
+
+}  // namespace memplan::viz
