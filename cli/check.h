@@ -107,6 +107,13 @@ bool LooksLikeAnalyzeJson(std::string_view text);
 
 // The baseline's metrics: from an analyze JSON, else from a dump that
 // LoadProgram reads (every module of a dump directory, or only `module`).
+// Every module at `path` (all of a dump directory, or only `module`), loaded
+// and analyzed; `names_and_stems` (optional) gets each module's name and
+// file stem.
+absl::StatusOr<std::vector<ModuleMetrics>> LoadModules(
+    const std::string& path, const std::string& module,
+    std::vector<std::pair<std::string, std::string>>* names_and_stems);
+
 absl::StatusOr<std::vector<ModuleMetrics>> LoadBaseline(const std::string& path,
                                                         const std::string& module);
 

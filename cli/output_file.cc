@@ -9,18 +9,22 @@
 #include <unistd.h>
 
 #include "ir/strings.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace memplan::cli {
 namespace {
 
-absl::Status WriteAll(int fd, std::string_view contents) {
-  while (!contents.empty()) {
-    const ssize_t n = ::write(fd, contents.data(), contents.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return absl::InternalError(std::strerror(errno));
-    }
-    contents.remove_prefix(static_cast<size_t>(n));
+// Streams `write` to `fd` (left open) through a buffer; the first write
+// error, if any.
+absl::Status StreamToFd(int fd, const std::function<void(llvm::raw_ostream&)>& write) {
+  llvm::raw_fd_ostream os(fd, /*shouldClose=*/false);
+  os.SetBufferSize(1 << 16);
+  write(os);
+  os.flush();
+  if (os.has_error()) {
+    const std::error_code error = os.error();
+    os.clear_error();  // else the stream aborts when destroyed
+    return absl::InternalError(std::strerror(error.value()));
   }
   return absl::OkStatus();
 }
@@ -28,9 +32,14 @@ absl::Status WriteAll(int fd, std::string_view contents) {
 }  // namespace
 
 absl::Status WriteOutput(const std::string& path, std::string_view contents) {
+  return WriteOutputWith(path, [&](llvm::raw_ostream& os) { os << contents; });
+}
+
+absl::Status WriteOutputWith(const std::string& path,
+                             const std::function<void(llvm::raw_ostream&)>& write) {
   if (path.empty() || path == "-") {
-    std::fwrite(contents.data(), 1, contents.size(), stdout);
     std::fflush(stdout);
+    StreamToFd(STDOUT_FILENO, write);  // as before, errors on stdout are not reported
     return absl::OkStatus();
   }
   // A device or pipe (/dev/null, /dev/stdout, a FIFO) is written in place:
@@ -42,7 +51,7 @@ absl::Status WriteOutput(const std::string& path, std::string_view contents) {
       return absl::InvalidArgumentError(
           StrCat(path, ": cannot open output: ", std::strerror(errno)));
     }
-    absl::Status written = WriteAll(fd, contents);
+    absl::Status written = StreamToFd(fd, write);
     ::close(fd);
     if (!written.ok()) {
       return absl::InvalidArgumentError(StrCat(path, ": cannot write output: ", written.message()));
@@ -55,7 +64,7 @@ absl::Status WriteOutput(const std::string& path, std::string_view contents) {
     return absl::InvalidArgumentError(
         StrCat(path, ": cannot create output: ", std::strerror(errno)));
   }
-  absl::Status written = WriteAll(fd, contents);
+  absl::Status written = StreamToFd(fd, write);
   if (::fchmod(fd, 0644) != 0 && written.ok()) written = absl::InternalError(std::strerror(errno));
   if (::close(fd) != 0 && written.ok()) written = absl::InternalError(std::strerror(errno));
   if (written.ok() && std::rename(temp.c_str(), path.c_str()) != 0) {

@@ -3,16 +3,27 @@
 #ifndef MEMPLAN_CLI_OUTPUT_FILE_H_
 #define MEMPLAN_CLI_OUTPUT_FILE_H_
 
+#include <functional>
 #include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
+
+namespace llvm {
+class raw_ostream;
+}  // namespace llvm
 
 namespace memplan::cli {
 
 // `path` "-" or empty means stdout. An existing path that is not a regular
 // file (/dev/null, a FIFO) is written in place, not replaced.
 absl::Status WriteOutput(const std::string& path, std::string_view contents);
+
+// The same, with the contents streamed by `write` instead of held in one
+// string (for large reports): same destinations, same atomic replacement,
+// same errors.
+absl::Status WriteOutputWith(const std::string& path,
+                             const std::function<void(llvm::raw_ostream&)>& write);
 
 }  // namespace memplan::cli
 
