@@ -20,18 +20,6 @@ std::string SourceOf(const ir::Program& program, const ir::OpMetadata& m) {
   return source.line > 0 ? StrCat(source.file, ":", source.line) : std::string(source.file);
 }
 
-std::string KindOf(const ir::Allocation& a) {
-  std::vector<std::string> kinds;
-  if (a.is_entry_parameter()) kinds.push_back(StrCat("parameter ", *a.parameter_number));
-  if (a.output_shape_text) kinds.push_back("output tuple");
-  if (a.maybe_live_out) kinds.push_back("live-out");
-  if (a.is_preallocated_temp) kinds.push_back("temp");
-  if (a.is_constant) kinds.push_back("constant");
-  if (a.is_thread_local) kinds.push_back("thread-local");
-  if (a.color != 0) kinds.push_back(StrCat("color ", a.color));
-  return kinds.empty() ? "other" : absl::StrJoin(kinds, ", ");
-}
-
 void AppendCategories(std::string& out, const Analysis& analysis) {
   const analyzer::MemoryStats& s = analysis.stats;
   TextTable table({{"category"}, {"size", Align::kRight}, {"bytes", Align::kRight}, {"note"}});
@@ -182,7 +170,7 @@ void AppendAllocations(std::string& out, const AnalyzeReportInput& input) {
   for (ir::AllocationId id : input.analysis.top_allocations) {
     const ir::Allocation* a = program.FindAllocation(id);
     table.AddRow({StrCat(++rank), StrCat(a->id.value()), HumanBytes(a->size),
-                  GroupedBytes(a->size), StrCat(a->values.size()), KindOf(*a)});
+                  GroupedBytes(a->size), StrCat(a->values.size()), AllocationKindLabel(*a)});
   }
   StrAppend(&out, table.Render(), "\n");
 }

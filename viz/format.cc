@@ -2,6 +2,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "ir/strings.h"
 
 namespace memplan::viz {
 
@@ -45,6 +49,18 @@ std::string Percent(double percent) {
   char buffer[32];
   std::snprintf(buffer, sizeof(buffer), "%.2f%%", percent);
   return buffer;
+}
+
+std::string AllocationKindLabel(const ir::Allocation& a) {
+  std::vector<std::string> kinds;
+  if (a.is_entry_parameter()) kinds.push_back(StrCat("parameter ", *a.parameter_number));
+  if (a.output_shape_text) kinds.push_back("output tuple");
+  if (a.maybe_live_out) kinds.push_back("live-out");
+  if (a.is_preallocated_temp) kinds.push_back("temp");
+  if (a.is_constant) kinds.push_back("constant");
+  if (a.is_thread_local) kinds.push_back("thread-local");
+  if (a.color != 0) kinds.push_back(StrCat("color ", a.color));
+  return kinds.empty() ? "other" : absl::StrJoin(kinds, ", ");
 }
 
 }  // namespace memplan::viz

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "ir/program.h"
+
 namespace memplan::viz {
 
 // "512 B", "1.50 KiB", "296.75 MiB", "1.02 GiB" (binary units, 2 decimals).
@@ -17,6 +19,10 @@ std::string GroupedBytes(int64_t bytes);
 std::string SignedPercent(double percent);
 // An unsigned one: "12.50%".
 std::string Percent(double percent);
+
+// What an allocation is, in words: "parameter 5", "output tuple, live-out",
+// "temp", "constant", "color 1", ...; "other" when nothing applies.
+std::string AllocationKindLabel(const ir::Allocation& allocation);
 
 }  // namespace memplan::viz
 

@@ -80,20 +80,6 @@ std::string CategoryBreakdown(const analyzer::BytesByCategory& bytes) {
   return out.empty() ? "nothing" : out;
 }
 
-std::string AllocationKind(const ir::Allocation& a) {
-  std::vector<std::string> kinds;
-  if (a.is_entry_parameter()) kinds.push_back(StrCat("parameter ", *a.parameter_number));
-  if (a.output_shape_text) kinds.push_back("output tuple");
-  if (a.maybe_live_out) kinds.push_back("live-out");
-  if (a.is_preallocated_temp) kinds.push_back("temp");
-  if (a.is_constant) kinds.push_back("constant");
-  if (a.is_thread_local) kinds.push_back("thread-local");
-  if (a.color != 0) kinds.push_back(StrCat("color ", a.color));
-  std::string out;
-  for (const std::string& k : kinds) StrAppend(&out, out.empty() ? "" : ", ", k);
-  return out.empty() ? "other" : out;
-}
-
 void AppendCategoryTable(std::string& out, const analyzer::MemoryStats& s) {
   StrAppend(&out, "<table>\n<tr>", Th("category"), Th("size", true), Th("bytes", true),
             Th("note"), "</tr>\n");
@@ -423,7 +409,7 @@ std::string RenderAllocationsSection(const ReportContext& context) {
     std::string_view shape = a.parameter_shape_text;
     if (shape.empty() && a.output_shape_text) shape = *a.output_shape_text;
     StrAppend(&out, "<tr>", Td(StrCat(i + 1), "num"), Td(StrCat(a.id.value()), "num"),
-              BytesCells(a.size), Td(Count(a.values.size()), "num"), Td(AllocationKind(a)),
+              BytesCells(a.size), Td(Count(a.values.size()), "num"), Td(AllocationKindLabel(a)),
               Td(shape, "mono"), "</tr>\n");
   }
   out += "</table>\n";
