@@ -183,6 +183,21 @@ test::CommandResult Memplan(std::vector<std::string> args) {
 
 constexpr const char* kSeed = "samples/xla/seed004_gpu_decode-buffer-assignment.txt";
 
+// Inputs without live ranges (reports, OOM messages) have values without
+// instruction names and no peak: no node may claim to be at the peak (this
+// once read a peak that was not there).
+TEST(InterchangeFormats, DotWithoutAPeakMarksNoPeak) {
+  for (const char* path : {"samples/reports/seed004_gpu_decode-memory-usage-report.txt",
+                           "samples/reports/gpt_train_step-oom-gpu.txt"}) {
+    SCOPED_TRACE(path);
+    const Loaded l = Load({path, path, "", false});
+    ASSERT_FALSE(l.analysis.peak.has_value());
+    const std::string dot = viz::RenderDot(l.program(), l.analysis, {});
+    EXPECT_EQ(dot.find("at the peak"), std::string::npos) << dot;
+    EXPECT_EQ(dot, viz::RenderDot(l.program(), l.analysis, {}));
+  }
+}
+
 TEST(InterchangeCli, SvgIsSvgAndDeterministic) {
   test::TempDir dir;
   const test::CommandResult r = Memplan({"analyze", kSeed, "--format=svg", "-o", dir.File("a.svg")});

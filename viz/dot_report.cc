@@ -171,7 +171,7 @@ std::string RenderDot(const ir::Program& program, const analyzer::Analysis& anal
     if (opcode != opcode_of.end() && !opcode->second.empty()) {
       lines.push_back(StrCat("(", opcode->second, ")"));
     }
-    const bool at_peak = name == peak_instruction;
+    const bool at_peak = analysis.peak && name == peak_instruction;
     if (at_peak) lines.push_back(StrCat("at the peak, step ", analysis.peak->step));
     std::string style = defining.count(name) ? "rounded" : "\"rounded,dashed\"";
     StrAppend(&out, "  ", InstructionNode(name), " [shape=box, style=", style,
