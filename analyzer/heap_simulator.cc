@@ -75,15 +75,27 @@ class DecreasingSizeBestFitHeap : public HeapAlgorithm {
   }
 
   HeapResult Finish() override {
-    std::vector<size_t> order(intervals_.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-      const BufferInterval& a = intervals_[x];
-      const BufferInterval& b = intervals_[y];
+    // Largest first, then longest, then by buffer id. The keys sit next to
+    // the index so the sort reads no interval (same comparisons, same order).
+    struct Key {
+      int64_t size;
+      int64_t length;
+      ir::ValueId buffer;
+      size_t index;
+    };
+    std::vector<Key> keys(intervals_.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const BufferInterval& a = intervals_[i];
+      keys[i] = {a.size, a.end - a.start, a.buffer, i};
+    }
+    std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
       if (a.size != b.size) return a.size > b.size;
-      if (a.end - a.start != b.end - b.start) return a.end - a.start > b.end - b.start;
+      if (a.length != b.length) return a.length > b.length;
       return a.buffer < b.buffer;
     });
+    std::vector<size_t> order(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].index;
+    keys = {};
     PlacedIntervals placed(intervals_);
     HeapResult result;
     std::vector<HeapChunk> busy;

@@ -1,7 +1,6 @@
 #include "analyzer/liveness.h"
 
 #include <algorithm>
-#include <map>
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
@@ -28,31 +27,92 @@ BytesByCategory Timeline::At(ir::ScheduleStep step) const {
   return std::prev(it)->bytes;
 }
 
+namespace {
+
+// A value the liveness passes count: it has a live range and an allocation.
+bool Counted(const ir::Value& value) {
+  return value.live_range.has_value() && value.allocation.valid();
+}
+
+// Adds `delta` at each event's step and visits the distinct steps in
+// increasing order with their summed deltas. Events are (step, payload)
+// where payload is anything `add(sum, payload)` folds in. When the steps
+// span a range not much longer than the number of events (schedules are
+// dense), one array indexed by step replaces sorting.
+template <typename Delta, typename Event, typename Add, typename Visit>
+void ForEachStep(const std::vector<Event>& events, Add add, Visit visit) {
+  if (events.empty()) return;
+  ir::ScheduleStep lo = events.front().step;
+  ir::ScheduleStep hi = lo;
+  for (const Event& e : events) {
+    lo = std::min(lo, e.step);
+    hi = std::max(hi, e.step);
+  }
+  const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+  if (span < 4 * static_cast<uint64_t>(events.size()) + 4096) {
+    std::vector<Delta> sums(span + 1);
+    std::vector<uint8_t> seen(span + 1);
+    for (const Event& e : events) {
+      const size_t at = static_cast<size_t>(static_cast<uint64_t>(e.step) - static_cast<uint64_t>(lo));
+      add(sums[at], e);
+      seen[at] = 1;
+    }
+    for (size_t at = 0; at <= span; ++at) {
+      if (seen[at]) visit(static_cast<ir::ScheduleStep>(static_cast<uint64_t>(lo) + at), sums[at]);
+    }
+    return;
+  }
+  std::vector<const Event*> sorted;
+  sorted.reserve(events.size());
+  for (const Event& e : events) sorted.push_back(&e);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const Event* a, const Event* b) { return a->step < b->step; });
+  for (size_t i = 0; i < sorted.size();) {
+    const ir::ScheduleStep step = sorted[i]->step;
+    Delta sum{};
+    for (; i < sorted.size() && sorted[i]->step == step; ++i) add(sum, *sorted[i]);
+    visit(step, sum);
+  }
+}
+
+}  // namespace
+
 Timeline ComputeTimeline(const ir::Program& program) {
   // Net change per category at each step where one happens.
-  std::map<ir::ScheduleStep, BytesByCategory> deltas;
+  struct Event {
+    ir::ScheduleStep step;
+    int64_t delta;
+    int category;
+  };
+  std::vector<Event> events;
   Timeline timeline;
   timeline.last_step = program.schedule.max_time;
+  const ir::Allocation* allocation = nullptr;
+  int category = 0;
   for (const ir::Value& value : program.values) {
-    if (!value.live_range || !value.allocation.valid()) continue;
-    const ir::Allocation* allocation = program.FindAllocation(value.allocation);
-    const int category = static_cast<int>(CategoryOf(*allocation));
-    deltas[value.live_range->start][category] += value.size;
-    deltas[value.live_range->end + 1][category] -= value.size;
+    if (!Counted(value)) continue;
+    if (allocation == nullptr || allocation->id != value.allocation) {
+      allocation = program.FindAllocation(value.allocation);
+      category = static_cast<int>(CategoryOf(*allocation));
+    }
+    events.push_back({value.live_range->start, value.size, category});
+    events.push_back({value.live_range->end + 1, -value.size, category});
     timeline.last_step = std::max(timeline.last_step, value.live_range->end);
   }
   BytesByCategory running{};
-  for (const auto& [step, delta] : deltas) {
-    for (int c = 0; c < kNumValueCategories; ++c) running[c] += delta[c];
-    timeline.points.push_back({step, running});
-  }
+  ForEachStep<BytesByCategory>(
+      events, [](BytesByCategory& sum, const Event& e) { sum[e.category] += e.delta; },
+      [&](ir::ScheduleStep step, const BytesByCategory& delta) {
+        for (int c = 0; c < kNumValueCategories; ++c) running[c] += delta[c];
+        timeline.points.push_back({step, running});
+      });
   return timeline;
 }
 
 std::vector<ir::ValueId> ValuesLiveAt(const ir::Program& program, ir::ScheduleStep step) {
   std::vector<const ir::Value*> live;
   for (const ir::Value& value : program.values) {
-    if (value.live_range && value.allocation.valid() && value.live_range->Contains(step)) {
+    if (Counted(value) && value.live_range->Contains(step)) {
       live.push_back(&value);
     }
   }
@@ -90,20 +150,95 @@ std::optional<LivePeak> ComputeLivePeak(const ir::Program& program, const Timeli
 
 namespace {
 
-// Bytes of each value's defining instruction's whole shape: the value at
-// index {} of the same instruction when there is one (its size is the
-// tuple's pointer table), else the value's own size.
-absl::flat_hash_map<ir::ValueId, int64_t> InstructionShapeBytes(const ir::Program& program) {
+// Bytes of each value's defining instruction's whole shape, by position in
+// program.values: the (first) value at index {} of the same instruction when
+// there is one (its size is the tuple's pointer table), else the value's own
+// size.
+std::vector<int64_t> InstructionShapeBytes(const ir::Program& program) {
+  const std::vector<ir::Value>& values = program.values;
   absl::flat_hash_map<absl::string_view, int64_t> top_level;
-  for (const ir::Value& v : program.values) {
-    if (v.index.empty()) top_level.emplace(ToAbsl(v.instruction), v.size);
+  top_level.reserve(values.size());
+  bool repeated = false;  // two {} values of one instruction
+  for (const ir::Value& v : values) {
+    if (v.index.empty()) repeated |= !top_level.emplace(ToAbsl(v.instruction), v.size).second;
   }
-  absl::flat_hash_map<ir::ValueId, int64_t> bytes;
-  for (const ir::Value& v : program.values) {
+  std::vector<int64_t> bytes(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    const ir::Value& v = values[i];
+    if (v.index.empty() && !repeated) {  // the first {} value of its instruction
+      bytes[i] = v.size;
+      continue;
+    }
     auto it = top_level.find(ToAbsl(v.instruction));
-    bytes[v.id] = it == top_level.end() ? v.size : it->second;
+    bytes[i] = it == top_level.end() ? v.size : it->second;
   }
   return bytes;
+}
+
+std::optional<ir::ScheduleStep> XlaPeakMomentWith(const ir::Program& program,
+                                                  const std::vector<int64_t>& instruction_bytes) {
+  const std::vector<ir::Value>& values = program.values;
+  bool any = false;
+  bool negative = false;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!Counted(values[i])) continue;
+    any = true;
+    negative |= instruction_bytes[i] < 0;
+  }
+  if (!any) return std::nullopt;
+  int64_t usage = 0;
+  int64_t peak = 0;
+  ir::ScheduleStep moment = 0;
+  if (negative) {
+    // (time, is_end, id, bytes), ends at end + 1, as XLA orders its events.
+    std::vector<std::tuple<ir::ScheduleStep, bool, ir::ValueId, int64_t>> events;
+    for (size_t i = 0; i < values.size(); ++i) {
+      const ir::Value& v = values[i];
+      if (!Counted(v)) continue;
+      events.emplace_back(v.live_range->start, false, v.id, instruction_bytes[i]);
+      events.emplace_back(v.live_range->end + 1, true, v.id, instruction_bytes[i]);
+    }
+    std::sort(events.begin(), events.end());
+    for (const auto& [time, is_end, id, bytes] : events) {
+      usage += is_end ? -bytes : bytes;
+      if (usage > peak) {
+        peak = usage;
+        moment = time;
+      }
+    }
+    return moment;
+  }
+  // With no negative sizes, XLA's order (a step's starts, then its ends)
+  // makes usage rise through a step's starts and fall through its ends, so
+  // only the sums per step matter: the peak is checked after the starts.
+  struct Event {
+    ir::ScheduleStep step;
+    int64_t bytes;
+    bool is_end;
+  };
+  struct Sums {
+    int64_t starts = 0;
+    int64_t ends = 0;
+  };
+  std::vector<Event> events;
+  events.reserve(2 * values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    const ir::Value& v = values[i];
+    if (!Counted(v)) continue;
+    events.push_back({v.live_range->start, instruction_bytes[i], false});
+    events.push_back({v.live_range->end + 1, instruction_bytes[i], true});
+  }
+  ForEachStep<Sums>(
+      events, [](Sums& sum, const Event& e) { (e.is_end ? sum.ends : sum.starts) += e.bytes; },
+      [&](ir::ScheduleStep step, const Sums& sum) {
+        usage += sum.starts;
+        if (usage > peak) {
+          peak = usage;
+          moment = step;
+        }
+        usage -= sum.ends;
+      });
+  return moment;
 }
 
 // The list's entries and ours as comparable (name, index, bytes) triples.
@@ -111,6 +246,7 @@ using PeakEntryKey = std::tuple<std::string_view, std::string, int64_t>;
 
 std::vector<PeakEntryKey> StatedKeys(const ir::StatedPeak& stated) {
   std::vector<PeakEntryKey> keys;
+  keys.reserve(stated.entries.size());
   for (const ir::StatedPeakEntry& e : stated.entries) {
     keys.emplace_back(e.instruction, e.index ? ir::ShapeIndexToString(*e.index) : "",
                       e.bytes);
@@ -119,44 +255,34 @@ std::vector<PeakEntryKey> StatedKeys(const ir::StatedPeak& stated) {
   return keys;
 }
 
+// Our values live at `step` as keys, sorted; `instruction_bytes` is used
+// for the old style.
 std::vector<PeakEntryKey> OurKeys(const ir::Program& program, ir::ScheduleStep step,
-                                  bool old_style) {
-  const auto instruction_bytes = InstructionShapeBytes(program);
+                                  bool old_style, const std::vector<int64_t>& instruction_bytes) {
   std::vector<PeakEntryKey> keys;
-  for (ir::ValueId id : ValuesLiveAt(program, step)) {
-    const ir::Value* v = program.FindValue(id);
-    keys.emplace_back(v->instruction, old_style ? "" : ir::ShapeIndexToString(v->index),
-                      old_style ? instruction_bytes.at(id) : v->size);
+  const std::vector<ir::Value>& values = program.values;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const ir::Value& v = values[i];
+    if (!Counted(v) || !v.live_range->Contains(step)) continue;
+    keys.emplace_back(v.instruction, old_style ? "" : ir::ShapeIndexToString(v.index),
+                      old_style ? instruction_bytes[i] : v.size);
   }
   std::sort(keys.begin(), keys.end());
   return keys;
 }
 
+int64_t CountLiveAt(const ir::Program& program, ir::ScheduleStep step) {
+  int64_t count = 0;
+  for (const ir::Value& v : program.values) {
+    count += Counted(v) && v.live_range->Contains(step);
+  }
+  return count;
+}
+
 }  // namespace
 
 std::optional<ir::ScheduleStep> XlaPeakMoment(const ir::Program& program) {
-  const auto instruction_bytes = InstructionShapeBytes(program);
-  // (time, is_end, id, bytes), ends at end + 1, as XLA orders its events.
-  std::vector<std::tuple<ir::ScheduleStep, bool, ir::ValueId, int64_t>> events;
-  for (const ir::Value& v : program.values) {
-    if (!v.live_range || !v.allocation.valid()) continue;
-    const int64_t bytes = instruction_bytes.at(v.id);
-    events.emplace_back(v.live_range->start, false, v.id, bytes);
-    events.emplace_back(v.live_range->end + 1, true, v.id, bytes);
-  }
-  if (events.empty()) return std::nullopt;
-  std::sort(events.begin(), events.end());
-  int64_t usage = 0;
-  int64_t peak = 0;
-  ir::ScheduleStep moment = 0;
-  for (const auto& [time, is_end, id, bytes] : events) {
-    usage += is_end ? -bytes : bytes;
-    if (usage > peak) {
-      peak = usage;
-      moment = time;
-    }
-  }
-  return moment;
+  return XlaPeakMomentWith(program, InstructionShapeBytes(program));
 }
 
 std::optional<StatedPeakComparison> CompareWithStatedPeak(const ir::Program& program,
@@ -172,10 +298,12 @@ std::optional<StatedPeakComparison> CompareWithStatedPeak(const ir::Program& pro
     cmp.stated_bytes += entry.bytes;
     old_style = old_style || !entry.index.has_value();
   }
-  cmp.xla_moment = XlaPeakMoment(program);
+  const std::vector<int64_t> instruction_bytes = InstructionShapeBytes(program);
+  cmp.xla_moment = XlaPeakMomentWith(program, instruction_bytes);
   cmp.bytes_at_stated_step = Sum(timeline.At(stated.step));
-  cmp.values_at_stated_step = static_cast<int64_t>(ValuesLiveAt(program, stated.step).size());
-  cmp.list_reproduced = StatedKeys(stated) == OurKeys(program, stated.step, old_style);
+  cmp.values_at_stated_step = CountLiveAt(program, stated.step);
+  cmp.list_reproduced =
+      StatedKeys(stated) == OurKeys(program, stated.step, old_style, instruction_bytes);
   cmp.matches = stated.step == peak.step && cmp.stated_bytes == peak.bytes;
   if (cmp.matches) return cmp;
   if (!cmp.list_reproduced) {

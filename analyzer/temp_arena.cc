@@ -14,22 +14,24 @@ namespace {
 // freed, so values live at a common step never share memory - unless XLA put
 // them at the same offset, which it does only for values it updates in place:
 // those share (the text dump states no SHARE_WITH; XLA's offsets imply it).
-void DriveFromLiveRanges(const ir::Program& program, const ir::Allocation& allocation,
+void DriveFromLiveRanges(const std::vector<const ir::Value*>& values,
                          const std::vector<HeapAlgorithm*>& algorithms, int64_t* buffers) {
-  // (step, is_free, id)
-  std::vector<std::tuple<ir::ScheduleStep, bool, ir::ValueId>> events;
-  for (ir::ValueId id : allocation.values) {
-    const ir::Value* v = program.FindValue(id);
+  // (step, is_free, id) and the value
+  std::vector<std::pair<std::tuple<ir::ScheduleStep, bool, ir::ValueId>, const ir::Value*>>
+      events;
+  events.reserve(2 * values.size());
+  for (const ir::Value* v : values) {
     if (!v || !v->live_range) continue;
-    events.emplace_back(v->live_range->start, false, id);
-    events.emplace_back(v->live_range->end, true, id);
+    events.push_back({{v->live_range->start, false, v->id}, v});
+    events.push_back({{v->live_range->end, true, v->id}, v});
     ++*buffers;
   }
-  std::sort(events.begin(), events.end());
+  std::sort(events.begin(), events.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   // Live values by offset: the canonical one first.
   absl::flat_hash_map<int64_t, std::vector<ir::ValueId>> live_at_offset;
-  for (const auto& [step, is_free, id] : events) {
-    const ir::Value* v = program.FindValue(id);
+  for (const auto& [event, v] : events) {
+    const auto& [step, is_free, id] = event;
     std::vector<ir::ValueId>& same_offset = live_at_offset[v->offset];
     if (is_free) {
       same_offset.erase(std::remove(same_offset.begin(), same_offset.end(), id),
@@ -105,16 +107,32 @@ double TempArenaReport::FragmentationPercent() const {
   return Percent(xla_size - lower_bound, xla_size);
 }
 
-int64_t InferAlignment(const ir::Program& program, const ir::Allocation& allocation) {
+namespace {
+
+int64_t InferAlignmentOf(const std::vector<const ir::Value*>& values) {
   int64_t alignment = 4096;
   bool any = false;
-  for (ir::ValueId id : allocation.values) {
-    const ir::Value* v = program.FindValue(id);
+  for (const ir::Value* v : values) {
     if (!v || v->offset == 0) continue;
     any = true;
     while (alignment > 1 && v->offset % alignment != 0) alignment /= 2;
   }
   return any ? alignment : 1;
+}
+
+// The allocation's values, looked up once (nullptr where absent).
+std::vector<const ir::Value*> ValuesOf(const ir::Program& program,
+                                       const ir::Allocation& allocation) {
+  std::vector<const ir::Value*> values;
+  values.reserve(allocation.values.size());
+  for (ir::ValueId id : allocation.values) values.push_back(program.FindValue(id));
+  return values;
+}
+
+}  // namespace
+
+int64_t InferAlignment(const ir::Program& program, const ir::Allocation& allocation) {
+  return InferAlignmentOf(ValuesOf(program, allocation));
 }
 
 std::vector<TempArenaReport> SimulateTempArenas(const ir::Program& program) {
@@ -124,7 +142,8 @@ std::vector<TempArenaReport> SimulateTempArenas(const ir::Program& program) {
     TempArenaReport report;
     report.allocation = allocation.id;
     report.xla_size = allocation.size;
-    report.alignment = InferAlignment(program, allocation);
+    const std::vector<const ir::Value*> values = ValuesOf(program, allocation);
+    report.alignment = InferAlignmentOf(values);
     auto best_fit = MakeDecreasingSizeBestFitHeap(report.alignment);
     auto bound = MakeNoFragmentationHeap();
     const std::vector<HeapAlgorithm*> algorithms = {best_fit.get(), bound.get()};
@@ -134,7 +153,7 @@ std::vector<TempArenaReport> SimulateTempArenas(const ir::Program& program) {
           DriveFromTrace(program, *trace, allocation, algorithms, &report.buffers);
     } else if (program.has_live_ranges) {
       report.lifetimes_from = "live ranges";
-      DriveFromLiveRanges(program, allocation, algorithms, &report.buffers);
+      DriveFromLiveRanges(values, algorithms, &report.buffers);
     } else {
       continue;
     }

@@ -9,6 +9,7 @@
 #include "viz/chrome_trace.h"
 #include "viz/dot_report.h"
 #include "viz/svg_render.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace memplan::cli {
 namespace {
@@ -47,8 +48,7 @@ int RunAnalyze(const AnalyzeFlags& flags) {
       rendered = viz::RenderAnalyzeText(input);
       break;
     case AnalyzeFormat::kJson:
-      rendered = viz::RenderAnalyzeJson(input);
-      break;
+      break;  // streamed below: the document can be large
     case AnalyzeFormat::kFolded:
       rendered = analyzer::FoldedStacks(loaded->program, analysis.attributed_values, *key);
       break;
@@ -74,7 +74,12 @@ int RunAnalyze(const AnalyzeFlags& flags) {
       break;
     }
   }
-  if (absl::Status written = WriteOutput(flags.output, rendered); !written.ok()) {
+  absl::Status written =
+      flags.format == AnalyzeFormat::kJson
+          ? WriteOutputWith(flags.output,
+                            [&](llvm::raw_ostream& os) { viz::WriteAnalyzeJson(input, os); })
+          : WriteOutput(flags.output, rendered);
+  if (!written.ok()) {
     PrintError(written);
     return kExitBadInput;
   }

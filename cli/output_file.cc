@@ -39,7 +39,8 @@ absl::Status WriteOutputWith(const std::string& path,
                              const std::function<void(llvm::raw_ostream&)>& write) {
   if (path.empty() || path == "-") {
     std::fflush(stdout);
-    StreamToFd(STDOUT_FILENO, write);  // as before, errors on stdout are not reported
+    // As before, a failed write to stdout is not reported.
+    StreamToFd(STDOUT_FILENO, write).IgnoreError();
     return absl::OkStatus();
   }
   // A device or pipe (/dev/null, /dev/stdout, a FIFO) is written in place:

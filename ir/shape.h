@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -28,8 +29,10 @@ struct Layout {
   int element_size_bits = 0;
   // Memory space from "S(n)"; 0 is device memory.
   int64_t memory_space = 0;
-  // Everything after ':' as printed (tiles, element size, memory space).
-  std::string details;
+  // Everything after ':' as printed (tiles, element size, memory space): a
+  // view into the text the shape was parsed from (empty for a shape read
+  // from a proto).
+  std::string_view details;
 };
 
 struct Shape {

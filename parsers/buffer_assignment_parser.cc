@@ -219,7 +219,16 @@ absl::Status ParseFile(ParseState& state, const SourceText& source) {
   state.current_used_value = -1;
   const int64_t recognised_before = state.recognised_lines;
   std::string_view text = source.text();
+  // What has been parsed leaves resident memory as the parse goes (a large
+  // dump is mostly read once; what the Program points into is mapped again
+  // when read).
+  constexpr size_t kReleaseEvery = size_t{4} << 20;
+  const char* released = text.data();
   while (!text.empty()) {
+    if (static_cast<size_t>(text.data() - released) >= kReleaseEvery) {
+      source.ReleaseResident(released, text.data());
+      released = text.data();
+    }
     const char* newline = static_cast<const char*>(std::memchr(text.data(), '\n', text.size()));
     const size_t length = newline ? static_cast<size_t>(newline - text.data()) : text.size();
     std::string_view line = text.substr(0, length);
@@ -231,6 +240,7 @@ absl::Status ParseFile(ParseState& state, const SourceText& source) {
     ++state.recognised_lines;
     RETURN_IF_ERROR(ParseLine(state, line));
   }
+  source.ReleaseResident(released, text.data());
   if (state.recognised_lines == recognised_before) {
     return source.ErrorAt(source.text().data(),
                           "expected an XLA buffer assignment ('BufferAssignment:', "

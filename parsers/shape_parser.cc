@@ -49,7 +49,7 @@ bool ParseLayout(Cursor& cursor, ir::Shape* shape) {
   }
   if (cursor.ConsumeChar(':')) {
     const std::string_view details = cursor.ConsumeUntil('}');
-    layout.details = std::string(details);
+    layout.details = details;
     int64_t value = 0;
     if (ReadLayoutItem(details, "E(", &value)) {
       layout.element_size_bits = static_cast<int>(value);

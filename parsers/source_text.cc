@@ -1,6 +1,9 @@
 #include "parsers/source_text.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "ir/strings.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -43,6 +46,24 @@ std::shared_ptr<const SourceText> SourceText::FromString(
     std::string name, std::string_view contents) {
   return std::shared_ptr<const SourceText>(
       new SourceText(std::move(name), std::string(contents)));
+}
+
+void SourceText::ReleaseResident(const char* begin, const char* end) const {
+  if (!buffer_ || buffer_->getBufferKind() != llvm::MemoryBuffer::MemoryBuffer_MMap) return;
+  const char* const text_begin = text_.data();
+  const char* const text_end = text_begin + text_.size();
+  begin = std::clamp(begin, text_begin, text_end);
+  end = std::clamp(end, text_begin, text_end);
+  const long page_size = ::sysconf(_SC_PAGESIZE);
+  if (page_size <= 0) return;
+  const uintptr_t page = static_cast<uintptr_t>(page_size);
+  // Whole pages only: the mapping's pages at either end may hold text that
+  // is still being read.
+  const uintptr_t first = (reinterpret_cast<uintptr_t>(begin) + page - 1) / page * page;
+  const uintptr_t last = reinterpret_cast<uintptr_t>(end) / page * page;
+  if (first >= last) return;
+  // A read-only file mapping: dropped pages read back the same bytes.
+  ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
 SourceText::LineColumn SourceText::Locate(size_t offset) const {

@@ -47,6 +47,13 @@ class SourceText {
     return LocationString(static_cast<size_t>(at - text_.data()));
   }
 
+  // Says the bytes in [begin, end) (pointers into text()) will not be read
+  // again soon. When the file is memory-mapped, the whole pages among them
+  // leave this process's resident memory; the text stays valid and
+  // unchanged (a later read maps a page again from the page cache). Else
+  // nothing happens.
+  void ReleaseResident(const char* begin, const char* end) const;
+
   // InvalidArgument: "name:line:col: error: expected ...", followed by the
   // offending line and a caret, as a compiler prints it.
   absl::Status ErrorAt(const char* at, std::string_view message) const;

@@ -206,10 +206,16 @@ void WriteWarnings(OStream& j, const ir::Program& program) {
 }  // namespace
 
 std::string RenderAnalyzeJson(const AnalyzeReportInput& input) {
-  const ir::Program& program = input.program;
-  const analyzer::MemoryStats& s = input.analysis.stats;
   std::string out;
   llvm::raw_string_ostream os(out);
+  WriteAnalyzeJson(input, os);
+  os.flush();
+  return out;
+}
+
+void WriteAnalyzeJson(const AnalyzeReportInput& input, llvm::raw_ostream& os) {
+  const ir::Program& program = input.program;
+  const analyzer::MemoryStats& s = input.analysis.stats;
   OStream j(os, /*IndentSize=*/2);
   j.object([&] {
     j.attribute("schema_version", kAnalyzeJsonSchemaVersion);
@@ -250,8 +256,6 @@ std::string RenderAnalyzeJson(const AnalyzeReportInput& input) {
     WriteWarnings(j, program);
   });
   os << "\n";
-  os.flush();
-  return out;
 }
 
 }  // namespace memplan::viz

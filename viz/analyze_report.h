@@ -9,6 +9,10 @@
 #include "analyzer/analysis.h"
 #include "ir/program.h"
 
+namespace llvm {
+class raw_ostream;
+}  // namespace llvm
+
 namespace memplan::viz {
 
 struct AnalyzeReportInput {
@@ -20,6 +24,9 @@ struct AnalyzeReportInput {
 
 std::string RenderAnalyzeText(const AnalyzeReportInput& input);
 std::string RenderAnalyzeJson(const AnalyzeReportInput& input);
+// The same JSON document, written to `os` as it is produced (no copy of the
+// whole document in memory).
+void WriteAnalyzeJson(const AnalyzeReportInput& input, llvm::raw_ostream& os);
 
 // The JSON document's schema version; bump on incompatible change.
 inline constexpr int kAnalyzeJsonSchemaVersion = 1;
