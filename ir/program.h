@@ -136,6 +136,19 @@ struct StatedPeak {
   std::vector<StatedPeakEntry> entries;
 };
 
+// An HLO instruction, where the input lists them (the HloProto): every
+// computation's, fused computations included.
+struct Instruction {
+  int64_t id = 0;
+  std::string_view name;
+  std::string_view opcode;
+  std::string_view computation;  // the computation holding it
+  Shape shape;
+  OpMetadata metadata;
+  std::vector<int64_t> operand_ids;
+  std::vector<int64_t> called_computation_ids;
+};
+
 // One frame of the call stack an instruction came from (XLA's
 // StackFrameIndexProto, flattened): where, and the frame that called it.
 struct SourceFrame {
@@ -193,6 +206,11 @@ class Program {
 
   // Category totals stated without allocations (OOM messages).
   std::optional<StatedCategoryBytes> stated_categories;
+
+  // The module's instructions, by computation in input order (empty for
+  // inputs that do not list them, such as the text buffer assignment).
+  std::vector<Instruction> instructions;
+  std::string_view entry_computation;
 
   // Stack frames by id - 1 (stack_frames[0] has id 1).
   std::vector<SourceFrame> stack_frames;

@@ -79,6 +79,22 @@ struct InstructionInfo {
   ir::Shape shape;
 };
 
+ir::Instruction InstructionFromProto(const pb::HloInstructionProto& proto,
+                                     const pb::HloComputationProto& computation,
+                                     const ir::Shape& shape) {
+  ir::Instruction instruction;
+  instruction.id = proto.id();
+  instruction.name = View(proto.name());
+  instruction.opcode = View(proto.opcode());
+  instruction.computation = View(computation.name());
+  instruction.shape = shape;
+  instruction.metadata = MetadataFromProto(proto.metadata());
+  instruction.operand_ids.assign(proto.operand_ids().begin(), proto.operand_ids().end());
+  instruction.called_computation_ids.assign(proto.called_computation_ids().begin(),
+                                            proto.called_computation_ids().end());
+  return instruction;
+}
+
 ir::Value ValueFromLogicalBuffer(const pb::LogicalBufferProto& buffer,
                                  const absl::flat_hash_map<int64_t, InstructionInfo>& instructions,
                                  ir::Program& program) {
@@ -171,9 +187,12 @@ absl::Status BuildProgram(const pb::HloProto& proto, const SourceText& source,
   absl::flat_hash_map<int64_t, InstructionInfo> instructions;
   for (const pb::HloComputationProto& computation : module.computations()) {
     for (const pb::HloInstructionProto& instruction : computation.instructions()) {
-      instructions[instruction.id()] = {&instruction, ShapeFromProto(instruction.shape())};
+      ir::Shape shape = ShapeFromProto(instruction.shape());
+      program.instructions.push_back(InstructionFromProto(instruction, computation, shape));
+      instructions[instruction.id()] = {&instruction, std::move(shape)};
     }
   }
+  program.entry_computation = View(module.entry_computation_name());
   ReadStackFrames(module.stack_frame_index(), program);
   ReadSchedule(module, instructions, program);
 

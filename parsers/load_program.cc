@@ -79,17 +79,23 @@ absl::StatusOr<ir::Program> ParseModule(const DumpModule& module) {
   return program;
 }
 
-std::string DescribeChoice(const DumpModule& chosen, size_t module_count,
+// Which module of a dump was analyzed and why, and the others it holds.
+std::string DescribeChoice(const DumpModule& chosen, const std::vector<DumpModule>& modules,
                            const LoadOptions& options) {
-  if (module_count <= 1) return "";
+  if (modules.size() <= 1) return "";
+  std::string listed;
+  for (const DumpModule& m : modules) {
+    StrAppend(&listed, listed.empty() ? "" : ", ", m.name, " (", m.size_hint,
+              m.size_hint_is_total_bytes ? " bytes)" : " bytes of files)");
+  }
   if (!options.module.empty()) {
     return StrCat("analyzing module ", chosen.name, " (named by --module), one of ",
-                  module_count, " in the dump");
+                  modules.size(), " in the dump: ", listed);
   }
-  return StrCat("analyzing module ", chosen.name, ", the largest of ", module_count,
+  return StrCat("analyzing module ", chosen.name, ", the largest of ", modules.size(),
                 " in the dump by ",
-                chosen.size_hint_is_total_bytes ? "'Total bytes used'" : "file size", " (",
-                chosen.size_hint, " bytes); pick another with --module");
+                chosen.size_hint_is_total_bytes ? "'Total bytes used'" : "file size",
+                "; pick another with --module. Modules: ", listed);
 }
 
 }  // namespace
@@ -102,7 +108,7 @@ absl::StatusOr<LoadedProgram> LoadProgram(const std::string& path,
   if (std::filesystem::is_directory(path, ec)) {
     ASSIGN_OR_RETURN(loaded.modules, FindDumpModules(path));
     ASSIGN_OR_RETURN(chosen, ChooseModule(loaded.modules, options.module));
-    loaded.choice = DescribeChoice(chosen, loaded.modules.size(), options);
+    loaded.choice = DescribeChoice(chosen, loaded.modules, options);
   } else if (std::filesystem::exists(path, ec)) {
     chosen = ModuleForFile(path);
   } else {

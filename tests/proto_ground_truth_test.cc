@@ -2,6 +2,8 @@
 // simulation against XLA's own temp sizes, on every samples/jax case.
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -112,6 +114,43 @@ TEST(ProtoGroundTruth, TraceReplayStaysInsideTheAllocation) {
       ASSERT_TRUE(arena.trace_replay_size.has_value());
       EXPECT_GT(*arena.trace_replay_size, 0);
       EXPECT_LE(*arena.trace_replay_size, arena.xla_size);
+    }
+  }
+}
+
+// The proto's instructions, fused computations included, are the ones the
+// module's HLO text (written by the same compile) lists.
+TEST(ProtoGroundTruth, InstructionsMatchTheHloText) {
+  for (const fs::path& dir : JaxCases()) {
+    SCOPED_TRACE(dir.filename().string());
+    const auto proto = Load(ProtoOf(dir));
+    std::string hlo_path = ProtoOf(dir).string();
+    hlo_path.replace(hlo_path.size() - std::string(".hlo.pb").size(), std::string::npos, ".txt");
+    std::ifstream hlo(hlo_path);
+    ASSERT_TRUE(hlo.good()) << hlo_path;
+    std::set<std::string> names_in_text;
+    for (std::string line; std::getline(hlo, line);) {
+      const size_t at = line.find('%');
+      const size_t eq = line.find(" = ");
+      if (at == std::string::npos || eq == std::string::npos || at > eq) continue;
+      if (line.compare(0, 2, "  ") != 0) continue;  // instruction lines are indented
+      names_in_text.insert(line.substr(at + 1, eq - at - 1));
+    }
+    std::set<std::string> names_in_proto;
+    std::set<int64_t> ids;
+    bool has_fused = false;
+    for (const ir::Instruction& i : proto.program.instructions) {
+      names_in_proto.insert(std::string(i.name));
+      ids.insert(i.id);
+      has_fused = has_fused || i.computation.find("fused") != std::string_view::npos;
+    }
+    EXPECT_EQ(names_in_proto, names_in_text);
+    EXPECT_TRUE(has_fused);
+    for (const ir::Instruction& i : proto.program.instructions) {
+      for (int64_t operand : i.operand_ids) EXPECT_TRUE(ids.count(operand)) << i.name;
+    }
+    for (const ir::Value& v : proto.program.values) {
+      EXPECT_TRUE(names_in_proto.count(std::string(v.instruction))) << v.DisplayName();
     }
   }
 }
