@@ -10,7 +10,7 @@ packages=(
   libgraphviz-dev graphviz
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
-  chromium
+  chromium python3
 )
 
 missing=()
