@@ -44,10 +44,7 @@ size_t ParseState::ValueIndex(int64_t id) {
 }
 
 void ParseState::Warn(std::string_view kind, const char* at) {
-  program.diagnostics.Warn(kind, [&] {
-    return StrCat(source->name(), ":", line_number, ":",
-                        at - line_start + 1);
-  });
+  WarnAt(program.diagnostics, kind, at);
 }
 
 absl::Status ParseValueRef(ParseState& state, Cursor& c, ValueRef* ref) {

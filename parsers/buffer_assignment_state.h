@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "ir/program.h"
 #include "parsers/cursor.h"
+#include "parsers/line_position.h"
 #include "parsers/source_text.h"
 
 namespace memplan::parsers::internal {
@@ -39,11 +40,8 @@ struct RawLiveRange {
   const char* at;
 };
 
-struct ParseState {
+struct ParseState : LinePosition {
   ir::Program program;
-  const SourceText* source = nullptr;
-  int64_t line_number = 0;
-  const char* line_start = nullptr;
 
   Section section = Section::kNone;
   LiveRangePart live_range_part = LiveRangePart::kNone;
@@ -89,9 +87,6 @@ struct ParseState {
       return Error(at, "expected a schedule step between -2^40 and 2^40");
     }
     return absl::OkStatus();
-  }
-  absl::Status Error(const char* at, std::string_view expected) const {
-    return source->ErrorAt(at, expected);
   }
 };
 

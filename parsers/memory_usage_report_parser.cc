@@ -10,6 +10,7 @@
 #include "ir/strings.h"
 #include "parsers/allocation_attributes.h"
 #include "parsers/cursor.h"
+#include "parsers/line_position.h"
 #include "parsers/dump_files.h"
 #include "parsers/human_bytes.h"
 #include "parsers/shape_parser.h"
@@ -36,13 +37,10 @@ struct AllocationFacts {
   bool size_exact = false;  // after Finish: size known to the byte
 };
 
-struct ReportState {
-  const SourceText* source = nullptr;
+struct ReportState : LinePosition {
   ir::Program program;
   Style style = Style::kAllocations2024;
   Section section = Section::kTop;
-  int64_t line_number = 0;
-  const char* line_start = nullptr;
 
   std::vector<AllocationFacts> facts;  // parallel to program.allocations
   absl::flat_hash_map<int64_t, size_t> index_by_id;
@@ -69,14 +67,7 @@ struct ReportState {
   int64_t rounded_rows = 0;
   int64_t percentile = 0;
 
-  void Warn(std::string_view kind, const char* at) {
-    program.diagnostics.Warn(kind, [&] {
-      return StrCat(source->name(), ":", line_number, ":", at - line_start + 1);
-    });
-  }
-  absl::Status Error(const char* at, std::string_view expected) const {
-    return source->ErrorAt(at, expected);
-  }
+  void Warn(std::string_view kind, const char* at) { WarnAt(program.diagnostics, kind, at); }
 };
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }

@@ -10,6 +10,7 @@
 #include "ir/status_macros.h"
 #include "ir/strings.h"
 #include "parsers/cursor.h"
+#include "parsers/line_position.h"
 #include "parsers/human_bytes.h"
 #include "parsers/shape_parser.h"
 #include "parsers/utf8.h"
@@ -31,8 +32,7 @@ enum class Part {
   kAfter,        // text after the last buffer
 };
 
-struct OomState {
-  const SourceText* source = nullptr;
+struct OomState : LinePosition {
   ir::Program program;
   ir::StatedCategoryBytes stats;
   bool any_stat = false;
@@ -42,8 +42,6 @@ struct OomState {
   std::string_view rounded_example;
   Style style = Style::kGpu;
   Part part = Part::kBefore;
-  int64_t line_number = 0;
-  const char* line_start = nullptr;
 
   // A log prefix ("2020-05-04 09:05:40.719745: E ... xla_util.cc:76] ")
   // repeated on every line: its first two characters, when the marker's
@@ -59,14 +57,7 @@ struct OomState {
   std::map<std::string_view, int64_t> allocation_types;  // TPU
   bool more_messages_warned = false;
 
-  void Warn(std::string_view kind, const char* at) {
-    program.diagnostics.Warn(kind, [&] {
-      return StrCat(source->name(), ":", line_number, ":", at - line_start + 1);
-    });
-  }
-  absl::Status Error(const char* at, std::string_view expected) const {
-    return source->ErrorAt(at, expected);
-  }
+  void Warn(std::string_view kind, const char* at) { WarnAt(program.diagnostics, kind, at); }
 };
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }

@@ -1,0 +1,36 @@
+// Where a line-by-line parser stands in its input, and the located warnings
+// and errors that follow from it. Parser states derive from it.
+#ifndef MEMPLAN_PARSERS_LINE_POSITION_H_
+#define MEMPLAN_PARSERS_LINE_POSITION_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "ir/diagnostics.h"
+#include "ir/strings.h"
+#include "parsers/source_text.h"
+
+namespace memplan::parsers {
+
+struct LinePosition {
+  const SourceText* source = nullptr;
+  int64_t line_number = 0;           // 1-based, of the current line
+  const char* line_start = nullptr;  // first byte of the current line
+
+  // Counts a recoverable problem at `at` (a pointer into the current line);
+  // the location string is built only for a kind's first occurrence.
+  void WarnAt(ir::Diagnostics& diagnostics, std::string_view kind, const char* at) const {
+    diagnostics.Warn(kind, [&] {
+      return StrCat(source->name(), ":", line_number, ":", at - line_start + 1);
+    });
+  }
+  // "file:line:col: error: <expected>", with the line and a caret.
+  absl::Status Error(const char* at, std::string_view expected) const {
+    return source->ErrorAt(at, expected);
+  }
+};
+
+}  // namespace memplan::parsers
+
+#endif  // MEMPLAN_PARSERS_LINE_POSITION_H_
