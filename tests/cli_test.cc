@@ -64,6 +64,39 @@ TEST(Cli, JsonStatesTheDumpsNumbers) {
   EXPECT_EQ(Int(*peak, "step"), 6);
 }
 
+// The JSON timeline's largest point is the live peak, and the peak's
+// category split is that point's, on every sample with live ranges.
+TEST(Cli, JsonTimelinePeaksAtTheLivePeak) {
+  for (const test::Sample& sample : test::AllSamples()) {
+    if (!sample.has_live_ranges) continue;
+    SCOPED_TRACE(sample.name);
+    std::vector<std::string> args = {"analyze", "--format=json", sample.path};
+    if (!sample.module.empty()) args.push_back("--module=" + sample.module);
+    const CommandResult r = Memplan(args);
+    ASSERT_EQ(r.exit_code, 0) << Describe(r);
+    llvm::Expected<llvm::json::Value> json = llvm::json::parse(r.out);
+    ASSERT_TRUE(static_cast<bool>(json)) << llvm::toString(json.takeError());
+    const llvm::json::Object* o = json->getAsObject();
+    const llvm::json::Object* peak = o->getObject("live_peak");
+    const llvm::json::Object* timeline = o->getObject("timeline");
+    ASSERT_NE(peak, nullptr);
+    ASSERT_NE(timeline, nullptr);
+    int64_t most = -1;
+    int64_t most_step = -1;
+    for (const llvm::json::Value& point : *timeline->getArray("points")) {
+      const llvm::json::Array& p = *point.getAsArray();
+      int64_t sum = 0;
+      for (size_t i = 1; i < p.size(); ++i) sum += *p[i].getAsInteger();
+      if (sum > most) {
+        most = sum;
+        most_step = *p[0].getAsInteger();
+      }
+    }
+    EXPECT_EQ(most, Int(*peak, "bytes"));
+    EXPECT_EQ(most_step, Int(*peak, "step"));
+  }
+}
+
 TEST(Cli, WithoutLiveRangesThePeakIsUnavailable) {
   const CommandResult text = Memplan({"analyze", kNoLiveRange});
   ASSERT_EQ(text.exit_code, 0) << Describe(text);

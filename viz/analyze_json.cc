@@ -107,6 +107,31 @@ void WriteBytesByCategory(OStream& j, llvm::StringRef key, const analyzer::Bytes
   });
 }
 
+// The timeline as change points: from each point's step until the next, the
+// bytes live per category, in analyzer::ValueCategory order.
+void WriteTimeline(OStream& j, const analyzer::Timeline& timeline) {
+  if (timeline.points.empty()) {
+    j.attribute("timeline", nullptr);
+    return;
+  }
+  j.attributeObject("timeline", [&] {
+    j.attribute("last_step", timeline.last_step);
+    j.attributeArray("categories", [&] {
+      for (int c = 0; c < analyzer::kNumValueCategories; ++c) {
+        j.value(Ref(analyzer::CategoryName(static_cast<analyzer::ValueCategory>(c))));
+      }
+    });
+    j.attributeArray("points", [&] {
+      for (const analyzer::TimelinePoint& point : timeline.points) {
+        j.array([&] {
+          j.value(point.step);
+          for (int64_t bytes : point.bytes) j.value(bytes);
+        });
+      }
+    });
+  });
+}
+
 void WritePeak(OStream& j, const AnalyzeReportInput& input) {
   const auto& peak = input.analysis.peak;
   if (!peak) {
@@ -243,6 +268,7 @@ void WriteAnalyzeJson(const AnalyzeReportInput& input, llvm::raw_ostream& os) {
     j.attribute("thread_local_bytes", s.thread_local_bytes);
     j.attribute("device_footprint_bytes", s.device_footprint_bytes);
     WritePeak(j, input);
+    WriteTimeline(j, input.analysis.timeline);
     WriteTempArenas(j, input.analysis);
     WriteAttribution(j, input.analysis);
     j.attribute("allocation_count", static_cast<int64_t>(program.allocations.size()));
