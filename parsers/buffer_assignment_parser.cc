@@ -221,18 +221,12 @@ absl::Status ParseFile(ParseState& state, const SourceText& source) {
   // when read).
   constexpr size_t kReleaseEvery = size_t{4} << 20;
   const char* released = text.data();
-  while (!text.empty()) {
-    if (static_cast<size_t>(text.data() - released) >= kReleaseEvery) {
-      source.ReleaseResident(released, text.data());
-      released = text.data();
+  std::string_view line;
+  while (state.NextLine(text, &line)) {
+    if (static_cast<size_t>(line.data() - released) >= kReleaseEvery) {
+      source.ReleaseResident(released, line.data());
+      released = line.data();
     }
-    const char* newline = static_cast<const char*>(std::memchr(text.data(), '\n', text.size()));
-    const size_t length = newline ? static_cast<size_t>(newline - text.data()) : text.size();
-    std::string_view line = text.substr(0, length);
-    text.remove_prefix(newline ? length + 1 : length);
-    ++state.line_number;
-    state.line_start = line.data();
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) continue;
     ++state.recognised_lines;
     RETURN_IF_ERROR(ParseLine(state, line));

@@ -4,6 +4,7 @@
 #define MEMPLAN_PARSERS_LINE_POSITION_H_
 
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -17,6 +18,20 @@ struct LinePosition {
   const SourceText* source = nullptr;
   int64_t line_number = 0;           // 1-based, of the current line
   const char* line_start = nullptr;  // first byte of the current line
+
+  // Takes the next line off the front of `text` (without its "\n" or
+  // "\r\n"), making it the current line. False when `text` is empty.
+  bool NextLine(std::string_view& text, std::string_view* line) {
+    if (text.empty()) return false;
+    const char* newline = static_cast<const char*>(std::memchr(text.data(), '\n', text.size()));
+    const size_t length = newline ? static_cast<size_t>(newline - text.data()) : text.size();
+    *line = text.substr(0, length);
+    text.remove_prefix(newline ? length + 1 : length);
+    ++line_number;
+    line_start = line->data();
+    if (!line->empty() && line->back() == '\r') line->remove_suffix(1);
+    return true;
+  }
 
   // Counts a recoverable problem at `at` (a pointer into the current line);
   // the location string is built only for a kind's first occurrence.

@@ -624,14 +624,8 @@ absl::Status ParseText(ReportState& state) {
     return source.ErrorAt(text.data() + bad, "expected UTF-8 text");
   }
   bool first = true;
-  while (!text.empty()) {
-    const char* newline = static_cast<const char*>(std::memchr(text.data(), '\n', text.size()));
-    const size_t length = newline ? static_cast<size_t>(newline - text.data()) : text.size();
-    std::string_view line = text.substr(0, length);
-    text.remove_prefix(newline ? length + 1 : length);
-    ++state.line_number;
-    state.line_start = line.data();
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  std::string_view line;
+  while (state.NextLine(text, &line)) {
     if (first) {
       if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
       first = false;

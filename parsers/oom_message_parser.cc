@@ -554,14 +554,8 @@ void Finish(OomState& state) {
 absl::Status ParseText(OomState& state) {
   const SourceText& source = *state.source;
   std::string_view text = source.text();
-  while (!text.empty()) {
-    const char* newline = static_cast<const char*>(std::memchr(text.data(), '\n', text.size()));
-    const size_t length = newline ? static_cast<size_t>(newline - text.data()) : text.size();
-    std::string_view line = text.substr(0, length);
-    text.remove_prefix(newline ? length + 1 : length);
-    ++state.line_number;
-    state.line_start = line.data();
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  std::string_view line;
+  while (state.NextLine(text, &line)) {
     RETURN_IF_ERROR(ParseLine(state, line));
   }
   if (state.part == Part::kBefore) {
