@@ -5,6 +5,7 @@
 
 #include "ir/status_macros.h"
 #include "parsers/cursor.h"
+#include "parsers/line_position.h"
 
 namespace memplan::parsers {
 namespace {
@@ -91,11 +92,9 @@ absl::Status ParseHloStackFrames(const SourceText& source, std::vector<ir::Sourc
   Tables t;
   Table table = Table::kNone;
   std::string_view text = source.text();
-  while (!text.empty()) {
-    const size_t end = text.find('\n');
-    std::string_view line = text.substr(0, end);
-    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  LinePosition position{&source};
+  std::string_view line;
+  while (position.NextLine(text, &line)) {
     if (line.empty()) {
       table = Table::kNone;
       continue;
