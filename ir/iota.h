@@ -1,0 +1,40 @@
+// XLA's compact "iota" form of a device list, shared by tile assignments
+// (HloSharding "<=[4,2]T(1,0)") and replica groups ("[2,4]<=[8]",
+// "[4,2]<=[2,4]T(1,0)"): the devices 0..N-1 in order, reshaped to
+// `reshape_dims`, transposed by `transpose_perm`, then read out in row-major
+// order and viewed with shape `dims`.
+#ifndef MEMPLAN_IR_IOTA_H_
+#define MEMPLAN_IR_IOTA_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace memplan::ir {
+
+struct IotaDevices {
+  std::vector<int64_t> dims;           // the shape the devices are viewed as
+  std::vector<int64_t> reshape_dims;   // product equals product(dims)
+  std::vector<int64_t> transpose_perm; // a permutation of 0..reshape_dims-1;
+                                       // empty means the identity
+
+  // Product of `dims`.
+  int64_t device_count() const;
+
+  // The device ids in row-major order of `dims`. InvalidArgument when the
+  // form is inconsistent (products differ, perm is not a permutation of
+  // reshape_dims' axes, a dimension is negative, or more than 2^31 devices).
+  absl::StatusOr<std::vector<int64_t>> Expand() const;
+
+  // As XLA prints it after "devices=" or in replica_groups: "[4,2]<=[8]",
+  // "[2,4]<=[4,2]T(1,0)" (T(..) only when the perm is not the identity).
+  std::string ToString() const;
+
+  friend bool operator==(const IotaDevices&, const IotaDevices&) = default;
+};
+
+}  // namespace memplan::ir
+
+#endif  // MEMPLAN_IR_IOTA_H_
