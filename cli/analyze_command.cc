@@ -50,7 +50,8 @@ int RunAnalyze(const AnalyzeFlags& flags) {
     case AnalyzeFormat::kJson:
       break;  // streamed below: the document can be large
     case AnalyzeFormat::kFolded:
-      rendered = analyzer::FoldedStacks(loaded->program, analysis.attributed_values, *key);
+      rendered = analyzer::FoldedStacks(loaded->program, analysis.origins,
+                                        analysis.attributed_values, *key);
       break;
     case AnalyzeFormat::kDot:
     case AnalyzeFormat::kSvg: {

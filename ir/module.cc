@@ -42,7 +42,7 @@ bool Module::has_gap(GraphGap gap) const {
 
 std::string InstructionDisplayName(const Module& module, InstructionId id,
                                    const ShapeIndex& index) {
-  const std::string_view name = module.contains(id) ? module.instruction(id).name : "?";
+  const std::string_view name = module.contains(id) ? module.instruction(id).name : "";
   if (index.empty()) return std::string(name);
   return StrCat(name, ShapeIndexToString(index));
 }

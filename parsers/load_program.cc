@@ -22,7 +22,7 @@ struct InputFormat {
   const char* name;
   bool (*sniff)(std::string_view head, std::string_view file_name);
   absl::StatusOr<ir::Program> (*parse)(const std::vector<std::shared_ptr<const SourceText>>&,
-                                       std::string module_name);
+                                       ir::Program program);
 };
 
 bool SniffBufferAssignment(std::string_view head, std::string_view) {
@@ -57,12 +57,16 @@ const InputFormat& FormatFor(const SourceText& main) {
 // Newer XLA names stack frames by id in metadata; their tables are in the
 // module's HLO text beside the dump.
 absl::Status AttachStackFrames(const DumpModule& module, ir::Program& program) {
-  if (module.hlo_text_file.empty() || !program.stack_frames.empty()) return absl::OkStatus();
-  const bool wanted = std::any_of(program.values.begin(), program.values.end(),
-                                  [](const ir::Value& v) { return v.metadata.stack_frame_id > 0; });
+  if (module.hlo_text_file.empty() || !program.module.stack_frames.empty()) {
+    return absl::OkStatus();
+  }
+  const auto& instructions = program.module.instructions();
+  const bool wanted =
+      std::any_of(instructions.begin(), instructions.end(),
+                  [](const ir::Instruction& i) { return i.metadata.stack_frame_id > 0; });
   if (!wanted) return absl::OkStatus();
   ASSIGN_OR_RETURN(auto source, SourceText::FromFile(module.hlo_text_file));
-  RETURN_IF_ERROR(ParseHloStackFrames(*source, &program.stack_frames));
+  RETURN_IF_ERROR(ParseHloStackFrames(*source, &program.module.stack_frames));
   program.source_files.push_back(module.hlo_text_file);
   program.KeepAlive(std::move(source));
   return absl::OkStatus();
@@ -74,7 +78,8 @@ absl::StatusOr<ir::Program> ParseModule(const DumpModule& module) {
     ASSIGN_OR_RETURN(auto source, SourceText::FromFile(file));
     sources.push_back(std::move(source));
   }
-  ASSIGN_OR_RETURN(ir::Program program, FormatFor(*sources.front()).parse(sources, module.name));
+  ASSIGN_OR_RETURN(ir::Program program,
+                   FormatFor(*sources.front()).parse(sources, ir::Program::Named(module.name)));
   RETURN_IF_ERROR(AttachStackFrames(module, program));
   return program;
 }
