@@ -72,7 +72,9 @@ absl::Status AttachStackFrames(const DumpModule& module, ir::Program& program) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<ir::Program> ParseModule(const DumpModule& module) {
+}  // namespace
+
+absl::StatusOr<ir::Program> LoadModule(const DumpModule& module) {
   std::vector<std::shared_ptr<const SourceText>> sources;
   for (const std::string& file : module.files) {
     ASSIGN_OR_RETURN(auto source, SourceText::FromFile(file));
@@ -84,27 +86,6 @@ absl::StatusOr<ir::Program> ParseModule(const DumpModule& module) {
   return program;
 }
 
-// Which module of a dump was analyzed and why, and the others it holds.
-std::string DescribeChoice(const DumpModule& chosen, const std::vector<DumpModule>& modules,
-                           const LoadOptions& options) {
-  if (modules.size() <= 1) return "";
-  std::string listed;
-  for (const DumpModule& m : modules) {
-    StrAppend(&listed, listed.empty() ? "" : ", ", m.name, " (", m.size_hint,
-              m.size_hint_is_total_bytes ? " bytes)" : " bytes of files)");
-  }
-  if (!options.module.empty()) {
-    return StrCat("analyzing module ", chosen.name, " (named by --module), one of ",
-                  modules.size(), " in the dump: ", listed);
-  }
-  return StrCat("analyzing module ", chosen.name, ", the largest of ", modules.size(),
-                " in the dump by ",
-                chosen.size_hint_is_total_bytes ? "'Total bytes used'" : "file size",
-                "; pick another with --module. Modules: ", listed);
-}
-
-}  // namespace
-
 absl::StatusOr<LoadedProgram> LoadProgram(const std::string& path,
                                           const LoadOptions& options) {
   std::error_code ec;
@@ -112,14 +93,14 @@ absl::StatusOr<LoadedProgram> LoadProgram(const std::string& path,
   DumpModule chosen;
   if (std::filesystem::is_directory(path, ec)) {
     ASSIGN_OR_RETURN(loaded.modules, FindDumpModules(path));
-    ASSIGN_OR_RETURN(chosen, ChooseModule(loaded.modules, options.module));
-    loaded.choice = DescribeChoice(chosen, loaded.modules, options);
+    ASSIGN_OR_RETURN(loaded.choice, ChooseModule(loaded.modules, options.module));
+    chosen = loaded.modules[loaded.choice->index];
   } else if (std::filesystem::exists(path, ec)) {
     chosen = ModuleForFile(path);
   } else {
     return absl::NotFoundError(StrCat(path, ": no such file or directory"));
   }
-  ASSIGN_OR_RETURN(loaded.program, ParseModule(chosen));
+  ASSIGN_OR_RETURN(loaded.program, LoadModule(chosen));
   return loaded;
 }
 

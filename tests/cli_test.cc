@@ -224,10 +224,10 @@ TEST(Cli, ADirectoryNamesTheModuleItChose) {
   const CommandResult r = Memplan({"analyze", "samples/xla/two_modules"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_TRUE(r.out.starts_with("Module: jit_train_step\n")) << r.out;
-  // The sizes are the two dumps' own "Total bytes used" lines.
-  EXPECT_NE(r.out.find("analyzing module jit_train_step, the largest of 2 in the dump by "
-                       "'Total bytes used'; pick another with --module. Modules: "
-                       "jit_init_params (526360 bytes), jit_train_step (83886088 bytes)"),
+  // The counts are the instruction lines of each module's text.
+  EXPECT_NE(r.out.find("reading module jit_train_step (module 2), the program with the most HLO "
+                       "instructions (15 instructions) of 2 in the dump; the others: "
+                       "jit_init_params (module 1): 12 instructions"),
             std::string::npos)
       << r.out;
 
@@ -245,7 +245,8 @@ TEST(Cli, WithOutputFileTheChoiceGoesToStderr) {
   const CommandResult r = Memplan(
       {"analyze", "-o", "report.txt", test::SourcePath("samples/xla/two_modules")}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
-  EXPECT_NE(r.err.find("analyzing module jit_train_step"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("reading module jit_train_step"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(--module picks another)"), std::string::npos) << r.err;
   EXPECT_EQ(dir.List(), std::vector<std::string>{"report.txt"});
 }
 
@@ -254,7 +255,9 @@ TEST(Cli, ModuleFlagPicksAModule) {
       Memplan({"analyze", "--module=jit_init_params", "samples/xla/two_modules"});
   ASSERT_EQ(init.exit_code, 0) << Describe(init);
   EXPECT_TRUE(init.out.starts_with("Module: jit_init_params\n")) << init.out;
-  EXPECT_NE(init.out.find("named by --module"), std::string::npos) << init.out;
+  EXPECT_NE(init.out.find("reading module jit_init_params (module 1), as named"),
+            std::string::npos)
+      << init.out;
 
   const CommandResult ambiguous = Memplan({"analyze", "--module=jit", "samples/xla/two_modules"});
   EXPECT_EQ(ambiguous.exit_code, 2) << Describe(ambiguous);
@@ -262,7 +265,10 @@ TEST(Cli, ModuleFlagPicksAModule) {
 
   const CommandResult unknown = Memplan({"analyze", "--module=jit_eval", "samples/xla/two_modules"});
   EXPECT_EQ(unknown.exit_code, 2) << Describe(unknown);
-  EXPECT_NE(unknown.err.find("jit_init_params, jit_train_step"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("module_0001.jit_init_params.cpu_after_optimizations, "
+                             "module_0002.jit_train_step.cpu_after_optimizations"),
+            std::string::npos)
+      << unknown.err;
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "ir/strings.h"
 #include "parsers/load_program.h"
 #include "viz/html_page.h"
+#include "viz/describe.h"
 #include "viz/html_report.h"
 #include "viz/svg.h"
 
@@ -79,7 +80,7 @@ Rendered RenderSample(const std::string& relative, const HtmlReportLimits& limit
   analyzer::Analysis::Options options;
   options.top_n = limits.table_rows;
   const analyzer::Analysis analysis = analyzer::Analysis::Run(loaded->program, options);
-  std::string html = RenderHtmlReport({loaded->program, analysis, loaded->choice, limits});
+  std::string html = RenderHtmlReport({loaded->program, analysis, viz::DescribeModuleChoice(*loaded), limits});
   return {std::move(*loaded), std::move(html)};
 }
 

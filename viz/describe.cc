@@ -148,6 +148,49 @@ ValueLabels LabelsOf(const ir::Program& program, const analyzer::Analysis& analy
   return labels;
 }
 
+std::string DescribeInstructionCount(const parsers::DumpModule& module) {
+  using B = parsers::InstructionCountBasis;
+  switch (module.instruction_count_basis) {
+    case B::kModuleText:
+      return StrCat(module.instruction_count, " instructions");
+    case B::kSchedule:
+      return StrCat(module.instruction_count, " scheduled instructions");
+    case B::kValues:
+      return StrCat(module.instruction_count, " values (no module text or schedule)");
+    case B::kNone:
+      return "instructions not known";
+  }
+  return "";
+}
+
+std::string DescribeModuleChoice(const parsers::LoadedProgram& loaded) {
+  if (!loaded.choice || loaded.modules.empty()) return "";  // a single file
+  const parsers::DumpModule& chosen = loaded.modules[loaded.choice->index];
+  const auto label = [](const parsers::DumpModule& m) {
+    return m.number ? StrCat(m.name, " (module ", *m.number, ")") : m.name;
+  };
+  std::string out = StrCat("reading module ", label(chosen));
+  switch (loaded.choice->reason) {
+    case parsers::ModuleChoiceReason::kOnlyModule:
+      return "";  // nothing to choose
+    case parsers::ModuleChoiceReason::kNamed:
+      StrAppend(&out, ", as named, one of ", loaded.modules.size(), " in the dump");
+      break;
+    case parsers::ModuleChoiceReason::kMostInstructions:
+      StrAppend(&out, ", the program with the most HLO instructions (",
+                DescribeInstructionCount(chosen), ") of ", loaded.modules.size(),
+                " in the dump");
+      break;
+  }
+  std::string others;
+  for (size_t i = 0; i < loaded.modules.size(); ++i) {
+    if (i == loaded.choice->index) continue;
+    const parsers::DumpModule& m = loaded.modules[i];
+    StrAppend(&others, others.empty() ? "" : ", ", label(m), ": ", DescribeInstructionCount(m));
+  }
+  return StrCat(out, "; the others: ", others);
+}
+
 std::string_view InstructionLabel(const ir::Program& program, ir::InstructionId id) {
   return program.InstructionName(id);
 }

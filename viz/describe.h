@@ -11,6 +11,7 @@
 #include "analyzer/analysis.h"
 #include "ir/notes.h"
 #include "ir/program.h"
+#include "parsers/load_program.h"
 
 namespace memplan::viz {
 
@@ -41,6 +42,13 @@ ValueLabels LabelsOf(const ir::Program& program, const analyzer::Analysis& analy
 // "file:line" for `metadata` (file alone without a line); "" when it says
 // nothing of the source, or for null.
 std::string SourceLabel(const ir::Module& module, const ir::OpMetadata* metadata);
+
+// Which module of a dump directory was read and why, and the others it
+// holds; "" for a single file or a dump of one module.
+std::string DescribeModuleChoice(const parsers::LoadedProgram& loaded);
+
+// "1,234 instructions (module text)" and the like, for a module listing.
+std::string DescribeInstructionCount(const parsers::DumpModule& module);
 
 // The name of an instruction, "" for an invalid id.
 std::string_view InstructionLabel(const ir::Program& program, ir::InstructionId id);
