@@ -363,3 +363,31 @@ TEST(ChromeTrace, PythonFrameNames) {
 
 }  // namespace
 }  // namespace memplan
+
+namespace memplan {
+namespace {
+
+// The built binary: exit codes, atomic -o, and the same bytes twice.
+TEST(CalltreeCli, ReportsAndFailsCleanly) {
+  test::TempDir dir;
+  const std::string sample = test::SourcePath("samples/traces/pytorch_v100_backward_memory.pt.trace.json.gz");
+  test::CommandResult text = test::RunCommand({MEMPLAN_BINARY, "calltree", sample}, dir.path());
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("peak allocated: 6.17 GiB (6,629,508,096 B)"), std::string::npos) << text.out;
+  test::CommandResult again = test::RunCommand({MEMPLAN_BINARY, "calltree", sample}, dir.path());
+  EXPECT_EQ(text.out, again.out);
+  for (const char* format : {"--format=json", "--format=dot", "--format=folded"}) {
+    test::CommandResult r = test::RunCommand({MEMPLAN_BINARY, "calltree", sample, format}, dir.path());
+    EXPECT_EQ(r.exit_code, 0) << format << r.err;
+    EXPECT_FALSE(r.out.empty()) << format;
+  }
+  ASSERT_TRUE(test::WriteFile(dir.File("bad.json"), "{\"traceEvents\": [{\"ph\": \"X\"}]}"));
+  test::CommandResult bad = test::RunCommand(
+      {MEMPLAN_BINARY, "calltree", dir.File("bad.json"), "-o", dir.File("out.txt")}, dir.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("bad.json:1:18: error: expected a \"ts\" member"), std::string::npos) << bad.err;
+  EXPECT_FALSE(test::FileExists(dir.File("out.txt")));
+}
+
+}  // namespace
+}  // namespace memplan
