@@ -11,6 +11,7 @@
 #ifndef MEMPLAN_IR_JAXPR_H_
 #define MEMPLAN_IR_JAXPR_H_
 
+#include "ir/hlo_attributes.h"
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -149,14 +150,9 @@ struct JaxprModule {
 };
 
 // dot_general's dimension_numbers=((lhs_contracting, rhs_contracting),
-// (lhs_batch, rhs_batch)), printed as tuples (old) or lists (new).
-struct DotDimensionNumbers {
-  std::vector<int64_t> lhs_contracting;
-  std::vector<int64_t> rhs_contracting;
-  std::vector<int64_t> lhs_batch;
-  std::vector<int64_t> rhs_batch;
-};
-// Nullopt when `eqn` has no readable dimension_numbers.
+// (lhs_batch, rhs_batch)), printed as tuples (old) or lists (new), as the
+// same DotDimensionNumbers an HLO dot carries. Nullopt when `eqn` has no
+// readable dimension_numbers.
 std::optional<DotDimensionNumbers> DotGeneralDimensions(const JaxprEqn& eqn);
 
 }  // namespace memplan::ir
