@@ -89,6 +89,17 @@ struct CalltreeFlags {
 
 int RunCalltree(const CalltreeFlags& flags);
 
+enum class ModulesFormat { kText, kJson };
+
+// memplan modules DIR: every module of a dump directory, one row each.
+struct ModulesFlags {
+  std::string path;
+  ModulesFormat format = ModulesFormat::kText;
+  std::string output = "-";
+};
+
+int RunModules(const ModulesFlags& flags);
+
 }  // namespace memplan::cli
 
 #endif  // MEMPLAN_CLI_COMMANDS_H_

@@ -21,6 +21,7 @@ constexpr const char* kOverview =
     "                         timeline, allocation maps, tables, attribution\n"
     "  memplan check PATH     exit 1 when over --budget or grown vs --baseline (CI)\n"
     "  memplan diff OLD NEW   what changed: categories and values, by bytes\n"
+    "  memplan modules DIR    every module of a dump: instructions, total, peak, temp\n"
     "  memplan calltree FILE  a call tree or profiler trace: calls per function,\n"
     "                         repeated subtrees, call graph, memory peak and stack\n\n"
     "Exit codes: 0 ok, 1 a check failed, 2 bad input or usage.\n";
@@ -32,6 +33,7 @@ int Main(int argc, char** argv) {
   subcommands.push_back(MakeReportSubcommand());
   subcommands.push_back(MakeCheckSubcommand());
   subcommands.push_back(MakeDiffSubcommand());
+  subcommands.push_back(MakeModulesSubcommand());
   subcommands.push_back(MakeCalltreeSubcommand());
 
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream& os) { os << kVersion << "\n"; });

@@ -272,4 +272,32 @@ TEST(Cli, ModuleFlagPicksAModule) {
 }
 
 }  // namespace
+TEST(Cli, ModulesListsEveryModuleAndMarksTheDefault) {
+  const CommandResult r = Memplan({"modules", "samples/xla/two_modules"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  // One row per module, by stem; the default is the one with more instructions.
+  const size_t init = r.out.find("1  jit_init_params            12  514.02 KiB  513.01 KiB");
+  const size_t train = r.out.find("*  2  jit_train_step             15   80.00 MiB           -");
+  EXPECT_NE(init, std::string::npos) << r.out;
+  EXPECT_NE(train, std::string::npos) << r.out;
+  EXPECT_LT(init, train);
+
+  const CommandResult json = Memplan({"modules", "--format=json", "samples/xla/two_modules"});
+  ASSERT_EQ(json.exit_code, 0) << Describe(json);
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json.out);
+  ASSERT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError());
+  const llvm::json::Array* rows = parsed->getAsArray();
+  ASSERT_NE(rows, nullptr);
+  ASSERT_EQ(rows->size(), 2u);
+  const llvm::json::Object* train_row = (*rows)[1].getAsObject();
+  EXPECT_EQ(train_row->getInteger("total_allocation_bytes").getValueOr(-1), 83886088);
+  EXPECT_TRUE(train_row->getBoolean("default").getValueOr(false));
+  EXPECT_EQ(train_row->getInteger("instructions").getValueOr(-1), 15);
+  EXPECT_EQ((*rows)[0].getAsObject()->getInteger("live_peak_bytes").getValueOr(-1), 525320);
+
+  const CommandResult file =
+      Memplan({"modules", "samples/xla/seed004_gpu_decode-buffer-assignment.txt"});
+  EXPECT_EQ(file.exit_code, 2) << Describe(file);
+}
+
 }  // namespace memplan
