@@ -1,0 +1,620 @@
+// The CUDA + NCCL backend, built as the module libmemplan_cuda.so
+// (executor/cuda_backend_loader.h loads it). One process per GPU. Plan
+// memory comes from one cudaMalloc (arena mode) or from a CUDA memory pool
+// through cudaMallocFromPoolAsync (pool mode), whose used and reserved
+// high-water marks it reports; GEMMs run in cuBLAS, collectives in NCCL,
+// both timed with CUDA events on one stream.
+//
+// Communicators are nonblocking (ncclConfig_t::blocking = 0): every NCCL
+// call and every wait is polled against a deadline while watching
+// ncclCommGetAsyncError, and a timeout aborts the communicators
+// (ncclCommAbort) instead of hanging.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <sched.h>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "executor/backend.h"
+#include "executor/cuda_backend_loader.h"
+#include "ir/status_macros.h"
+#include "ir/strings.h"
+
+namespace memplan::executor {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+absl::Status CudaStatus(cudaError_t code, std::string_view what) {
+  if (code == cudaSuccess) return absl::OkStatus();
+  cudaGetLastError();  // clear a non-sticky error so later calls can go on
+  const std::string message = StrCat(what, ": ", cudaGetErrorName(code), ": ", cudaGetErrorString(code));
+  if (code == cudaErrorMemoryAllocation) return absl::ResourceExhaustedError(message);
+  return absl::InternalError(message);
+}
+
+absl::Status CublasStatus(cublasStatus_t code, std::string_view what) {
+  if (code == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
+  const std::string message = StrCat(what, ": cuBLAS status ", static_cast<int>(code));
+  if (code == CUBLAS_STATUS_ALLOC_FAILED) return absl::ResourceExhaustedError(message);
+  if (code == CUBLAS_STATUS_NOT_SUPPORTED || code == CUBLAS_STATUS_INVALID_VALUE) {
+    return absl::FailedPreconditionError(message);
+  }
+  return absl::InternalError(message);
+}
+
+std::string NcclMessage(ncclResult_t code, ncclComm_t comm) {
+  std::string message = ncclGetErrorString(code);
+  const char* last = comm != nullptr ? ncclGetLastError(comm) : nullptr;
+  if (last != nullptr && last[0] != '\0') StrAppend(&message, " (", last, ")");
+  return message;
+}
+
+ncclDataType_t NcclType(WireType type) {
+  switch (type) {
+    case WireType::kF32: return ncclFloat32;
+    case WireType::kF64: return ncclFloat64;
+    case WireType::kF16: return ncclFloat16;
+    case WireType::kBF16: return ncclBfloat16;
+    case WireType::kS8: return ncclInt8;
+    case WireType::kU8: return ncclUint8;
+    case WireType::kS32: return ncclInt32;
+    case WireType::kU32: return ncclUint32;
+    case WireType::kS64: return ncclInt64;
+    case WireType::kU64: return ncclUint64;
+  }
+  return ncclUint8;
+}
+
+// cuBLAS types of a GEMM: A/B, C, compute; nullopt-like `ok` false when
+// cublasGemmEx has no such combination.
+struct GemmTypes {
+  bool ok = false;
+  cudaDataType_t ab = CUDA_R_32F;
+  cudaDataType_t c = CUDA_R_32F;
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+};
+
+bool CudaRealType(ir::DType dtype, cudaDataType_t* out) {
+  switch (dtype) {
+    case ir::DType::kF32: *out = CUDA_R_32F; return true;
+    case ir::DType::kF64: *out = CUDA_R_64F; return true;
+    case ir::DType::kF16: *out = CUDA_R_16F; return true;
+    case ir::DType::kBF16: *out = CUDA_R_16BF; return true;
+    case ir::DType::kS8: *out = CUDA_R_8I; return true;
+    case ir::DType::kS32: *out = CUDA_R_32I; return true;
+    default: return false;
+  }
+}
+
+GemmTypes TypesOf(const GemmOp& g) {
+  GemmTypes t;
+  if (!CudaRealType(g.dtype, &t.ab) || !CudaRealType(g.out_dtype, &t.c)) return t;
+  switch (g.dtype) {
+    case ir::DType::kF64:
+      t.compute = CUBLAS_COMPUTE_64F;
+      t.ok = g.out_dtype == ir::DType::kF64;
+      break;
+    case ir::DType::kF32:
+      t.ok = g.out_dtype == ir::DType::kF32;
+      break;
+    case ir::DType::kF16:
+    case ir::DType::kBF16:
+      t.ok = g.out_dtype == g.dtype || g.out_dtype == ir::DType::kF32;
+      break;
+    case ir::DType::kS8:
+      t.compute = CUBLAS_COMPUTE_32I;
+      t.ok = g.out_dtype == ir::DType::kS32;
+      break;
+    default:
+      break;
+  }
+  return t;
+}
+
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend(Coordinator& coordinator) : coordinator_(coordinator) {}
+  ~CudaBackend() override;
+
+  absl::Status Start(const CudaBackendOptions& options);
+
+  std::string Name() const override { return "cuda"; }
+  std::string DeviceDescription() const override { return description_; }
+  absl::StatusOr<DeviceMemoryInfo> QueryMemory() override;
+  absl::Status Connect(const std::vector<std::vector<int>>& groups, double timeout_seconds) override;
+  absl::StatusOr<void*> Allocate(int64_t bytes, MemoryPool pool) override;
+  absl::Status Free(void* ptr) override;
+  absl::Status Touch(void* ptr, int64_t bytes) override;
+  absl::Status CopyToDevice(void* device, const void* host, int64_t bytes) override;
+  absl::Status CopyToHost(void* host, const void* device, int64_t bytes) override;
+  absl::StatusOr<double> Gemm(const GemmOp& gemm, const void* a, const void* b, void* c,
+                              double timeout_seconds) override;
+  absl::StatusOr<double> Collective(const CollectiveCall& call) override;
+  absl::Status Synchronize(double timeout_seconds) override;
+  MemoryMeasurement Measure() override;
+
+ private:
+  // Polls until `ready` says done, watching `comms` for asynchronous NCCL
+  // errors; aborts every communicator on an error or at the deadline.
+  template <typename Ready>
+  absl::Status Poll(Ready ready, const std::vector<ncclComm_t>& comms, double timeout_seconds,
+                    std::string_view what);
+  // Waits until `comm` has finished enqueueing (nonblocking communicators
+  // may answer ncclInProgress).
+  absl::Status Enqueued(ncclResult_t result, ncclComm_t comm, double timeout_seconds, std::string_view what);
+  absl::Status WaitEvent(cudaEvent_t event, const std::vector<ncclComm_t>& comms, double timeout_seconds,
+                         std::string_view what);
+  absl::StatusOr<double> ElapsedSeconds();
+  void AbortAll();
+  void SampleFreeMemory();
+  absl::Status LaunchCollective(const CollectiveCall& call, ncclComm_t comm, const void* input);
+
+  Coordinator& coordinator_;
+  int device_ = 0;
+  std::string description_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t start_ = nullptr;
+  cudaEvent_t stop_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+  cudaMemPool_t pool_ = nullptr;
+  bool pool_used_ = false;
+  std::vector<std::vector<int>> groups_;
+  std::vector<ncclComm_t> comms_;  // per group; nullptr where not a member
+  bool aborted_ = false;
+
+  struct Block {
+    int64_t bytes = 0;
+    MemoryPool pool = MemoryPool::kScratch;
+  };
+  absl::flat_hash_map<void*, Block> blocks_;
+  int64_t plan_in_use_ = 0;
+  int64_t plan_peak_ = 0;
+  int64_t scratch_in_use_ = 0;
+  int64_t scratch_peak_ = 0;
+  int64_t free_min_ = -1;
+};
+
+absl::Status CudaBackend::Start(const CudaBackendOptions& options) {
+  int count = 0;
+  const cudaError_t found = cudaGetDeviceCount(&count);
+  if (found != cudaSuccess) {
+    cudaGetLastError();
+    return absl::FailedPreconditionError(StrCat("no usable CUDA device: cudaGetDeviceCount: ",
+                                                cudaGetErrorName(found), ": ", cudaGetErrorString(found)));
+  }
+  if (count == 0) return absl::FailedPreconditionError("no CUDA device is visible to this process");
+  device_ = options.device >= 0 ? options.device : coordinator_.local_rank() % count;
+  if (device_ >= count) {
+    return absl::FailedPreconditionError(StrCat("GPU ", device_, " asked for, but ", count, " are visible"));
+  }
+  RETURN_IF_ERROR(CudaStatus(cudaSetDevice(device_), "cudaSetDevice"));
+  cudaDeviceProp properties;
+  RETURN_IF_ERROR(CudaStatus(cudaGetDeviceProperties(&properties, device_), "cudaGetDeviceProperties"));
+  int driver = 0;
+  int runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  int nccl = 0;
+  ncclGetVersion(&nccl);
+  description_ = StrCat(properties.name, " (device ", device_, " of ", count, ", compute capability ",
+                        properties.major, ".", properties.minor, "; CUDA driver ", driver / 1000, ".",
+                        (driver % 1000) / 10, ", runtime ", runtime / 1000, ".", (runtime % 1000) / 10,
+                        ", NCCL ", nccl / 10000, ".", (nccl / 100) % 100, ".", nccl % 100, ")");
+  RETURN_IF_ERROR(CudaStatus(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate"));
+  RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&start_), "cudaEventCreate"));
+  RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&stop_), "cudaEventCreate"));
+  RETURN_IF_ERROR(CublasStatus(cublasCreate(&cublas_), "cublasCreate"));
+  RETURN_IF_ERROR(CublasStatus(cublasSetStream(cublas_, stream_), "cublasSetStream"));
+  int pools = 0;
+  cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device_);
+  if (pools) {
+    cudaMemPoolProps props;
+    std::memset(&props, 0, sizeof(props));
+    props.allocType = cudaMemAllocationTypePinned;
+    props.handleTypes = cudaMemHandleTypeNone;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = device_;
+    RETURN_IF_ERROR(CudaStatus(cudaMemPoolCreate(&pool_, &props), "cudaMemPoolCreate"));
+  }
+  return absl::OkStatus();
+}
+
+CudaBackend::~CudaBackend() {
+  if (stream_ != nullptr && !aborted_) {
+    const auto deadline = Clock::now() + std::chrono::seconds(10);
+    while (cudaStreamQuery(stream_) == cudaErrorNotReady && Clock::now() < deadline) sched_yield();
+  }
+  for (auto& [ptr, block] : blocks_) {
+    if (block.pool == MemoryPool::kPlan) {
+      cudaFreeAsync(ptr, stream_);
+    } else {
+      cudaFree(ptr);
+    }
+  }
+  if (stream_ != nullptr) cudaStreamSynchronize(stream_);
+  for (ncclComm_t comm : comms_) {
+    if (comm == nullptr) continue;
+    if (aborted_) continue;  // already aborted and freed
+    ncclCommAbort(comm);     // frees its resources without waiting on peers
+  }
+  if (pool_ != nullptr) cudaMemPoolDestroy(pool_);
+  if (cublas_ != nullptr) cublasDestroy(cublas_);
+  if (start_ != nullptr) cudaEventDestroy(start_);
+  if (stop_ != nullptr) cudaEventDestroy(stop_);
+  if (stream_ != nullptr) cudaStreamDestroy(stream_);
+}
+
+void CudaBackend::AbortAll() {
+  if (aborted_) return;
+  aborted_ = true;
+  for (ncclComm_t comm : comms_) {
+    if (comm != nullptr) ncclCommAbort(comm);
+  }
+}
+
+template <typename Ready>
+absl::Status CudaBackend::Poll(Ready ready, const std::vector<ncclComm_t>& comms, double timeout_seconds,
+                               std::string_view what) {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_seconds);
+  for (int polls = 0;; ++polls) {
+    ASSIGN_OR_RETURN(bool done, ready());
+    if (done) return absl::OkStatus();
+    for (ncclComm_t comm : comms) {
+      ncclResult_t state = ncclSuccess;
+      ncclCommGetAsyncError(comm, &state);
+      if (state != ncclSuccess && state != ncclInProgress) {
+        const std::string message = NcclMessage(state, comm);
+        AbortAll();
+        return absl::InternalError(StrCat(what, ": NCCL: ", message));
+      }
+    }
+    if (Clock::now() > deadline) {
+      AbortAll();
+      return absl::DeadlineExceededError(StrCat(what, " did not complete within ", timeout_seconds,
+                                                " s (a rank of its group failed or is stuck); the "
+                                                "communicators were aborted"));
+    }
+    if (polls > 1000) sched_yield();
+  }
+}
+
+absl::Status CudaBackend::Enqueued(ncclResult_t result, ncclComm_t comm, double timeout_seconds,
+                                   std::string_view what) {
+  if (result != ncclSuccess && result != ncclInProgress) {
+    const std::string message = NcclMessage(result, comm);
+    return absl::InternalError(StrCat(what, ": NCCL: ", message));
+  }
+  if (result == ncclSuccess) return absl::OkStatus();
+  return Poll(
+      [&]() -> absl::StatusOr<bool> {
+        ncclResult_t state = ncclInProgress;
+        ncclCommGetAsyncError(comm, &state);
+        return state != ncclInProgress;
+      },
+      {comm}, timeout_seconds, what);
+}
+
+absl::Status CudaBackend::WaitEvent(cudaEvent_t event, const std::vector<ncclComm_t>& comms, double timeout_seconds,
+                                    std::string_view what) {
+  return Poll(
+      [&]() -> absl::StatusOr<bool> {
+        const cudaError_t state = cudaEventQuery(event);
+        if (state == cudaErrorNotReady) return false;
+        RETURN_IF_ERROR(CudaStatus(state, what));
+        return true;
+      },
+      comms, timeout_seconds, what);
+}
+
+absl::StatusOr<double> CudaBackend::ElapsedSeconds() {
+  float ms = 0;
+  RETURN_IF_ERROR(CudaStatus(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime"));
+  return ms / 1e3;
+}
+
+void CudaBackend::SampleFreeMemory() {
+  size_t free_bytes = 0;
+  size_t total = 0;
+  if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  const int64_t free_now = static_cast<int64_t>(free_bytes);
+  free_min_ = free_min_ < 0 ? free_now : std::min(free_min_, free_now);
+}
+
+absl::StatusOr<DeviceMemoryInfo> CudaBackend::QueryMemory() {
+  size_t free_bytes = 0;
+  size_t total = 0;
+  RETURN_IF_ERROR(CudaStatus(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo"));
+  return DeviceMemoryInfo{static_cast<int64_t>(free_bytes), static_cast<int64_t>(total)};
+}
+
+absl::Status CudaBackend::Connect(const std::vector<std::vector<int>>& groups, double timeout_seconds) {
+  groups_ = groups;
+  comms_.assign(groups.size(), nullptr);
+  const int rank = coordinator_.rank();
+  // The first member of each group makes its unique id; every rank learns
+  // the ids of its groups through the coordinator.
+  std::string mine;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (groups[g].empty() || groups[g][0] != rank) continue;
+    ncclUniqueId id;
+    const ncclResult_t made = ncclGetUniqueId(&id);
+    if (made != ncclSuccess) return absl::InternalError(StrCat("ncclGetUniqueId: ", ncclGetErrorString(made)));
+    const uint32_t index = static_cast<uint32_t>(g);
+    mine.append(reinterpret_cast<const char*>(&index), sizeof(index));
+    mine.append(reinterpret_cast<const char*>(&id), sizeof(id));
+  }
+  ASSIGN_OR_RETURN(std::vector<std::string> all, coordinator_.AllGather(mine, timeout_seconds));
+  std::vector<ncclUniqueId> ids(groups.size());
+  for (const std::string& records : all) {
+    const size_t record = sizeof(uint32_t) + sizeof(ncclUniqueId);
+    for (size_t at = 0; at + record <= records.size(); at += record) {
+      uint32_t index = 0;
+      std::memcpy(&index, records.data() + at, sizeof(index));
+      if (index < ids.size()) std::memcpy(&ids[index], records.data() + at + sizeof(index), sizeof(ncclUniqueId));
+    }
+  }
+  // Every communicator of this rank in one group call: ranks in several
+  // groups cannot then wait on each other in different orders.
+  std::vector<ncclComm_t> mine_comms;
+  ncclResult_t result = ncclGroupStart();
+  for (size_t g = 0; g < groups.size() && result == ncclSuccess; ++g) {
+    const auto at = std::find(groups[g].begin(), groups[g].end(), rank);
+    if (at == groups[g].end()) continue;
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 0;
+    result = ncclCommInitRankConfig(&comms_[g], static_cast<int>(groups[g].size()), ids[g],
+                                    static_cast<int>(at - groups[g].begin()), &config);
+    if (result == ncclInProgress) result = ncclSuccess;
+    mine_comms.push_back(comms_[g]);
+  }
+  const ncclResult_t ended = ncclGroupEnd();
+  if (result != ncclSuccess || (ended != ncclSuccess && ended != ncclInProgress)) {
+    AbortAll();
+    return absl::InternalError(StrCat("ncclCommInitRankConfig: ",
+                                      ncclGetErrorString(result != ncclSuccess ? result : ended)));
+  }
+  return Poll(
+      [&]() -> absl::StatusOr<bool> {
+        for (ncclComm_t comm : mine_comms) {
+          ncclResult_t state = ncclInProgress;
+          ncclCommGetAsyncError(comm, &state);
+          if (state == ncclInProgress) return false;
+        }
+        return true;
+      },
+      mine_comms, timeout_seconds, "making the NCCL communicators");
+}
+
+absl::StatusOr<void*> CudaBackend::Allocate(int64_t bytes, MemoryPool pool) {
+  void* ptr = nullptr;
+  const size_t size = static_cast<size_t>(std::max<int64_t>(bytes, 1));
+  if (pool == MemoryPool::kPlan) {
+    if (pool_ == nullptr) {
+      return absl::FailedPreconditionError("this GPU has no memory pools (cudaMallocAsync): use arena mode");
+    }
+    RETURN_IF_ERROR(CudaStatus(cudaMallocFromPoolAsync(&ptr, size, pool_, stream_),
+                               StrCat("cudaMallocFromPoolAsync(", bytes, ")")));
+    pool_used_ = true;
+  } else {
+    RETURN_IF_ERROR(CudaStatus(cudaMalloc(&ptr, size), StrCat("cudaMalloc(", bytes, ")")));
+  }
+  blocks_[ptr] = {bytes, pool};
+  if (pool == MemoryPool::kScratch) {
+    scratch_in_use_ += bytes;
+    scratch_peak_ = std::max(scratch_peak_, scratch_in_use_);
+  } else {
+    plan_in_use_ += bytes;
+    plan_peak_ = std::max(plan_peak_, plan_in_use_);
+  }
+  SampleFreeMemory();
+  return ptr;
+}
+
+absl::Status CudaBackend::Free(void* ptr) {
+  auto it = blocks_.find(ptr);
+  if (it == blocks_.end()) return absl::InternalError("freeing memory this backend did not allocate");
+  const Block block = it->second;
+  blocks_.erase(it);
+  (block.pool == MemoryPool::kScratch ? scratch_in_use_ : plan_in_use_) -= block.bytes;
+  if (block.pool == MemoryPool::kPlan) return CudaStatus(cudaFreeAsync(ptr, stream_), "cudaFreeAsync");
+  // cudaFree waits for the device; make sure nothing queued still uses it.
+  RETURN_IF_ERROR(Synchronize(60));
+  return CudaStatus(cudaFree(ptr), "cudaFree");
+}
+
+absl::Status CudaBackend::Touch(void* ptr, int64_t bytes) {
+  return CudaStatus(cudaMemsetAsync(ptr, 0, static_cast<size_t>(bytes), stream_), "cudaMemsetAsync");
+}
+
+absl::Status CudaBackend::CopyToDevice(void* device, const void* host, int64_t bytes) {
+  RETURN_IF_ERROR(CudaStatus(cudaMemcpyAsync(device, host, static_cast<size_t>(bytes), cudaMemcpyHostToDevice, stream_),
+                             "cudaMemcpyAsync"));
+  return Synchronize(60);
+}
+
+absl::Status CudaBackend::CopyToHost(void* host, const void* device, int64_t bytes) {
+  RETURN_IF_ERROR(CudaStatus(cudaMemcpyAsync(host, device, static_cast<size_t>(bytes), cudaMemcpyDeviceToHost, stream_),
+                             "cudaMemcpyAsync"));
+  return Synchronize(60);
+}
+
+absl::Status CudaBackend::Synchronize(double timeout_seconds) {
+  RETURN_IF_ERROR(CudaStatus(cudaEventRecord(stop_, stream_), "cudaEventRecord"));
+  std::vector<ncclComm_t> live;
+  if (!aborted_) {
+    for (ncclComm_t comm : comms_) {
+      if (comm != nullptr) live.push_back(comm);
+    }
+  }
+  return WaitEvent(stop_, live, timeout_seconds, "waiting for the GPU");
+}
+
+absl::StatusOr<double> CudaBackend::Gemm(const GemmOp& g, const void* a, const void* b, void* c,
+                                         double timeout_seconds) {
+  const GemmTypes types = TypesOf(g);
+  if (!types.ok) {
+    return absl::FailedPreconditionError(StrCat("cublasGemmEx has no GEMM of ", ir::DTypeName(g.dtype), " into ",
+                                                ir::DTypeName(g.out_dtype)));
+  }
+  if (g.m > INT_MAX || g.n > INT_MAX || g.k > INT_MAX) {
+    return absl::FailedPreconditionError("GEMM dimensions above 2^31-1 are not supported");
+  }
+  const float alpha_f = 1, beta_f = 0;
+  const double alpha_d = 1, beta_d = 0;
+  const int32_t alpha_i = 1, beta_i = 0;
+  const void* alpha = &alpha_f;
+  const void* beta = &beta_f;
+  if (types.compute == CUBLAS_COMPUTE_64F) {
+    alpha = &alpha_d;
+    beta = &beta_d;
+  } else if (types.compute == CUBLAS_COMPUTE_32I) {
+    alpha = &alpha_i;
+    beta = &beta_i;
+  }
+  const int m = static_cast<int>(g.m), n = static_cast<int>(g.n), k = static_cast<int>(g.k);
+  RETURN_IF_ERROR(CudaStatus(cudaEventRecord(start_, stream_), "cudaEventRecord"));
+  for (int64_t i = 0; i < g.count; ++i) {
+    RETURN_IF_ERROR(CublasStatus(cublasGemmEx(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, alpha, a, types.ab, m, b,
+                                              types.ab, k, beta, c, types.c, m, types.compute, CUBLAS_GEMM_DEFAULT),
+                                 StrCat("cublasGemmEx(m=", m, ", n=", n, ", k=", k, ")")));
+  }
+  RETURN_IF_ERROR(CudaStatus(cudaEventRecord(stop_, stream_), "cudaEventRecord"));
+  RETURN_IF_ERROR(WaitEvent(stop_, {}, timeout_seconds, "a GEMM"));
+  return ElapsedSeconds();
+}
+
+absl::Status CudaBackend::LaunchCollective(const CollectiveCall& call, ncclComm_t comm, const void* input) {
+  const int n = static_cast<int>(groups_[call.group_index].size());
+  const ncclDataType_t type = NcclType(call.type);
+  const size_t total = static_cast<size_t>(call.bytes / WireBytes(call.type));
+  const size_t chunk = total / static_cast<size_t>(n);
+  const size_t width = static_cast<size_t>(WireBytes(call.type));
+  const std::string what = StrCat(CollectiveName(call.kind), " of ", call.bytes, " bytes on a group of ", n);
+  switch (call.kind) {
+    case CollectiveKind::kAllReduce:
+      return Enqueued(ncclAllReduce(input, call.output, total, type, ncclSum, comm, stream_), comm,
+                      call.timeout_seconds, what);
+    case CollectiveKind::kAllGather:
+      return Enqueued(ncclAllGather(input, call.output, chunk, type, comm, stream_), comm, call.timeout_seconds, what);
+    case CollectiveKind::kReduceScatter:
+      return Enqueued(ncclReduceScatter(input, call.output, chunk, type, ncclSum, comm, stream_), comm,
+                      call.timeout_seconds, what);
+    case CollectiveKind::kAllToAll:
+    case CollectiveKind::kSendRecv: {
+      int position = 0;
+      ncclCommUserRank(comm, &position);
+      RETURN_IF_ERROR(Enqueued(ncclGroupStart(), comm, call.timeout_seconds, what));
+      if (call.kind == CollectiveKind::kAllToAll) {
+        for (int peer = 0; peer < n; ++peer) {
+          const char* send = static_cast<const char*>(input) + peer * chunk * width;
+          char* receive = static_cast<char*>(call.output) + peer * chunk * width;
+          RETURN_IF_ERROR(Enqueued(ncclSend(send, chunk, type, peer, comm, stream_), comm, call.timeout_seconds, what));
+          RETURN_IF_ERROR(Enqueued(ncclRecv(receive, chunk, type, peer, comm, stream_), comm, call.timeout_seconds, what));
+        }
+      } else {
+        RETURN_IF_ERROR(Enqueued(ncclSend(input, total, type, (position + 1) % n, comm, stream_), comm,
+                                 call.timeout_seconds, what));
+        RETURN_IF_ERROR(Enqueued(ncclRecv(call.output, total, type, (position + n - 1) % n, comm, stream_), comm,
+                                 call.timeout_seconds, what));
+      }
+      return Enqueued(ncclGroupEnd(), comm, call.timeout_seconds, what);
+    }
+  }
+  return absl::InternalError("unknown collective");
+}
+
+absl::StatusOr<double> CudaBackend::Collective(const CollectiveCall& call) {
+  if (aborted_) {
+    return absl::FailedPreconditionError("the NCCL communicators were aborted after an earlier failure");
+  }
+  if (call.group_index < 0 || call.group_index >= static_cast<int>(comms_.size()) ||
+      comms_[call.group_index] == nullptr) {
+    return absl::InternalError("collective on a group this rank has no communicator for");
+  }
+  ncclComm_t comm = comms_[call.group_index];
+  const int64_t in_bytes = call.kind == CollectiveKind::kAllGather
+                               ? call.bytes / static_cast<int64_t>(groups_[call.group_index].size())
+                               : call.bytes;
+  const int64_t out_bytes = call.kind == CollectiveKind::kReduceScatter
+                                ? call.bytes / static_cast<int64_t>(groups_[call.group_index].size())
+                                : call.bytes;
+  // NCCL has no in-place all-to-all or send/recv: send from a copy.
+  const char* in = static_cast<const char*>(call.input);
+  const char* out = static_cast<const char*>(call.output);
+  const bool overlap = in < out + out_bytes && out < in + in_bytes;
+  const void* input = call.input;
+  void* copy = nullptr;
+  if (overlap && (call.kind == CollectiveKind::kAllToAll || call.kind == CollectiveKind::kSendRecv)) {
+    ASSIGN_OR_RETURN(copy, Allocate(in_bytes, MemoryPool::kScratch));
+    RETURN_IF_ERROR(CudaStatus(cudaMemcpyAsync(copy, call.input, static_cast<size_t>(in_bytes),
+                                               cudaMemcpyDeviceToDevice, stream_),
+                               "cudaMemcpyAsync"));
+    input = copy;
+  }
+  auto run = [&]() -> absl::StatusOr<double> {
+    const int iterations = std::max(1, call.iterations);
+    RETURN_IF_ERROR(CudaStatus(cudaEventRecord(start_, stream_), "cudaEventRecord"));
+    for (int i = 0; i < iterations; ++i) RETURN_IF_ERROR(LaunchCollective(call, comm, input));
+    RETURN_IF_ERROR(CudaStatus(cudaEventRecord(stop_, stream_), "cudaEventRecord"));
+    RETURN_IF_ERROR(WaitEvent(stop_, {comm}, call.timeout_seconds,
+                              StrCat(CollectiveName(call.kind), " of ", call.bytes, " bytes")));
+    ASSIGN_OR_RETURN(double seconds, ElapsedSeconds());
+    return seconds / iterations;
+  };
+  absl::StatusOr<double> seconds = run();
+  if (copy != nullptr && !aborted_) RETURN_IF_ERROR(Free(copy));
+  return seconds;
+}
+
+MemoryMeasurement CudaBackend::Measure() {
+  MemoryMeasurement m;
+  m.plan_peak_bytes = plan_peak_;
+  m.scratch_peak_bytes = scratch_peak_;
+  if (pool_ != nullptr && pool_used_) {
+    unsigned long long used_high = 0;  // cuuint64_t
+    unsigned long long reserved_high = 0;
+    if (cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrUsedMemHigh, &used_high) == cudaSuccess &&
+        cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemHigh, &reserved_high) == cudaSuccess) {
+      // The pool's own accounting, allocation rounding included.
+      m.plan_peak_bytes = static_cast<int64_t>(used_high);
+      m.reserved_peak_bytes = static_cast<int64_t>(reserved_high);
+    }
+    cudaGetLastError();
+  }
+  if (free_min_ >= 0) m.free_min_bytes = free_min_;
+  return m;
+}
+
+}  // namespace
+}  // namespace memplan::executor
+
+extern "C" __attribute__((visibility("default"))) int memplan_create_cuda_backend(
+    int abi_version, memplan::executor::Coordinator* coordinator,
+    const memplan::executor::CudaBackendOptions* options, memplan::executor::Backend** backend, char* error,
+    size_t error_size) {
+  auto fail = [&](std::string_view message) {
+    std::snprintf(error, error_size, "%.*s", static_cast<int>(message.size()), message.data());
+    return 1;
+  };
+  if (abi_version != memplan::executor::kCudaBackendAbiVersion) {
+    return fail("the CUDA backend module belongs to another memplan build (ABI version mismatch)");
+  }
+  auto made = std::make_unique<memplan::executor::CudaBackend>(*coordinator);
+  if (absl::Status started = made->Start(*options); !started.ok()) return fail(memplan::FromAbsl(started.message()));
+  *backend = made.release();
+  return 0;
+}
