@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/executor_commands.h"
 #include "cli/subcommand.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -20,7 +21,11 @@ constexpr const char* kOverview =
     "  memplan report PATH    the same as one self-contained HTML page (-o FILE):\n"
     "                         timeline, allocation maps, tables, attribution\n"
     "  memplan check PATH     exit 1 when over --budget or grown vs --baseline (CI)\n"
-    "  memplan diff OLD NEW   what changed: categories and values, by bytes\n\n"
+    "  memplan diff OLD NEW   what changed: categories and values, by bytes\n"
+    "  memplan validate PLAN  replay a plan (or a dump) on GPUs or the host and\n"
+    "                         compare measured peak memory and times with it\n"
+    "  memplan bench-collectives\n"
+    "                         nccl-tests-style sweep of collective sizes\n\n"
     "Exit codes: 0 ok, 1 a check failed, 2 bad input or usage.\n";
 
 int Main(int argc, char** argv) {
@@ -30,6 +35,8 @@ int Main(int argc, char** argv) {
   subcommands.push_back(MakeReportSubcommand());
   subcommands.push_back(MakeCheckSubcommand());
   subcommands.push_back(MakeDiffSubcommand());
+  subcommands.push_back(MakeValidateSubcommand());
+  subcommands.push_back(MakeBenchCollectivesSubcommand());
 
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream& os) { os << kVersion << "\n"; });
   if (!llvm::cl::ParseCommandLineOptions(argc, argv, kOverview, &llvm::errs())) {
