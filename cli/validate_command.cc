@@ -111,13 +111,10 @@ int RunValidate(const ValidateFlags& flags) {
       ReportExecutorError(nullptr, written);
       code = kBadInput;
     }
-    const bool text_on_stdout =
-        flags.common.format == ExecutorFormat::kText && (flags.common.output.empty() || flags.common.output == "-");
-    if (!text_on_stdout) {
-      for (const executor::RankReport& rank : report->ranks) {
-        const std::string problem = viz::RankProblemSentence(rank);
-        if (!problem.empty()) ReportExecutorError(nullptr, problem);
-      }
+    // Problems also go to stderr, whatever the format and destination.
+    for (const executor::RankReport& rank : report->ranks) {
+      const std::string problem = viz::RankProblemSentence(rank);
+      if (!problem.empty()) ReportExecutorError(nullptr, problem);
     }
   }
   return finish(code);

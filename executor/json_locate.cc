@@ -96,15 +96,20 @@ class Scanner {
 
 // Moves the cursor (at an object) to the value of member `key` (the last of
 // that name). False when there is none.
-bool EnterMember(Scanner& s, const std::string& key) {
+bool EnterMember(Scanner& s, const std::string& key, size_t* name_at = nullptr) {
   if (!s.Consume('{')) return false;
   size_t found = std::string_view::npos;
   if (!s.Consume('}')) {
     std::string name;
     while (true) {
+      s.SkipSpace();
+      const size_t name_pos = s.pos();
       if (!s.ReadString(&name) || !s.Consume(':')) break;
       s.SkipSpace();
-      if (name == key) found = s.pos();
+      if (name == key) {
+        found = s.pos();
+        if (name_at != nullptr) *name_at = name_pos;
+      }
       if (!s.SkipValue()) break;
       if (!s.Consume(',')) break;
     }
@@ -127,17 +132,27 @@ bool EnterElement(Scanner& s, int64_t index) {
 
 }  // namespace
 
-size_t LocateJsonPath(std::string_view text, const JsonPath& path) {
+namespace {
+
+size_t Locate(std::string_view text, const JsonPath& path, bool member_name) {
   Scanner s(text);
   s.SkipSpace();
   size_t at = s.pos();
-  for (const JsonPathStep& step : path) {
-    const bool entered = step.index >= 0 ? EnterElement(s, step.index) : EnterMember(s, step.key);
+  for (size_t i = 0; i < path.size(); ++i) {
+    const JsonPathStep& step = path[i];
+    size_t name_at = std::string_view::npos;
+    const bool entered = step.index >= 0 ? EnterElement(s, step.index) : EnterMember(s, step.key, &name_at);
     if (!entered) return at;
-    at = s.pos();
+    at = member_name && i + 1 == path.size() && name_at != std::string_view::npos ? name_at : s.pos();
   }
   return at;
 }
+
+}  // namespace
+
+size_t LocateJsonPath(std::string_view text, const JsonPath& path) { return Locate(text, path, false); }
+
+size_t LocateJsonMemberName(std::string_view text, const JsonPath& path) { return Locate(text, path, true); }
 
 std::string JsonPathString(const JsonPath& path) {
   std::string out;

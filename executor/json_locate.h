@@ -26,6 +26,10 @@ using JsonPath = std::vector<JsonPathStep>;
 // Where a member name repeats, the last one counts, as for llvm::json.
 size_t LocateJsonPath(std::string_view text, const JsonPath& path);
 
+// The same, but when the path ends in an object member that exists, the
+// offset of its name (its opening quote) rather than of its value.
+size_t LocateJsonMemberName(std::string_view text, const JsonPath& path);
+
 // "ranks[1].ops[3].group" for messages.
 std::string JsonPathString(const JsonPath& path);
 

@@ -100,7 +100,7 @@ absl::Status PlanReader::CheckKeys(const Object& object, const JsonPath& path, s
   if (unknown.empty()) return absl::OkStatus();
   // The one that comes first in the text, for a deterministic message.
   for (const std::string& key : unknown) {
-    const size_t offset = LocateJsonPath(source_.text(), Append(path, key));
+    const size_t offset = LocateJsonMemberName(source_.text(), Append(path, key));
     if (offset < first_offset || (offset == first_offset && key < *first)) {
       first_offset = offset;
       first = &key;
@@ -108,9 +108,9 @@ absl::Status PlanReader::CheckKeys(const Object& object, const JsonPath& path, s
   }
   std::string names;
   for (std::string_view a : allowed) StrAppend(&names, names.empty() ? "" : ", ", a);
-  return ErrorAt(Append(path, *first),
-                 StrCat("expected one of the members of ", what, " (", names, "); '", *first,
-                        "' is not one"));
+  return source_.ErrorAt(source_.text().data() + first_offset,
+                         StrCat("expected one of the members of ", what, " (", names, "); '", *first,
+                                "' is not one (at ", JsonPathString(Append(path, *first)), ")"));
 }
 
 absl::StatusOr<std::optional<int64_t>> PlanReader::OptionalInteger(const Object& object,
@@ -313,6 +313,8 @@ absl::StatusOr<ExecutorPlan> PlanReader::Read() {
     if (byte != std::string::npos && close != std::string::npos && close > byte) {
       offset = std::strtoull(message.c_str() + byte + 5, nullptr, 10);
       what = message.substr(close + 3);
+      // The parser reports the offset after the character it stopped at.
+      if (offset > 0 && offset <= text.size()) --offset;
     }
     return source_.ErrorAt(text.data() + std::min(offset, text.size()),
                            StrCat("expected valid JSON: ", what));
