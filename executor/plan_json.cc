@@ -362,6 +362,14 @@ absl::StatusOr<ExecutorPlan> PlanReader::Read() {
       return ErrorAt(Append(path, "rank"), StrCat("expected each rank once; rank ", rank.rank,
                                                   " is also ranks[", position[rank.rank], "]"));
     }
+    int64_t total = 0;
+    for (size_t b = 0; b < rank.buffers.size(); ++b) {
+      total += rank.buffers[b].bytes;  // each at most kMaxBytes: no overflow before the check
+      if (total > kMaxBytes) {
+        return ErrorAt(Append(Append(Append(path, "buffers"), static_cast<int64_t>(b)), "bytes"),
+                       "expected a rank's buffers to add up to at most 2^60 bytes");
+      }
+    }
     position[rank.rank] = static_cast<int64_t>(i);
     std::stable_sort(rank.buffers.begin(), rank.buffers.end(),
                      [](const PlanBuffer& a, const PlanBuffer& b) { return a.id < b.id; });
