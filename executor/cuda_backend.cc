@@ -231,7 +231,13 @@ absl::Status CudaBackend::Start(const CudaBackendOptions& options) {
 }
 
 CudaBackend::~CudaBackend() {
-  if (stream_ != nullptr && !aborted_) {
+  if (aborted_) {
+    // After a timeout the stream may hold work that never ends; freeing or
+    // synchronizing could block forever. The process is about to exit, and
+    // its device memory goes with it.
+    return;
+  }
+  if (stream_ != nullptr) {
     const auto deadline = Clock::now() + std::chrono::seconds(10);
     while (cudaStreamQuery(stream_) == cudaErrorNotReady && Clock::now() < deadline) sched_yield();
   }
@@ -244,9 +250,7 @@ CudaBackend::~CudaBackend() {
   }
   if (stream_ != nullptr) cudaStreamSynchronize(stream_);
   for (ncclComm_t comm : comms_) {
-    if (comm == nullptr) continue;
-    if (aborted_) continue;  // already aborted and freed
-    ncclCommAbort(comm);     // frees its resources without waiting on peers
+    if (comm != nullptr) ncclCommAbort(comm);  // frees its resources without waiting on peers
   }
   if (pool_ != nullptr) cudaMemPoolDestroy(pool_);
   if (cublas_ != nullptr) cublasDestroy(cublas_);
@@ -268,8 +272,7 @@ absl::Status CudaBackend::Poll(Ready ready, const std::vector<ncclComm_t>& comms
                                std::string_view what) {
   const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_seconds);
   for (int polls = 0;; ++polls) {
-    ASSIGN_OR_RETURN(bool done, ready());
-    if (done) return absl::OkStatus();
+    // Errors first: a communicator that failed is not "done".
     for (ncclComm_t comm : comms) {
       ncclResult_t state = ncclSuccess;
       ncclCommGetAsyncError(comm, &state);
@@ -279,6 +282,8 @@ absl::Status CudaBackend::Poll(Ready ready, const std::vector<ncclComm_t>& comms
         return absl::InternalError(StrCat(what, ": NCCL: ", message));
       }
     }
+    ASSIGN_OR_RETURN(bool done, ready());
+    if (done) return absl::OkStatus();
     if (Clock::now() > deadline) {
       AbortAll();
       return absl::DeadlineExceededError(StrCat(what, " did not complete within ", timeout_seconds,
@@ -430,6 +435,9 @@ absl::Status CudaBackend::Free(void* ptr) {
   const Block block = it->second;
   blocks_.erase(it);
   (block.pool == MemoryPool::kScratch ? scratch_in_use_ : plan_in_use_) -= block.bytes;
+  // After an abort the stream may never drain (see the destructor): the
+  // memory stays with the process, which exits next.
+  if (aborted_) return absl::OkStatus();
   if (block.pool == MemoryPool::kPlan) return CudaStatus(cudaFreeAsync(ptr, stream_), "cudaFreeAsync");
   // cudaFree waits for the device; make sure nothing queued still uses it.
   RETURN_IF_ERROR(Synchronize(60));
