@@ -46,6 +46,9 @@ struct MemoryMeasurement {
   std::optional<int64_t> reserved_peak_bytes;
   // The lowest free device memory seen after an allocation, where known.
   std::optional<int64_t> free_min_bytes;
+  // Free device memory now (after the replay gave its memory back), where
+  // known: compared with the free memory before, it shows what stayed.
+  std::optional<int64_t> free_now_bytes;
 };
 
 // One collective call. `bytes` is nccl-tests' size S (see CollectiveOp);

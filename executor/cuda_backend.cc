@@ -604,6 +604,7 @@ MemoryMeasurement CudaBackend::Measure() {
     cudaGetLastError();
   }
   if (free_min_ >= 0) m.free_min_bytes = free_min_;
+  if (absl::StatusOr<DeviceMemoryInfo> now = QueryMemory(); now.ok()) m.free_now_bytes = now->free_bytes;
   return m;
 }
 

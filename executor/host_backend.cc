@@ -260,6 +260,7 @@ MemoryMeasurement HostBackend::Measure() {
   MemoryMeasurement m;
   m.plan_peak_bytes = plan_peak_;
   m.scratch_peak_bytes = scratch_peak_;
+  m.free_now_bytes = capacity_ - plan_in_use_ - scratch_in_use_;
   return m;
 }
 

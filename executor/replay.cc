@@ -297,6 +297,7 @@ absl::Status RunRank(const ExecutorPlan& plan, Coordinator& coordinator, const B
   report->scratch_peak_bytes = measured.scratch_peak_bytes;
   report->reserved_peak_bytes = measured.reserved_peak_bytes;
   report->device_free_min_bytes = measured.free_min_bytes;
+  report->device_free_after_bytes = measured.free_now_bytes;
   return absl::OkStatus();
 }
 

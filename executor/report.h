@@ -53,6 +53,7 @@ struct RankReport {
   std::optional<int64_t> device_total_bytes;
   std::optional<int64_t> device_free_before_bytes;
   std::optional<int64_t> device_free_min_bytes;
+  std::optional<int64_t> device_free_after_bytes;  // after everything was given back
 
   // Ops' seconds added up (the executor runs them one after another, so this
   // is the step time with no overlap), and the whole replay's wall time.

@@ -54,6 +54,7 @@ std::string RankReportToWire(const RankReport& r) {
   Optional(o, "device_total_bytes", r.device_total_bytes);
   Optional(o, "device_free_before_bytes", r.device_free_before_bytes);
   Optional(o, "device_free_min_bytes", r.device_free_min_bytes);
+  Optional(o, "device_free_after_bytes", r.device_free_after_bytes);
   o["step_seconds"] = r.step_seconds;
   o["wall_seconds"] = r.wall_seconds;
   llvm::json::Array ops;
@@ -112,6 +113,7 @@ absl::StatusOr<RankReport> RankReportFromWire(std::string_view wire) {
   optional("device_total_bytes", &r.device_total_bytes);
   optional("device_free_before_bytes", &r.device_free_before_bytes);
   optional("device_free_min_bytes", &r.device_free_min_bytes);
+  optional("device_free_after_bytes", &r.device_free_after_bytes);
   if (auto x = o->getNumber("step_seconds")) r.step_seconds = *x;
   if (auto x = o->getNumber("wall_seconds")) r.wall_seconds = *x;
   if (const llvm::json::Array* ops = o->getArray("ops")) {

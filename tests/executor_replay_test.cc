@@ -141,6 +141,8 @@ TEST_F(ReplayTest, PoolModeMeasuresThePlannedPeak) {
     EXPECT_GE(op.seconds, 0.0);
   }
   EXPECT_EQ(record_.outstanding, 0);
+  // Everything went back to the device.
+  EXPECT_EQ(rank.device_free_after_bytes, rank.device_free_before_bytes);
 }
 
 TEST_F(ReplayTest, ArenaModeMeasuresTheArena) {
@@ -194,6 +196,7 @@ TEST_F(ReplayTest, EveryFailedAllocationGivesEverythingBack) {
     EXPECT_NE(rank.error.find("out of memory (injected)"), std::string::npos) << rank.error;
     EXPECT_GE(rank.failed_step, 0);
     EXPECT_EQ(record_.outstanding, 0) << "allocation " << fail;
+    EXPECT_EQ(rank.device_free_after_bytes, rank.device_free_before_bytes) << "allocation " << fail;
   }
 }
 

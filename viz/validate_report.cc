@@ -118,7 +118,10 @@ void RenderRank(const ValidateViewInput& input, const RankReport& rank, std::str
   if (!rank.device.empty()) StrAppend(&out, "  device  ", rank.device, "\n");
   StrAppend(&out, "  memory (", executor::AllocationModeName(rank.mode), " mode)\n");
   StrAppend(&out, "    planned peak   ", Bytes(rank.planned_peak_bytes),
-            rank.planned_peak_stated ? ", stated by the plan" : ", from the plan's buffers", "\n");
+            rank.planned_peak_stated ? ", stated by the plan"
+            : rank.mode == executor::AllocationMode::kArena ? ", the arena the plan places its buffers in"
+                                                            : ", the most bytes of buffers live at one step",
+            "\n");
   if (rank.planned_peak_stated && rank.plan_peak_bytes != rank.planned_peak_bytes) {
     StrAppend(&out, "    plan's buffers ", Bytes(rank.plan_peak_bytes), "\n");
   }
@@ -134,6 +137,8 @@ void RenderRank(const ValidateViewInput& input, const RankReport& rank, std::str
               HumanBytes(*rank.device_total_bytes), " before",
               rank.device_free_min_bytes ? StrCat(", ", HumanBytes(*rank.device_free_min_bytes), " at the lowest")
                                          : std::string(),
+              rank.device_free_after_bytes ? StrCat(", ", HumanBytes(*rank.device_free_after_bytes), " after")
+                                           : std::string(),
               "\n");
   }
   if (!rank.ops.empty() || plan.predicted_step_seconds) {
@@ -252,6 +257,7 @@ std::string RenderValidateJson(const ValidateViewInput& input) {
           optional_int("device_total_bytes", rank.device_total_bytes);
           optional_int("device_free_before_bytes", rank.device_free_before_bytes);
           optional_int("device_free_min_bytes", rank.device_free_min_bytes);
+          optional_int("device_free_after_bytes", rank.device_free_after_bytes);
           j.attribute("step_seconds", rank.step_seconds);
           if (plan.predicted_step_seconds) {
             j.attribute("predicted_step_seconds", *plan.predicted_step_seconds);
