@@ -56,9 +56,10 @@ std::string RenderCollectiveBenchText(const executor::CollectiveBenchReport& rep
     std::snprintf(line, sizeof(line), "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s\n", "size", "count", "type",
                   "redop", "root", "time", "algbw", "busbw", "#wrong");
     out += line;
-    std::snprintf(line, sizeof(line), "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s\n", "(B)", "(elements)", "",
-                  "", "", "(us)", "(GB/s)", "(GB/s)", "");
+    std::snprintf(line, sizeof(line), "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s", "(B)", "(elements)", "", "", "",
+                  "(us)", "(GB/s)", "(GB/s)");
     out += line;
+    out += "\n";
     double busbw_sum = 0;
     int rows = 0;
     int64_t wrong = 0;
