@@ -9,31 +9,17 @@
 // call and every wait is polled against a deadline while watching
 // ncclCommGetAsyncError, and a timeout aborts the communicators
 // (ncclCommAbort) instead of hanging.
-#include <cublas_v2.h>
-#include <cuda_runtime.h>
-#include <nccl.h>
-
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <sched.h>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "executor/backend.h"
-#include "executor/cuda_backend_loader.h"
-#include "ir/status_macros.h"
-#include "ir/strings.h"
+#include "executor/cuda_backend.h"
 
 namespace memplan::executor {
-namespace {
-
-using Clock = std::chrono::steady_clock;
 
 absl::Status CudaStatus(cudaError_t code, std::string_view what) {
   if (code == cudaSuccess) return absl::OkStatus();
@@ -43,6 +29,8 @@ absl::Status CudaStatus(cudaError_t code, std::string_view what) {
   return absl::InternalError(message);
 }
 
+namespace {
+
 absl::Status CublasStatus(cublasStatus_t code, std::string_view what) {
   if (code == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
   const std::string message = StrCat(what, ": cuBLAS status ", static_cast<int>(code));
@@ -51,29 +39,6 @@ absl::Status CublasStatus(cublasStatus_t code, std::string_view what) {
     return absl::FailedPreconditionError(message);
   }
   return absl::InternalError(message);
-}
-
-std::string NcclMessage(ncclResult_t code, ncclComm_t comm) {
-  std::string message = ncclGetErrorString(code);
-  const char* last = comm != nullptr ? ncclGetLastError(comm) : nullptr;
-  if (last != nullptr && last[0] != '\0') StrAppend(&message, " (", last, ")");
-  return message;
-}
-
-ncclDataType_t NcclType(WireType type) {
-  switch (type) {
-    case WireType::kF32: return ncclFloat32;
-    case WireType::kF64: return ncclFloat64;
-    case WireType::kF16: return ncclFloat16;
-    case WireType::kBF16: return ncclBfloat16;
-    case WireType::kS8: return ncclInt8;
-    case WireType::kU8: return ncclUint8;
-    case WireType::kS32: return ncclInt32;
-    case WireType::kU32: return ncclUint32;
-    case WireType::kS64: return ncclInt64;
-    case WireType::kU64: return ncclUint64;
-  }
-  return ncclUint8;
 }
 
 // cuBLAS types of a GEMM: A/B, C, compute; nullopt-like `ok` false when
@@ -122,68 +87,7 @@ GemmTypes TypesOf(const GemmOp& g) {
   return t;
 }
 
-class CudaBackend final : public Backend {
- public:
-  CudaBackend(Coordinator& coordinator) : coordinator_(coordinator) {}
-  ~CudaBackend() override;
-
-  absl::Status Start(const CudaBackendOptions& options);
-
-  std::string Name() const override { return "cuda"; }
-  std::string DeviceDescription() const override { return description_; }
-  absl::StatusOr<DeviceMemoryInfo> QueryMemory() override;
-  absl::Status Connect(const std::vector<std::vector<int>>& groups, double timeout_seconds) override;
-  absl::StatusOr<void*> Allocate(int64_t bytes, MemoryPool pool) override;
-  absl::Status Free(void* ptr) override;
-  absl::Status Touch(void* ptr, int64_t bytes) override;
-  absl::Status CopyToDevice(void* device, const void* host, int64_t bytes) override;
-  absl::Status CopyToHost(void* host, const void* device, int64_t bytes) override;
-  absl::StatusOr<double> Gemm(const GemmOp& gemm, const void* a, const void* b, void* c,
-                              double timeout_seconds) override;
-  absl::StatusOr<double> Collective(const CollectiveCall& call) override;
-  absl::Status Synchronize(double timeout_seconds) override;
-  MemoryMeasurement Measure() override;
-
- private:
-  // Polls until `ready` says done, watching `comms` for asynchronous NCCL
-  // errors; aborts every communicator on an error or at the deadline.
-  template <typename Ready>
-  absl::Status Poll(Ready ready, const std::vector<ncclComm_t>& comms, double timeout_seconds,
-                    std::string_view what);
-  // Waits until `comm` has finished enqueueing (nonblocking communicators
-  // may answer ncclInProgress).
-  absl::Status Enqueued(ncclResult_t result, ncclComm_t comm, double timeout_seconds, std::string_view what);
-  absl::Status WaitEvent(cudaEvent_t event, const std::vector<ncclComm_t>& comms, double timeout_seconds,
-                         std::string_view what);
-  absl::StatusOr<double> ElapsedSeconds();
-  void AbortAll();
-  void SampleFreeMemory();
-  absl::Status LaunchCollective(const CollectiveCall& call, ncclComm_t comm, const void* input);
-
-  Coordinator& coordinator_;
-  int device_ = 0;
-  std::string description_;
-  cudaStream_t stream_ = nullptr;
-  cudaEvent_t start_ = nullptr;
-  cudaEvent_t stop_ = nullptr;
-  cublasHandle_t cublas_ = nullptr;
-  cudaMemPool_t pool_ = nullptr;
-  bool pool_used_ = false;
-  std::vector<std::vector<int>> groups_;
-  std::vector<ncclComm_t> comms_;  // per group; nullptr where not a member
-  bool aborted_ = false;
-
-  struct Block {
-    int64_t bytes = 0;
-    MemoryPool pool = MemoryPool::kScratch;
-  };
-  absl::flat_hash_map<void*, Block> blocks_;
-  int64_t plan_in_use_ = 0;
-  int64_t plan_peak_ = 0;
-  int64_t scratch_in_use_ = 0;
-  int64_t scratch_peak_ = 0;
-  int64_t free_min_ = -1;
-};
+}  // namespace
 
 absl::Status CudaBackend::Start(const CudaBackendOptions& options) {
   int count = 0;
@@ -238,8 +142,8 @@ CudaBackend::~CudaBackend() {
     return;
   }
   if (stream_ != nullptr) {
-    const auto deadline = Clock::now() + std::chrono::seconds(10);
-    while (cudaStreamQuery(stream_) == cudaErrorNotReady && Clock::now() < deadline) sched_yield();
+    const auto deadline = CudaClock::now() + std::chrono::seconds(10);
+    while (cudaStreamQuery(stream_) == cudaErrorNotReady && CudaClock::now() < deadline) sched_yield();
   }
   for (auto& [ptr, block] : blocks_) {
     if (block.pool == MemoryPool::kPlan) {
@@ -265,49 +169,6 @@ void CudaBackend::AbortAll() {
   for (ncclComm_t comm : comms_) {
     if (comm != nullptr) ncclCommAbort(comm);
   }
-}
-
-template <typename Ready>
-absl::Status CudaBackend::Poll(Ready ready, const std::vector<ncclComm_t>& comms, double timeout_seconds,
-                               std::string_view what) {
-  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_seconds);
-  for (int polls = 0;; ++polls) {
-    // Errors first: a communicator that failed is not "done".
-    for (ncclComm_t comm : comms) {
-      ncclResult_t state = ncclSuccess;
-      ncclCommGetAsyncError(comm, &state);
-      if (state != ncclSuccess && state != ncclInProgress) {
-        const std::string message = NcclMessage(state, comm);
-        AbortAll();
-        return absl::InternalError(StrCat(what, ": NCCL: ", message));
-      }
-    }
-    ASSIGN_OR_RETURN(bool done, ready());
-    if (done) return absl::OkStatus();
-    if (Clock::now() > deadline) {
-      AbortAll();
-      return absl::DeadlineExceededError(StrCat(what, " did not complete within ", timeout_seconds,
-                                                " s (a rank of its group failed or is stuck); the "
-                                                "communicators were aborted"));
-    }
-    if (polls > 1000) sched_yield();
-  }
-}
-
-absl::Status CudaBackend::Enqueued(ncclResult_t result, ncclComm_t comm, double timeout_seconds,
-                                   std::string_view what) {
-  if (result != ncclSuccess && result != ncclInProgress) {
-    const std::string message = NcclMessage(result, comm);
-    return absl::InternalError(StrCat(what, ": NCCL: ", message));
-  }
-  if (result == ncclSuccess) return absl::OkStatus();
-  return Poll(
-      [&]() -> absl::StatusOr<bool> {
-        ncclResult_t state = ncclInProgress;
-        ncclCommGetAsyncError(comm, &state);
-        return state != ncclInProgress;
-      },
-      {comm}, timeout_seconds, what);
 }
 
 absl::Status CudaBackend::WaitEvent(cudaEvent_t event, const std::vector<ncclComm_t>& comms, double timeout_seconds,
@@ -344,64 +205,6 @@ absl::StatusOr<DeviceMemoryInfo> CudaBackend::QueryMemory() {
   size_t total = 0;
   RETURN_IF_ERROR(CudaStatus(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo"));
   return DeviceMemoryInfo{static_cast<int64_t>(free_bytes), static_cast<int64_t>(total)};
-}
-
-absl::Status CudaBackend::Connect(const std::vector<std::vector<int>>& groups, double timeout_seconds) {
-  groups_ = groups;
-  comms_.assign(groups.size(), nullptr);
-  const int rank = coordinator_.rank();
-  // The first member of each group makes its unique id; every rank learns
-  // the ids of its groups through the coordinator.
-  std::string mine;
-  for (size_t g = 0; g < groups.size(); ++g) {
-    if (groups[g].empty() || groups[g][0] != rank) continue;
-    ncclUniqueId id;
-    const ncclResult_t made = ncclGetUniqueId(&id);
-    if (made != ncclSuccess) return absl::InternalError(StrCat("ncclGetUniqueId: ", ncclGetErrorString(made)));
-    const uint32_t index = static_cast<uint32_t>(g);
-    mine.append(reinterpret_cast<const char*>(&index), sizeof(index));
-    mine.append(reinterpret_cast<const char*>(&id), sizeof(id));
-  }
-  ASSIGN_OR_RETURN(std::vector<std::string> all, coordinator_.AllGather(mine, timeout_seconds));
-  std::vector<ncclUniqueId> ids(groups.size());
-  for (const std::string& records : all) {
-    const size_t record = sizeof(uint32_t) + sizeof(ncclUniqueId);
-    for (size_t at = 0; at + record <= records.size(); at += record) {
-      uint32_t index = 0;
-      std::memcpy(&index, records.data() + at, sizeof(index));
-      if (index < ids.size()) std::memcpy(&ids[index], records.data() + at + sizeof(index), sizeof(ncclUniqueId));
-    }
-  }
-  // Every communicator of this rank in one group call: ranks in several
-  // groups cannot then wait on each other in different orders.
-  std::vector<ncclComm_t> mine_comms;
-  ncclResult_t result = ncclGroupStart();
-  for (size_t g = 0; g < groups.size() && result == ncclSuccess; ++g) {
-    const auto at = std::find(groups[g].begin(), groups[g].end(), rank);
-    if (at == groups[g].end()) continue;
-    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-    config.blocking = 0;
-    result = ncclCommInitRankConfig(&comms_[g], static_cast<int>(groups[g].size()), ids[g],
-                                    static_cast<int>(at - groups[g].begin()), &config);
-    if (result == ncclInProgress) result = ncclSuccess;
-    mine_comms.push_back(comms_[g]);
-  }
-  const ncclResult_t ended = ncclGroupEnd();
-  if (result != ncclSuccess || (ended != ncclSuccess && ended != ncclInProgress)) {
-    AbortAll();
-    return absl::InternalError(StrCat("ncclCommInitRankConfig: ",
-                                      ncclGetErrorString(result != ncclSuccess ? result : ended)));
-  }
-  return Poll(
-      [&]() -> absl::StatusOr<bool> {
-        for (ncclComm_t comm : mine_comms) {
-          ncclResult_t state = ncclInProgress;
-          ncclCommGetAsyncError(comm, &state);
-          if (state == ncclInProgress) return false;
-        }
-        return true;
-      },
-      mine_comms, timeout_seconds, "making the NCCL communicators");
 }
 
 absl::StatusOr<void*> CudaBackend::Allocate(int64_t bytes, MemoryPool pool) {
@@ -505,89 +308,6 @@ absl::StatusOr<double> CudaBackend::Gemm(const GemmOp& g, const void* a, const v
   return ElapsedSeconds();
 }
 
-absl::Status CudaBackend::LaunchCollective(const CollectiveCall& call, ncclComm_t comm, const void* input) {
-  const int n = static_cast<int>(groups_[call.group_index].size());
-  const ncclDataType_t type = NcclType(call.type);
-  const size_t total = static_cast<size_t>(call.bytes / WireBytes(call.type));
-  const size_t chunk = total / static_cast<size_t>(n);
-  const size_t width = static_cast<size_t>(WireBytes(call.type));
-  const std::string what = StrCat(CollectiveName(call.kind), " of ", call.bytes, " bytes on a group of ", n);
-  switch (call.kind) {
-    case CollectiveKind::kAllReduce:
-      return Enqueued(ncclAllReduce(input, call.output, total, type, ncclSum, comm, stream_), comm,
-                      call.timeout_seconds, what);
-    case CollectiveKind::kAllGather:
-      return Enqueued(ncclAllGather(input, call.output, chunk, type, comm, stream_), comm, call.timeout_seconds, what);
-    case CollectiveKind::kReduceScatter:
-      return Enqueued(ncclReduceScatter(input, call.output, chunk, type, ncclSum, comm, stream_), comm,
-                      call.timeout_seconds, what);
-    case CollectiveKind::kAllToAll:
-    case CollectiveKind::kSendRecv: {
-      int position = 0;
-      ncclCommUserRank(comm, &position);
-      RETURN_IF_ERROR(Enqueued(ncclGroupStart(), comm, call.timeout_seconds, what));
-      if (call.kind == CollectiveKind::kAllToAll) {
-        for (int peer = 0; peer < n; ++peer) {
-          const char* send = static_cast<const char*>(input) + peer * chunk * width;
-          char* receive = static_cast<char*>(call.output) + peer * chunk * width;
-          RETURN_IF_ERROR(Enqueued(ncclSend(send, chunk, type, peer, comm, stream_), comm, call.timeout_seconds, what));
-          RETURN_IF_ERROR(Enqueued(ncclRecv(receive, chunk, type, peer, comm, stream_), comm, call.timeout_seconds, what));
-        }
-      } else {
-        RETURN_IF_ERROR(Enqueued(ncclSend(input, total, type, (position + 1) % n, comm, stream_), comm,
-                                 call.timeout_seconds, what));
-        RETURN_IF_ERROR(Enqueued(ncclRecv(call.output, total, type, (position + n - 1) % n, comm, stream_), comm,
-                                 call.timeout_seconds, what));
-      }
-      return Enqueued(ncclGroupEnd(), comm, call.timeout_seconds, what);
-    }
-  }
-  return absl::InternalError("unknown collective");
-}
-
-absl::StatusOr<double> CudaBackend::Collective(const CollectiveCall& call) {
-  if (aborted_) {
-    return absl::FailedPreconditionError("the NCCL communicators were aborted after an earlier failure");
-  }
-  if (call.group_index < 0 || call.group_index >= static_cast<int>(comms_.size()) ||
-      comms_[call.group_index] == nullptr) {
-    return absl::InternalError("collective on a group this rank has no communicator for");
-  }
-  ncclComm_t comm = comms_[call.group_index];
-  const int64_t in_bytes = call.kind == CollectiveKind::kAllGather
-                               ? call.bytes / static_cast<int64_t>(groups_[call.group_index].size())
-                               : call.bytes;
-  const int64_t out_bytes = call.kind == CollectiveKind::kReduceScatter
-                                ? call.bytes / static_cast<int64_t>(groups_[call.group_index].size())
-                                : call.bytes;
-  // NCCL has no in-place all-to-all or send/recv: send from a copy.
-  const char* in = static_cast<const char*>(call.input);
-  const char* out = static_cast<const char*>(call.output);
-  const bool overlap = in < out + out_bytes && out < in + in_bytes;
-  const void* input = call.input;
-  void* copy = nullptr;
-  if (overlap && (call.kind == CollectiveKind::kAllToAll || call.kind == CollectiveKind::kSendRecv)) {
-    ASSIGN_OR_RETURN(copy, Allocate(in_bytes, MemoryPool::kScratch));
-    RETURN_IF_ERROR(CudaStatus(cudaMemcpyAsync(copy, call.input, static_cast<size_t>(in_bytes),
-                                               cudaMemcpyDeviceToDevice, stream_),
-                               "cudaMemcpyAsync"));
-    input = copy;
-  }
-  auto run = [&]() -> absl::StatusOr<double> {
-    const int iterations = std::max(1, call.iterations);
-    RETURN_IF_ERROR(CudaStatus(cudaEventRecord(start_, stream_), "cudaEventRecord"));
-    for (int i = 0; i < iterations; ++i) RETURN_IF_ERROR(LaunchCollective(call, comm, input));
-    RETURN_IF_ERROR(CudaStatus(cudaEventRecord(stop_, stream_), "cudaEventRecord"));
-    RETURN_IF_ERROR(WaitEvent(stop_, {comm}, call.timeout_seconds,
-                              StrCat(CollectiveName(call.kind), " of ", call.bytes, " bytes")));
-    ASSIGN_OR_RETURN(double seconds, ElapsedSeconds());
-    return seconds / iterations;
-  };
-  absl::StatusOr<double> seconds = run();
-  if (copy != nullptr && !aborted_) RETURN_IF_ERROR(Free(copy));
-  return seconds;
-}
-
 MemoryMeasurement CudaBackend::Measure() {
   MemoryMeasurement m;
   m.plan_peak_bytes = plan_peak_;
@@ -608,7 +328,6 @@ MemoryMeasurement CudaBackend::Measure() {
   return m;
 }
 
-}  // namespace
 }  // namespace memplan::executor
 
 extern "C" __attribute__((visibility("default"))) int memplan_create_cuda_backend(
