@@ -94,8 +94,17 @@ absl::Status CudaBackend::Start(const CudaBackendOptions& options) {
   const cudaError_t found = cudaGetDeviceCount(&count);
   if (found != cudaSuccess) {
     cudaGetLastError();
-    return absl::FailedPreconditionError(StrCat("no usable CUDA device: cudaGetDeviceCount: ",
-                                                cudaGetErrorName(found), ": ", cudaGetErrorString(found)));
+    int runtime = 0;
+    cudaRuntimeGetVersion(&runtime);
+    std::string why = "the CUDA runtime cannot use a GPU";
+    if (found == cudaErrorInsufficientDriver) {
+      why = StrCat("no NVIDIA driver, or one older than this CUDA runtime (", runtime / 1000, ".",
+                   (runtime % 1000) / 10, ")");
+    } else if (found == cudaErrorNoDevice) {
+      why = "no CUDA GPU is visible to this process (check CUDA_VISIBLE_DEVICES)";
+    }
+    return absl::FailedPreconditionError(
+        StrCat(why, " (cudaGetDeviceCount: ", cudaGetErrorName(found), ": ", cudaGetErrorString(found), ")"));
   }
   if (count == 0) return absl::FailedPreconditionError("no CUDA device is visible to this process");
   device_ = options.device >= 0 ? options.device : coordinator_.local_rank() % count;

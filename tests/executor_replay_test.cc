@@ -234,6 +234,20 @@ TEST_F(ReplayTest, AMissingBackendIsReportedNotCrashed) {
   EXPECT_EQ(Judge(*report, std::nullopt).ranks_failed, 1);
 }
 
+TEST(Judge, HoldsPeaksToTheToleranceOnlyWhenGiven) {
+  RankReport rank;
+  rank.planned_peak_bytes = 1000;
+  rank.measured_peak_bytes = 1030;
+  EXPECT_DOUBLE_EQ(PeakErrorPercent(rank), 3.0);
+  const ValidationReport report{"", "host", "", {rank}};
+  EXPECT_TRUE(Judge(report, std::nullopt).ok());
+  EXPECT_TRUE(Judge(report, 3.0).ok());
+  EXPECT_EQ(Judge(report, 2.5).ranks_over_peak_error, 1);
+  RankReport not_run;
+  not_run.outcome = RankOutcome::kNotRun;  // another rank's failure says why
+  EXPECT_TRUE(Judge(ValidationReport{"", "host", "", {not_run}}, std::nullopt).ok());
+}
+
 TEST(ReportWire, RoundTrips) {
   RankReport r;
   r.rank = 3;
