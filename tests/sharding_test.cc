@@ -11,6 +11,8 @@
 #include "ir/shard_layout.h"
 #include "ir/sharding.h"
 #include "llvm/Support/JSON.h"
+#include "ir/dtensor.h"
+#include "parsers/dtensor_parser.h"
 #include "parsers/hlo_sharding_parser.h"
 #include "parsers/jax_sharding_parser.h"
 #include "parsers/op_sharding.h"
@@ -296,6 +298,78 @@ TEST(XlaTruth, AlpaBytesLiteralsOfSeed003) {
     ASSERT_TRUE(sharding.ok()) << sharding.status();
     EXPECT_EQ(ir::CanonicalHloSharding(*sharding)->ToString(), Str(s, "xla"));
   }
+}
+
+// --- Ground truth from PyTorch DTensor ----------------------------------------
+
+const llvm::json::Object& DTensorTruth() {
+  static const llvm::json::Value* const truth = [] {
+    const std::string text = test::ReadFileOrDie(test::SourcePath("samples/sharding/dtensor_placements.json"));
+    llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+    if (!parsed) {
+      ADD_FAILURE() << llvm::toString(parsed.takeError());
+      return new llvm::json::Value(llvm::json::Object{{"cases", llvm::json::Array{}}});
+    }
+    return new llvm::json::Value(std::move(*parsed));
+  }();
+  return *truth->getAsObject();
+}
+
+// Every rank of every case: our parser reads torch's repr() and str() of the
+// placements, and our layout gives torch's local shape, first offset and
+// index sets.
+TEST(DTensorTruth, EveryRankMatches) {
+  int ranks = 0, uneven = 0, strided = 0;
+  for (const llvm::json::Value& v : *DTensorTruth().getArray("cases")) {
+    const llvm::json::Object& c = *v.getAsObject();
+    SCOPED_TRACE(Str(c, "name"));
+    std::vector<std::vector<ir::Placement>> read;
+    for (const char* key : {"placements_repr", "placements_str"}) {
+      auto source = parsers::SourceText::FromString(key, Str(c, key));
+      absl::StatusOr<parsers::ParsedPlacements> parsed = parsers::ParseDTensorPlacements(*source);
+      ASSERT_TRUE(parsed.ok()) << parsed.status();
+      read.push_back(parsed->placements);
+    }
+    EXPECT_EQ(read[0], read[1]);
+    std::string repr = "[";
+    for (size_t i = 0; i < read[0].size(); ++i) repr += (i ? ", " : "") + read[0][i].ToString();
+    EXPECT_EQ(repr + "]", Str(c, "placements_repr"));
+    ir::Mesh mesh;
+    const std::vector<int64_t> sizes = Ints(c.get("mesh_shape"));
+    for (size_t i = 0; i < sizes.size(); ++i) mesh.axes.push_back({"dim" + std::to_string(i), sizes[i]});
+    ir::Shape shape;
+    shape.dtype = ir::DType::kF32;
+    shape.dims = Ints(c.get("shape"));
+    absl::StatusOr<ir::ShardLayout> layout = ir::DTensorShardLayout(mesh, read[0], shape);
+    ASSERT_TRUE(layout.ok()) << layout.status();
+    const llvm::json::Array& rows = *c.getArray("ranks");
+    ASSERT_EQ(rows.size(), layout->devices.size());
+    for (size_t r = 0; r < rows.size(); ++r) {
+      const llvm::json::Object& row = *rows[r].getAsObject();
+      const ir::DeviceShard& shard = layout->devices[r];
+      EXPECT_EQ(shard.coordinate, Ints(row.get("coordinate")));
+      EXPECT_EQ(shard.local_dims, Ints(row.get("local_shape")));
+      const std::vector<int64_t> offset = Ints(row.get("global_offset"));
+      const llvm::json::Array& indices = *row.getArray("indices");
+      ASSERT_EQ(indices.size(), shard.indices.size());
+      for (size_t d = 0; d < indices.size(); ++d) {
+        std::vector<ir::IndexRange> expected;
+        for (const llvm::json::Value& range : *indices[d].getAsArray()) {
+          const std::vector<int64_t> r2 = Ints(&range);
+          expected.push_back({r2[0], r2[1]});
+        }
+        EXPECT_EQ(shard.indices[d], expected) << "rank " << r << " dim " << d;
+        if (!expected.empty()) EXPECT_EQ(expected.front().begin, offset[d]);
+        strided += expected.size() > 1;
+        uneven += shard.local_dims[d] * layout->ways[d] != shape.dims[d];
+      }
+      ++ranks;
+    }
+  }
+  EXPECT_GE(ranks, 80);
+  EXPECT_GT(uneven, 10);
+  EXPECT_GT(strided, 2);
+  std::printf("DTensor truth: %d ranks matched\n", ranks);
 }
 
 }  // namespace
