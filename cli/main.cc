@@ -20,6 +20,8 @@ constexpr const char* kOverview =
     "  memplan report PATH    the same as one self-contained HTML page (-o FILE):\n"
     "                         timeline, allocation maps, tables, attribution\n"
     "  memplan check PATH     exit 1 when over --budget or grown vs --baseline (CI)\n"
+    "  memplan shard          one array under a mesh and a sharding in any notation:\n"
+    "                         its HloSharding and every device's shard and bytes\n"
     "  memplan diff OLD NEW   what changed: categories and values, by bytes\n\n"
     "Exit codes: 0 ok, 1 a check failed, 2 bad input or usage.\n";
 
@@ -30,6 +32,7 @@ int Main(int argc, char** argv) {
   subcommands.push_back(MakeReportSubcommand());
   subcommands.push_back(MakeCheckSubcommand());
   subcommands.push_back(MakeDiffSubcommand());
+  subcommands.push_back(MakeShardSubcommand());
 
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream& os) { os << kVersion << "\n"; });
   if (!llvm::cl::ParseCommandLineOptions(argc, argv, kOverview, &llvm::errs())) {

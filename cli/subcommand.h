@@ -23,6 +23,7 @@ std::unique_ptr<Subcommand> MakeAnalyzeSubcommand();
 std::unique_ptr<Subcommand> MakeReportSubcommand();
 std::unique_ptr<Subcommand> MakeCheckSubcommand();
 std::unique_ptr<Subcommand> MakeDiffSubcommand();
+std::unique_ptr<Subcommand> MakeShardSubcommand();
 
 }  // namespace memplan::cli
 

@@ -9,6 +9,8 @@ a device order, a PartitionSpec and a global shape) what JAX itself says:
   reprs JAX prints, so that memplan's parsers read what users copy,
 * ``shard_shape`` and ``devices_indices_map`` (device id -> [start, stop) per
   dim) when the shape divides evenly (JAX refuses uneven shapes there),
+* ``picture``: what ``jax.debug.visualize_sharding`` prints (without color,
+  as into a file) for rank-1 and rank-2 cases JAX can draw,
 * ``xla_shard_shape``: the per-device shape in the SPMD-partitioned program
   XLA compiles for ``sin(with_sharding_constraint(x, sharding))``, which for
   uneven shapes shows XLA's padding to ceil(N/d).
@@ -27,6 +29,8 @@ Reruns with the same jax/jaxlib give the same file.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -183,6 +187,13 @@ def xla_shard_shape(sharding, replicated, shape, dtype):
     return [int(d) for d in dims.split(",")] if dims else []
 
 
+def picture(sharding, shape):
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        jax.debug.visualize_sharding(shape, sharding, use_color=False)
+    return buffer.getvalue()
+
+
 def run_case(name, names, sizes, order, spec, shape, dtype):
     # Unreduced axes must be Explicit in JAX; every other case uses Auto.
     devices = np.array(jax.devices())
@@ -206,6 +217,8 @@ def run_case(name, names, sizes, order, spec, shape, dtype):
     try:
         case["shard_shape"] = list(sharding.shard_shape(shape))
         case["devices_indices_map"] = indices_map(sharding, shape)
+        if len(shape) <= 2:
+            case["picture"] = picture(sharding, shape)
     except (ValueError, NotImplementedError) as e:
         case["shard_shape"] = None
         case["devices_indices_map"] = None

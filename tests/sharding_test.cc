@@ -18,6 +18,7 @@
 #include "parsers/op_sharding.h"
 #include "parsers/source_text.h"
 #include "tests/test_util.h"
+#include "viz/shard_view.h"
 
 namespace memplan {
 namespace {
@@ -159,7 +160,7 @@ struct CaseResult {
 // Every row: our parsers read JAX's reprs, our lowering gives JAX's
 // HloSharding, and our layout gives XLA's shard shape and JAX's index map.
 TEST(JaxTruth, EveryRowMatches) {
-  int rows = 0, index_maps = 0;
+  int rows = 0, index_maps = 0, pictures = 0, too_wide = 0;
   for (const llvm::json::Value& v : *Truth().getArray("cases")) {
     const llvm::json::Object& c = *v.getAsObject();
     const std::string name = Str(c, "name");
@@ -219,6 +220,24 @@ TEST(JaxTruth, EveryRowMatches) {
     ++rows;
     const llvm::json::Object* map = c.getObject("devices_indices_map");
     if (map == nullptr) continue;
+    if (c.get("picture") != nullptr) {
+      // jax.debug.visualize_sharding ends with a blank line.
+      std::string picture = Str(c, "picture");
+      while (picture.size() >= 2 && picture.substr(picture.size() - 2) == "\n\n") picture.pop_back();
+      // rich squeezes a table wider than its 80-column console (wrapping,
+      // sometimes dropping the labels); memplan draws it at full width, so
+      // only pictures that fit are compared (docs/shardings.md).
+      const std::string ours = viz::RenderShardPicture(*layout, "CPU");
+      const std::string first_line = ours.substr(0, ours.find('\n'));
+      int64_t columns = 0;
+      for (char ch : first_line) columns += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+      if (columns <= 80) {
+        EXPECT_EQ(ours, picture);
+        ++pictures;
+      } else {
+        ++too_wide;
+      }
+    }
     EXPECT_EQ(Ints(c.get("shard_shape")), xla_shape);
     ASSERT_EQ(map->size(), layout->devices.size());
     for (const ir::DeviceShard& shard : layout->devices) {
@@ -236,7 +255,10 @@ TEST(JaxTruth, EveryRowMatches) {
   }
   EXPECT_GE(rows, 40);
   EXPECT_GE(index_maps, 35);
-  std::printf("JAX truth: %d layouts matched, %d with index maps\n", rows, index_maps);
+  EXPECT_GE(pictures, 30);
+  EXPECT_LE(too_wide, 3);
+  std::printf("JAX truth: %d layouts matched, %d with index maps, %d pictures (%d wider than 80 columns)\n", rows,
+              index_maps, pictures, too_wide);
 }
 
 std::string Hex(std::string_view bytes) {
