@@ -47,6 +47,13 @@ absl::StatusOr<std::vector<PyToken>> TokenizePython(const SourceText& source) {
         ++i;
       }
       token.kind = PyToken::Kind::kInt;
+      // A float (1., 2.5, 1e-3) is a value the sharding reprs carry but never read.
+      if (i < text.size() && (text[i] == '.' || text[i] == 'e' || text[i] == 'E')) {
+        token.kind = PyToken::Kind::kFloat;
+        ++i;
+        if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+        while (i < text.size() && (IsDigit(text[i]) || text[i] == 'e' || text[i] == 'E' || text[i] == '.')) ++i;
+      }
       token.text = std::string(text.substr(start, i - start));
       token.value = negative ? -static_cast<int64_t>(value) : static_cast<int64_t>(value);
     } else if (c == '\'' || c == '"') {

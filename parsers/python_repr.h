@@ -18,9 +18,9 @@
 namespace memplan::parsers {
 
 struct PyToken {
-  enum class Kind { kName, kString, kInt, kPunct, kEnd };
+  enum class Kind { kName, kString, kInt, kFloat, kPunct, kEnd };
   Kind kind = Kind::kEnd;
-  std::string text;   // the name, the string's contents, the digits, the punctuation
+  std::string text;   // the name, the string's contents, the number, the punctuation
   int64_t value = 0;  // kInt
   size_t offset = 0;  // byte offset in the source
 };
