@@ -6,640 +6,375 @@
 #include <vector>
 
 #include "ir/strings.h"
+#include "parsers/hlo_sharding_reader.h"
 #include "parsers/sharding_limits.h"
 
 namespace memplan::parsers {
-namespace {
-
-using ir::AxisRef;
-using ir::HloSharding;
-using ir::NamedSharding;
-using ir::OpShardingType;
+namespace hlo_sharding_text {
 
 bool IsIdentChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
          c == '.' || c == '-';
 }
 
-// A recursive-descent reader over one sharding. Every Parse* returns false
-// with error_ set (the first failure wins) and pos_ at the failing byte.
-class Reader {
- public:
-  explicit Reader(std::string_view text) : text_(text) {}
+bool Reader::ParseTop(HloSharding* out) {
+  SkipSpace();
+  if (!Expect('{', "expected '{' to start a sharding")) return false;
+  SkipSpace();
+  if (Peek() == '{' || Peek() == '}') return ParseTuple(out);
+  return ParseSingleBody(out);
+}
 
-  size_t pos() const { return pos_; }
-  size_t error_pos() const { return error_pos_; }
-  const std::string& error() const { return error_; }
-
-  bool ParseTop(HloSharding* out) {
-    SkipSpace();
-    if (!Expect('{', "expected '{' to start a sharding")) return false;
-    SkipSpace();
-    if (Peek() == '{' || Peek() == '}') return ParseTuple(out);
-    return ParseSingleBody(out);
-  }
-
- private:
-  char Peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
-  bool StartsWith(std::string_view s) const { return text_.substr(pos_, s.size()) == s; }
-
-  void SkipSpace() {
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_];
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-        ++pos_;
-      } else if (StartsWith("/*")) {
-        // Comments such as /*index=5*/ between tuple elements.
-        const size_t end = text_.find("*/", pos_ + 2);
-        if (end == std::string_view::npos) return;
-        pos_ = end + 2;
-      } else {
-        return;
-      }
+void Reader::SkipSpace() {
+  while (pos_ < text_.size()) {
+    const char c = text_[pos_];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      ++pos_;
+    } else if (StartsWith("/*")) {
+      // Comments such as /*index=5*/ between tuple elements.
+      const size_t end = text_.find("*/", pos_ + 2);
+      if (end == std::string_view::npos) return;
+      pos_ = end + 2;
+    } else {
+      return;
     }
   }
+}
 
-  bool Fail(std::string_view message) {
-    if (error_.empty()) {
-      error_ = std::string(message);
-      error_pos_ = pos_;
-    }
-    return false;
+bool Reader::Fail(std::string_view message) {
+  if (error_.empty()) {
+    error_ = std::string(message);
+    error_pos_ = pos_;
   }
+  return false;
+}
 
-  bool Expect(char c, std::string_view message) {
-    if (Peek() != c) return Fail(message);
+bool Reader::Expect(char c, std::string_view message) {
+  if (Peek() != c) return Fail(message);
+  ++pos_;
+  return true;
+}
+
+bool Reader::ConsumeWord(std::string_view word) {
+  if (!StartsWith(word)) return false;
+  const size_t end = pos_ + word.size();
+  if (end < text_.size() && IsIdentChar(text_[end]) && word.back() != '=') return false;
+  pos_ = end;
+  return true;
+}
+
+// "[1,2,3]" (possibly empty when `allow_empty`).
+bool Reader::ParseIntList(char open, char close, std::vector<int64_t>* out, std::string_view what,
+                          bool allow_empty, size_t max_entries) {
+  if (!Expect(open, StrCat("expected '", std::string(1, open), "' to start ", what))) return false;
+  SkipSpace();
+  if (Peek() == close && allow_empty) {
     ++pos_;
     return true;
   }
-
-  bool ConsumeWord(std::string_view word) {
-    if (!StartsWith(word)) return false;
-    const size_t end = pos_ + word.size();
-    if (end < text_.size() && IsIdentChar(text_[end]) && word.back() != '=') return false;
-    pos_ = end;
-    return true;
-  }
-
-  bool ParseInt(int64_t* out, std::string_view what) {
-    size_t n = pos_;
-    const bool negative = n < text_.size() && text_[n] == '-';
-    if (negative) ++n;
-    const size_t digits = n;
-    uint64_t value = 0;
-    while (n < text_.size() && text_[n] >= '0' && text_[n] <= '9') {
-      const uint64_t digit = static_cast<uint64_t>(text_[n] - '0');
-      if (value > (kMaxShardingInt - digit) / 10) return Fail(StrCat("expected ", what, " below 2^40"));
-      value = value * 10 + digit;
-      ++n;
-    }
-    if (n == digits) return Fail(StrCat("expected ", what));
-    pos_ = n;
-    *out = negative ? -static_cast<int64_t>(value) : static_cast<int64_t>(value);
-    return true;
-  }
-
-  bool ParseNonNegative(int64_t* out, std::string_view what) {
-    const size_t start = pos_;
-    if (!ParseInt(out, what)) return false;
-    if (*out < 0) {
-      pos_ = start;
-      return Fail(StrCat("expected ", what, " (not negative)"));
-    }
-    return true;
-  }
-
-  // "[1,2,3]" (possibly empty when `allow_empty`).
-  bool ParseIntList(char open, char close, std::vector<int64_t>* out, std::string_view what,
-                    bool allow_empty = false, size_t max_entries = kMaxShardingListLength) {
-    if (!Expect(open, StrCat("expected '", std::string(1, open), "' to start ", what))) return false;
+  while (true) {
     SkipSpace();
-    if (Peek() == close && allow_empty) {
+    int64_t v;
+    if (!ParseNonNegative(&v, what)) return false;
+    if (out->size() >= max_entries) return Fail(StrCat("expected at most ", max_entries, " entries"));
+    out->push_back(v);
+    SkipSpace();
+    if (Peek() == ',') {
       ++pos_;
-      return true;
+      continue;
     }
-    while (true) {
-      SkipSpace();
-      int64_t v;
-      if (!ParseNonNegative(&v, what)) return false;
-      if (out->size() >= max_entries) return Fail(StrCat("expected at most ", max_entries, " entries"));
-      out->push_back(v);
-      SkipSpace();
-      if (Peek() == ',') {
-        ++pos_;
-        continue;
-      }
-      return Expect(close, StrCat("expected ',' or '", std::string(1, close), "' in ", what));
-    }
+    return Expect(close, StrCat("expected ',' or '", std::string(1, close), "' in ", what));
   }
+}
 
-  bool CheckDeviceCount(const std::vector<int64_t>& dims, size_t at) {
-    int64_t product = 1;
-    for (int64_t d : dims) {
-      if (d != 0 && product > kMaxShardingDevices / d) {
-        pos_ = at;
-        return Fail(StrCat("expected at most ", kMaxShardingDevices, " devices in the tile assignment"));
-      }
-      product *= d;
+bool Reader::ParseInt(int64_t* out, std::string_view what) {
+  size_t n = pos_;
+  const bool negative = n < text_.size() && text_[n] == '-';
+  if (negative) ++n;
+  const size_t digits = n;
+  uint64_t value = 0;
+  while (n < text_.size() && text_[n] >= '0' && text_[n] <= '9') {
+    const uint64_t digit = static_cast<uint64_t>(text_[n] - '0');
+    if (value > (kMaxShardingInt - digit) / 10) return Fail(StrCat("expected ", what, " below 2^40"));
+    value = value * 10 + digit;
+    ++n;
+  }
+  if (n == digits) return Fail(StrCat("expected ", what));
+  pos_ = n;
+  *out = negative ? -static_cast<int64_t>(value) : static_cast<int64_t>(value);
+  return true;
+}
+
+bool Reader::ParseNonNegative(int64_t* out, std::string_view what) {
+  const size_t start = pos_;
+  if (!ParseInt(out, what)) return false;
+  if (*out < 0) {
+    pos_ = start;
+    return Fail(StrCat("expected ", what, " (not negative)"));
+  }
+  return true;
+}
+
+bool Reader::CheckDeviceCount(const std::vector<int64_t>& dims, size_t at) {
+  int64_t product = 1;
+  for (int64_t d : dims) {
+    if (d != 0 && product > kMaxShardingDevices / d) {
+      pos_ = at;
+      return Fail(StrCat("expected at most ", kMaxShardingDevices, " devices in the tile assignment"));
     }
+    product *= d;
+  }
+  return true;
+}
+
+// After "devices=": "[2,2]0,1,2,3" or "[2,2]<=[4]" or "[2,2]<=[2,2]T(1,0)".
+bool Reader::ParseTileAssignment(ir::TileAssignment* out) {
+  const size_t dims_at = pos_;
+  if (!ParseIntList('[', ']', &out->dims, "tile assignment dimensions")) return false;
+  if (!CheckDeviceCount(out->dims, dims_at)) return false;
+  SkipSpace();
+  if (StartsWith("<=")) {
+    pos_ += 2;
+    SkipSpace();
+    ir::IotaDevices iota;
+    iota.dims = out->dims;
+    const size_t reshape_at = pos_;
+    if (!ParseIntList('[', ']', &iota.reshape_dims, "iota reshape dimensions")) return false;
+    if (!CheckDeviceCount(iota.reshape_dims, reshape_at)) return false;
+    SkipSpace();
+    if (Peek() == 'T') {
+      ++pos_;
+      if (!ParseIntList('(', ')', &iota.transpose_perm, "iota transpose permutation")) return false;
+    }
+    if (absl::StatusOr<std::vector<int64_t>> expanded = iota.Expand(); !expanded.ok()) {
+      pos_ = reshape_at;
+      return Fail(StrCat("expected an iota device list that fits the tile dimensions: ",
+                         expanded.status().message()));
+    }
+    out->iota = std::move(iota);
     return true;
   }
-
-  // After "devices=": "[2,2]0,1,2,3" or "[2,2]<=[4]" or "[2,2]<=[2,2]T(1,0)".
-  bool ParseTileAssignment(ir::TileAssignment* out) {
-    const size_t dims_at = pos_;
-    if (!ParseIntList('[', ']', &out->dims, "tile assignment dimensions")) return false;
-    if (!CheckDeviceCount(out->dims, dims_at)) return false;
+  while (true) {
     SkipSpace();
-    if (StartsWith("<=")) {
-      pos_ += 2;
-      SkipSpace();
-      ir::IotaDevices iota;
-      iota.dims = out->dims;
-      const size_t reshape_at = pos_;
-      if (!ParseIntList('[', ']', &iota.reshape_dims, "iota reshape dimensions")) return false;
-      if (!CheckDeviceCount(iota.reshape_dims, reshape_at)) return false;
-      SkipSpace();
-      if (Peek() == 'T') {
-        ++pos_;
-        if (!ParseIntList('(', ')', &iota.transpose_perm, "iota transpose permutation")) return false;
-      }
-      if (absl::StatusOr<std::vector<int64_t>> expanded = iota.Expand(); !expanded.ok()) {
-        pos_ = reshape_at;
-        return Fail(StrCat("expected an iota device list that fits the tile dimensions: ",
-                           expanded.status().message()));
-      }
-      out->iota = std::move(iota);
+    int64_t device;
+    if (!ParseNonNegative(&device, "a device number")) return false;
+    if (out->devices.size() >= kMaxShardingDevices) return Fail("expected fewer devices");
+    out->devices.push_back(device);
+    SkipSpace();
+    // A comma continues the list only when a number follows (a tuple's
+    // elements are separated by commas too, but we are inside braces).
+    if (Peek() == ',') {
+      ++pos_;
+      continue;
+    }
+    break;
+  }
+  if (static_cast<int64_t>(out->devices.size()) != out->device_count()) {
+    return Fail(StrCat("expected ", out->device_count(), " devices for tile dimensions, found ",
+                       out->devices.size()));
+  }
+  return true;
+}
+
+// "{...}" with nested braces and quoted strings, kept as the text inside.
+bool Reader::ParseBraced(std::string* inside) {
+  const size_t open = pos_;
+  if (!Expect('{', "expected '{'")) return false;
+  int depth = 1;
+  while (pos_ < text_.size()) {
+    const char c = text_[pos_];
+    if (c == '"') {
+      ++pos_;
+      while (pos_ < text_.size() && text_[pos_] != '"') pos_ += text_[pos_] == '\\' ? 2 : 1;
+      if (pos_ >= text_.size()) break;
+      ++pos_;
+      continue;
+    }
+    ++pos_;
+    if (c == '{') ++depth;
+    if (c == '}' && --depth == 0) {
+      *inside = std::string(text_.substr(open + 1, pos_ - open - 2));
       return true;
     }
+  }
+  pos_ = open;
+  return Fail("expected a closing '}' for this '{'");
+}
+
+// "metadata={op_name=...}" or "metadata={{...}, {...}}".
+bool Reader::ParseMetadata(std::vector<std::string>* out) {
+  SkipSpace();
+  const size_t start = pos_;
+  std::string inside;
+  if (!ParseBraced(&inside)) return false;
+  size_t i = 0;
+  while (i < inside.size() && inside[i] == ' ') ++i;
+  if (i < inside.size() && inside[i] == '{') {
+    // A list of metadata: split the inner braces.
+    Reader inner(inside);
+    inner.pos_ = i;
     while (true) {
-      SkipSpace();
-      int64_t device;
-      if (!ParseNonNegative(&device, "a device number")) return false;
-      if (out->devices.size() >= kMaxShardingDevices) return Fail("expected fewer devices");
-      out->devices.push_back(device);
-      SkipSpace();
-      // A comma continues the list only when a number follows (a tuple's
-      // elements are separated by commas too, but we are inside braces).
-      if (Peek() == ',') {
-        ++pos_;
+      inner.SkipSpace();
+      std::string one;
+      if (!inner.ParseBraced(&one)) {
+        pos_ = start + 1 + inner.error_pos_;
+        return Fail(inner.error_);
+      }
+      out->push_back(std::move(one));
+      inner.SkipSpace();
+      if (inner.Peek() == ',') {
+        ++inner.pos_;
         continue;
       }
+      if (inner.pos_ != inside.size()) {
+        pos_ = start + 1 + inner.pos_;
+        return Fail("expected ',' or '}' in the metadata list");
+      }
+      return true;
+    }
+  }
+  out->push_back(std::move(inside));
+  return true;
+}
+
+bool Reader::ParseSubgroupTypes(std::vector<OpShardingType>* out) {
+  if (!Expect('{', "expected '{' after last_tile_dims=")) return false;
+  while (true) {
+    SkipSpace();
+    if (ConsumeWord("replicated")) {
+      out->push_back(OpShardingType::kReplicated);
+    } else if (ConsumeWord("manual")) {
+      out->push_back(OpShardingType::kManual);
+    } else if (ConsumeWord("unreduced")) {
+      out->push_back(OpShardingType::kUnreduced);
+    } else if (ConsumeWord("maximal")) {
+      out->push_back(OpShardingType::kMaximal);
+    } else {
+      return Fail("expected a subgroup type: replicated, manual, unreduced or maximal");
+    }
+    SkipSpace();
+    if (Peek() == ',') {
+      ++pos_;
+      continue;
+    }
+    return Expect('}', "expected ',' or '}' in last_tile_dims");
+  }
+}
+
+bool Reader::ParseSingleBody(HloSharding* out) {
+  SkipSpace();
+  if (StartsWith("mesh") || StartsWith("maximal_mesh")) return ParseNamedBody(out);
+  const size_t body_start = pos_;
+  bool replicated = false, manual = false, unknown = false, unreduced = false, maximal = false;
+  std::optional<int64_t> device;
+  bool has_tiles = false;
+  while (true) {
+    SkipSpace();
+    if (Peek() == '}') {
+      ++pos_;
       break;
     }
-    if (static_cast<int64_t>(out->devices.size()) != out->device_count()) {
-      return Fail(StrCat("expected ", out->device_count(), " devices for tile dimensions, found ",
-                         out->devices.size()));
-    }
-    return true;
-  }
-
-  // "{...}" with nested braces and quoted strings, kept as the text inside.
-  bool ParseBraced(std::string* inside) {
-    const size_t open = pos_;
-    if (!Expect('{', "expected '{'")) return false;
-    int depth = 1;
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_];
-      if (c == '"') {
-        ++pos_;
-        while (pos_ < text_.size() && text_[pos_] != '"') pos_ += text_[pos_] == '\\' ? 2 : 1;
-        if (pos_ >= text_.size()) break;
-        ++pos_;
-        continue;
-      }
-      ++pos_;
-      if (c == '{') ++depth;
-      if (c == '}' && --depth == 0) {
-        *inside = std::string(text_.substr(open + 1, pos_ - open - 2));
-        return true;
-      }
-    }
-    pos_ = open;
-    return Fail("expected a closing '}' for this '{'");
-  }
-
-  // "metadata={op_name=...}" or "metadata={{...}, {...}}".
-  bool ParseMetadata(std::vector<std::string>* out) {
-    SkipSpace();
-    const size_t start = pos_;
-    std::string inside;
-    if (!ParseBraced(&inside)) return false;
-    size_t i = 0;
-    while (i < inside.size() && inside[i] == ' ') ++i;
-    if (i < inside.size() && inside[i] == '{') {
-      // A list of metadata: split the inner braces.
-      Reader inner(inside);
-      inner.pos_ = i;
-      while (true) {
-        inner.SkipSpace();
-        std::string one;
-        if (!inner.ParseBraced(&one)) {
-          pos_ = start + 1 + inner.error_pos_;
-          return Fail(inner.error_);
-        }
-        out->push_back(std::move(one));
-        inner.SkipSpace();
-        if (inner.Peek() == ',') {
-          ++inner.pos_;
-          continue;
-        }
-        if (inner.pos_ != inside.size()) {
-          pos_ = start + 1 + inner.pos_;
-          return Fail("expected ',' or '}' in the metadata list");
-        }
-        return true;
-      }
-    }
-    out->push_back(std::move(inside));
-    return true;
-  }
-
-  bool ParseSubgroupTypes(std::vector<OpShardingType>* out) {
-    if (!Expect('{', "expected '{' after last_tile_dims=")) return false;
-    while (true) {
+    if (pos_ >= text_.size()) return Fail("expected '}' to end the sharding");
+    if (ConsumeWord("replicated")) {
+      replicated = true;
+    } else if (ConsumeWord("manual")) {
+      manual = true;
+    } else if (ConsumeWord("unknown")) {
+      unknown = true;
+    } else if (ConsumeWord("unreduced")) {
+      unreduced = true;
+    } else if (ConsumeWord("maximal")) {
+      maximal = true;
+    } else if (ConsumeWord("last_tile_dim_replicate")) {
+      out->replicate_on_last_tile_dim = true;
+    } else if (ConsumeWord("device=")) {
+      int64_t d;
+      if (!ParseNonNegative(&d, "a device number after device=")) return false;
+      device = d;
+    } else if (ConsumeWord("devices=")) {
+      if (has_tiles) return Fail("expected one devices= in a sharding");
+      if (!ParseTileAssignment(&out->tiles)) return false;
+      has_tiles = true;
+    } else if (ConsumeWord("last_tile_dims=")) {
+      if (!ParseSubgroupTypes(&out->last_tile_dims)) return false;
+    } else if (StartsWith("shard_as") || StartsWith("shard_like")) {
+      const bool as = ConsumeWord("shard_as");
+      if (!as && !ConsumeWord("shard_like")) return Fail("expected shard_as or shard_like");
       SkipSpace();
-      if (ConsumeWord("replicated")) {
-        out->push_back(OpShardingType::kReplicated);
-      } else if (ConsumeWord("manual")) {
-        out->push_back(OpShardingType::kManual);
-      } else if (ConsumeWord("unreduced")) {
-        out->push_back(OpShardingType::kUnreduced);
-      } else if (ConsumeWord("maximal")) {
-        out->push_back(OpShardingType::kMaximal);
-      } else {
-        return Fail("expected a subgroup type: replicated, manual, unreduced or maximal");
-      }
-      SkipSpace();
-      if (Peek() == ',') {
-        ++pos_;
-        continue;
-      }
-      return Expect('}', "expected ',' or '}' in last_tile_dims");
-    }
-  }
-
-  bool ParseSingleBody(HloSharding* out) {
-    SkipSpace();
-    if (StartsWith("mesh") || StartsWith("maximal_mesh")) return ParseNamedBody(out);
-    const size_t body_start = pos_;
-    bool replicated = false, manual = false, unknown = false, unreduced = false, maximal = false;
-    std::optional<int64_t> device;
-    bool has_tiles = false;
-    while (true) {
-      SkipSpace();
-      if (Peek() == '}') {
-        ++pos_;
-        break;
-      }
-      if (pos_ >= text_.size()) return Fail("expected '}' to end the sharding");
-      if (ConsumeWord("replicated")) {
-        replicated = true;
-      } else if (ConsumeWord("manual")) {
-        manual = true;
-      } else if (ConsumeWord("unknown")) {
-        unknown = true;
-      } else if (ConsumeWord("unreduced")) {
-        unreduced = true;
-      } else if (ConsumeWord("maximal")) {
-        maximal = true;
-      } else if (ConsumeWord("last_tile_dim_replicate")) {
-        out->replicate_on_last_tile_dim = true;
-      } else if (ConsumeWord("device=")) {
-        int64_t d;
-        if (!ParseNonNegative(&d, "a device number after device=")) return false;
-        device = d;
-      } else if (ConsumeWord("devices=")) {
-        if (has_tiles) return Fail("expected one devices= in a sharding");
-        if (!ParseTileAssignment(&out->tiles)) return false;
-        has_tiles = true;
-      } else if (ConsumeWord("last_tile_dims=")) {
-        if (!ParseSubgroupTypes(&out->last_tile_dims)) return false;
-      } else if (StartsWith("shard_as") || StartsWith("shard_like")) {
-        const bool as = ConsumeWord("shard_as");
-        if (!as && !ConsumeWord("shard_like")) return Fail("expected shard_as or shard_like");
-        SkipSpace();
-        int64_t id;
-        if (!ParseNonNegative(&id, "a shard group id")) return false;
-        out->shard_group = HloSharding::ShardGroup{as, id};
-      } else if (ConsumeWord("metadata=")) {
-        if (!ParseMetadata(&out->metadata)) return false;
-      } else {
-        return Fail(
-            "expected replicated, manual, unknown, unreduced, maximal, device=, devices=, "
-            "last_tile_dim_replicate, last_tile_dims=, shard_as, shard_like, metadata= or '}'");
-      }
-    }
-    const size_t end = pos_;
-    pos_ = body_start;
-    const int kinds = replicated + manual + unknown + unreduced + (maximal || device.has_value()) + has_tiles;
-    if (kinds > 1) return Fail("expected only one of replicated, manual, unknown, unreduced, maximal, devices=");
-    if (replicated) {
-      out->kind = HloSharding::Kind::kReplicated;
-    } else if (manual) {
-      out->kind = HloSharding::Kind::kManual;
-    } else if (unknown) {
-      out->kind = HloSharding::Kind::kUnknown;
-    } else if (unreduced) {
-      out->kind = HloSharding::Kind::kUnreduced;
-    } else if (maximal || device) {
-      if (!maximal || !device) return Fail("expected 'maximal device=N'");
-      out->kind = HloSharding::Kind::kMaximal;
-      out->maximal_device = *device;
-    } else if (has_tiles) {
-      out->kind = HloSharding::Kind::kTiled;
-      const size_t subgroups = out->last_tile_dims.size() + (out->replicate_on_last_tile_dim ? 1 : 0);
-      if (subgroups > out->tiles.dims.size()) return Fail("expected fewer subgroup dims than tile dims");
-      if (out->replicate_on_last_tile_dim && !out->last_tile_dims.empty()) {
-        return Fail("expected last_tile_dim_replicate or last_tile_dims=, not both");
-      }
+      int64_t id;
+      if (!ParseNonNegative(&id, "a shard group id")) return false;
+      out->shard_group = HloSharding::ShardGroup{as, id};
+    } else if (ConsumeWord("metadata=")) {
+      if (!ParseMetadata(&out->metadata)) return false;
     } else {
-      return Fail("expected a sharding: replicated, manual, unknown, unreduced, maximal or devices=");
+      return Fail(
+          "expected replicated, manual, unknown, unreduced, maximal, device=, devices=, "
+          "last_tile_dim_replicate, last_tile_dims=, shard_as, shard_like, metadata= or '}'");
     }
-    if (out->kind != HloSharding::Kind::kTiled &&
-        (out->replicate_on_last_tile_dim || !out->last_tile_dims.empty())) {
-      return Fail("expected subgroup dims only on a tiled sharding");
+  }
+  const size_t end = pos_;
+  pos_ = body_start;
+  const int kinds = replicated + manual + unknown + unreduced + (maximal || device.has_value()) + has_tiles;
+  if (kinds > 1) return Fail("expected only one of replicated, manual, unknown, unreduced, maximal, devices=");
+  if (replicated) {
+    out->kind = HloSharding::Kind::kReplicated;
+  } else if (manual) {
+    out->kind = HloSharding::Kind::kManual;
+  } else if (unknown) {
+    out->kind = HloSharding::Kind::kUnknown;
+  } else if (unreduced) {
+    out->kind = HloSharding::Kind::kUnreduced;
+  } else if (maximal || device) {
+    if (!maximal || !device) return Fail("expected 'maximal device=N'");
+    out->kind = HloSharding::Kind::kMaximal;
+    out->maximal_device = *device;
+  } else if (has_tiles) {
+    out->kind = HloSharding::Kind::kTiled;
+    const size_t subgroups = out->last_tile_dims.size() + (out->replicate_on_last_tile_dim ? 1 : 0);
+    if (subgroups > out->tiles.dims.size()) return Fail("expected fewer subgroup dims than tile dims");
+    if (out->replicate_on_last_tile_dim && !out->last_tile_dims.empty()) {
+      return Fail("expected last_tile_dim_replicate or last_tile_dims=, not both");
     }
-    pos_ = end;
+  } else {
+    return Fail("expected a sharding: replicated, manual, unknown, unreduced, maximal or devices=");
+  }
+  if (out->kind != HloSharding::Kind::kTiled &&
+      (out->replicate_on_last_tile_dim || !out->last_tile_dims.empty())) {
+    return Fail("expected subgroup dims only on a tiled sharding");
+  }
+  pos_ = end;
+  return true;
+}
+
+bool Reader::ParseTuple(HloSharding* out) {
+  out->kind = HloSharding::Kind::kTuple;
+  SkipSpace();
+  if (Peek() == '}') {
+    ++pos_;
     return true;
   }
-
-  bool ParseTuple(HloSharding* out) {
-    out->kind = HloSharding::Kind::kTuple;
+  while (true) {
     SkipSpace();
-    if (Peek() == '}') {
+    if (!Expect('{', "expected '{' to start a tuple element")) return false;
+    if (out->tuple_elements.size() >= kMaxShardingListLength) return Fail("expected fewer tuple elements");
+    HloSharding element;
+    SkipSpace();
+    if (Peek() == '{') return Fail("expected a single sharding in a tuple, not a nested tuple");
+    if (!ParseSingleBody(&element)) return false;
+    out->tuple_elements.push_back(std::move(element));
+    SkipSpace();
+    if (Peek() == ',') {
       ++pos_;
-      return true;
+      continue;
     }
-    while (true) {
-      SkipSpace();
-      if (!Expect('{', "expected '{' to start a tuple element")) return false;
-      if (out->tuple_elements.size() >= kMaxShardingListLength) return Fail("expected fewer tuple elements");
-      HloSharding element;
-      SkipSpace();
-      if (Peek() == '{') return Fail("expected a single sharding in a tuple, not a nested tuple");
-      if (!ParseSingleBody(&element)) return false;
-      out->tuple_elements.push_back(std::move(element));
-      SkipSpace();
-      if (Peek() == ',') {
-        ++pos_;
-        continue;
-      }
-      return Expect('}', "expected ',' or '}' after a tuple element");
-    }
+    return Expect('}', "expected ',' or '}' after a tuple element");
   }
+}
 
-  // An axis name: 'quoted' or a bare identifier.
-  bool ParseAxisName(std::string* name) {
-    SkipSpace();
-    if (Peek() == '\'' || Peek() == '"') {
-      const char quote = Peek();
-      const size_t end = text_.find(quote, pos_ + 1);
-      if (end == std::string_view::npos) return Fail("expected a closing quote");
-      *name = std::string(text_.substr(pos_ + 1, end - pos_ - 1));
-      if (name->empty()) return Fail("expected a non-empty axis name");
-      pos_ = end + 1;
-      return true;
-    }
-    const size_t start = pos_;
-    while (pos_ < text_.size() && IsIdentChar(text_[pos_]) && text_[pos_] != '-') ++pos_;
-    if (pos_ == start) return Fail("expected an axis name");
-    *name = std::string(text_.substr(start, pos_ - start));
-    return true;
-  }
+}  // namespace hlo_sharding_text
 
-  bool ParseAxisRef(const NamedSharding& named, AxisRef* out) {
-    std::string name;
-    const size_t at = pos_;
-    if (!ParseAxisName(&name)) return false;
-    const std::optional<size_t> index = named.mesh.AxisIndex(name);
-    if (!index) {
-      pos_ = at;
-      SkipSpace();
-      return Fail(StrCat("expected an axis of the mesh, not '", name, "'"));
-    }
-    out->mesh_axis = static_cast<int64_t>(*index);
-    if (Peek() == ':') {
-      ++pos_;
-      int64_t pre, size;
-      if (!Expect('(', "expected '(' to start a sub-axis pre-size")) return false;
-      if (!ParseNonNegative(&pre, "a sub-axis pre-size")) return false;
-      if (!Expect(')', "expected ')' after the sub-axis pre-size")) return false;
-      if (!ParseNonNegative(&size, "a sub-axis size")) return false;
-      out->pre_size = pre;
-      out->sub_size = size;
-    }
-    return true;
-  }
-
-  bool ParseAxisRefSet(const NamedSharding& named, std::vector<AxisRef>* out) {
-    if (!Expect('{', "expected '{' to start a set of axes")) return false;
-    SkipSpace();
-    if (Peek() == '}') {
-      ++pos_;
-      return true;
-    }
-    while (true) {
-      AxisRef ref;
-      if (!ParseAxisRef(named, &ref)) return false;
-      out->push_back(ref);
-      SkipSpace();
-      if (Peek() == ',') {
-        ++pos_;
-        continue;
-      }
-      return Expect('}', "expected ',' or '}' in a set of axes");
-    }
-  }
-
-  // {mesh['x'=2,'y'=2](, device_ids=(..))?, [dims](, replicated={..})...}
-  // or {mesh[..], replicated|unreduced|manual} or {maximal_mesh[device_id=N]}.
-  bool ParseNamedBody(HloSharding* out) {
-    NamedSharding named;
-    if (ConsumeWord("maximal_mesh")) {
-      if (!Expect('[', "expected '[' after maximal_mesh")) return false;
-      SkipSpace();
-      if (!ConsumeWord("device_id=")) return Fail("expected device_id=");
-      if (!ParseNonNegative(&named.maximal_device, "a device id")) return false;
-      if (!Expect(']', "expected ']'")) return false;
-      named.form = NamedSharding::Form::kMaximal;
-    } else {
-      if (!ConsumeWord("mesh")) return Fail("expected mesh[");
-      if (!ParseMeshAxes(&named.mesh)) return false;
-      SkipSpace();
-      if (Peek() == ',') {
-        const size_t comma = pos_;
-        ++pos_;
-        SkipSpace();
-        if (ConsumeWord("device_ids=")) {
-          if (!ParseMeshDeviceIds(&named.mesh)) return false;
-        } else {
-          pos_ = comma;
-        }
-      }
-      if (!Expect(',', "expected ',' after the mesh")) return false;
-      SkipSpace();
-      if (ConsumeWord("replicated")) {
-        named.form = NamedSharding::Form::kReplicated;
-      } else if (ConsumeWord("unreduced")) {
-        named.form = NamedSharding::Form::kUnreduced;
-      } else if (ConsumeWord("manual")) {
-        named.form = NamedSharding::Form::kManual;
-      } else {
-        if (!ParseDimShardings(&named)) return false;
-      }
-    }
-    while (true) {
-      SkipSpace();
-      if (Peek() == '}') {
-        ++pos_;
-        break;
-      }
-      if (!Expect(',', "expected ',' or '}' in a named sharding")) return false;
-      SkipSpace();
-      if (ConsumeWord("replicated=")) {
-        if (!ParseAxisRefSet(named, &named.replicated_axes)) return false;
-      } else if (ConsumeWord("unreduced=")) {
-        if (!ParseAxisRefSet(named, &named.unreduced_axes)) return false;
-      } else if (ConsumeWord("manual=")) {
-        if (!ParseAxisRefSet(named, &named.manual_axes)) return false;
-      } else if (ConsumeWord("metadata=")) {
-        if (!ParseMetadata(&out->metadata)) return false;
-      } else {
-        return Fail("expected replicated=, unreduced=, manual= or metadata=");
-      }
-    }
-    out->kind = HloSharding::Kind::kNamed;
-    out->named = std::move(named);
-    return true;
-  }
-
-  bool ParseMeshAxes(ir::Mesh* mesh) {
-    if (!Expect('[', "expected '[' after mesh")) return false;
-    SkipSpace();
-    if (Peek() == ']') {
-      ++pos_;
-      return true;
-    }
-    int64_t product = 1;
-    while (true) {
-      ir::MeshAxis axis;
-      const size_t at = pos_;
-      if (!ParseAxisName(&axis.name)) return false;
-      if (mesh->AxisIndex(axis.name)) {
-        pos_ = at;
-        SkipSpace();
-        return Fail(StrCat("expected distinct axis names; '", axis.name, "' appears twice"));
-      }
-      SkipSpace();
-      if (!Expect('=', "expected '=' after the axis name")) return false;
-      SkipSpace();
-      const size_t size_at = pos_;
-      if (!ParseNonNegative(&axis.size, "an axis size")) return false;
-      if (axis.size < 1 || product > kMaxShardingDevices / axis.size) {
-        pos_ = size_at;
-        return Fail(StrCat("expected an axis size of at least 1 and at most ", kMaxShardingDevices,
-                           " devices in all"));
-      }
-      product *= axis.size;
-      mesh->axes.push_back(std::move(axis));
-      SkipSpace();
-      if (Peek() == ',') {
-        ++pos_;
-        continue;
-      }
-      return Expect(']', "expected ',' or ']' in the mesh axes");
-    }
-  }
-
-  // After "device_ids=": "(8,3,7,...)" or "([4,16]T(1,0))".
-  bool ParseMeshDeviceIds(ir::Mesh* mesh) {
-    if (!Expect('(', "expected '(' after device_ids=")) return false;
-    SkipSpace();
-    const size_t at = pos_;
-    if (Peek() == '[') {
-      ir::IotaDevices iota;
-      for (const ir::MeshAxis& axis : mesh->axes) iota.dims.push_back(axis.size);
-      if (!ParseIntList('[', ']', &iota.reshape_dims, "iota reshape dimensions")) return false;
-      SkipSpace();
-      if (Peek() == 'T') {
-        ++pos_;
-        if (!ParseIntList('(', ')', &iota.transpose_perm, "iota transpose permutation")) return false;
-      }
-      if (absl::StatusOr<std::vector<int64_t>> expanded = iota.Expand(); !expanded.ok()) {
-        pos_ = at;
-        return Fail(StrCat("expected device ids that fit the mesh: ", expanded.status().message()));
-      }
-      mesh->order = ir::Mesh::DeviceOrder::kIotaForm;
-      mesh->iota = std::move(iota);
-    } else {
-      pos_ = at - 1;
-      std::vector<int64_t> ids;
-      if (!ParseIntList('(', ')', &ids, "device ids", false, static_cast<size_t>(kMaxShardingDevices))) {
-        return false;
-      }
-      mesh->order = ir::Mesh::DeviceOrder::kList;
-      mesh->device_list = std::move(ids);
-      if (absl::Status valid = mesh->Validate(); !valid.ok()) {
-        pos_ = at;
-        return Fail(StrCat("expected device ids that fit the mesh: ", valid.message()));
-      }
-      return true;
-    }
-    SkipSpace();
-    return Expect(')', "expected ')' after the device ids");
-  }
-
-  bool ParseDimShardings(NamedSharding* named) {
-    if (!Expect('[', "expected '[' to start the dimension shardings, or replicated/unreduced/manual"))
-      return false;
-    SkipSpace();
-    if (Peek() == ']') {
-      ++pos_;
-      return true;
-    }
-    while (true) {
-      SkipSpace();
-      if (named->dims.size() >= kMaxShardingListLength) return Fail("expected fewer dimensions");
-      NamedSharding::DimSharding dim;
-      if (!Expect('{', "expected '{' to start a dimension sharding")) return false;
-      while (true) {
-        SkipSpace();
-        if (Peek() == '}') {
-          ++pos_;
-          break;
-        }
-        if (Peek() == '?') {
-          ++pos_;
-          dim.closed = false;
-          SkipSpace();
-          if (!Expect('}', "expected '}' after '?'")) return false;
-          break;
-        }
-        AxisRef ref;
-        if (!ParseAxisRef(*named, &ref)) return false;
-        dim.axes.push_back(ref);
-        SkipSpace();
-        if (Peek() == ',') ++pos_;
-        else if (Peek() != '}') return Fail("expected ',' or '}' in a dimension sharding");
-      }
-      named->dims.push_back(std::move(dim));
-      SkipSpace();
-      if (Peek() == ',') {
-        ++pos_;
-        continue;
-      }
-      return Expect(']', "expected ',' or ']' after a dimension sharding");
-    }
-  }
-
-  std::string_view text_;
-  size_t pos_ = 0;
-  std::string error_;
-  size_t error_pos_ = 0;
-};
-
-}  // namespace
+using hlo_sharding_text::Reader;
+using ir::HloSharding;
 
 absl::StatusOr<ir::HloSharding> ParseHloSharding(std::string_view text, size_t* consumed) {
   Reader reader(text);

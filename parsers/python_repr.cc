@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "ir/status_macros.h"
 #include "ir/strings.h"
 #include "parsers/sharding_limits.h"
 
@@ -221,4 +222,22 @@ absl::Status PyReader::SkipValue() {
   }
 }
 
+bool EndsWithName(const PyToken& t, std::string_view name) {
+  if (t.kind != PyToken::Kind::kName) return false;
+  if (t.text == name) return true;
+  return t.text.size() > name.size() && t.text.ends_with(name) &&
+         t.text[t.text.size() - name.size() - 1] == '.';
+}
+
+absl::StatusOr<PyReader> OpenPython(const SourceText& source) {
+  ASSIGN_OR_RETURN(std::vector<PyToken> tokens, TokenizePython(source));
+  return PyReader(source, std::move(tokens));
+}
+
+absl::Status ExpectEnd(PyReader& r, std::string_view what) {
+  if (!r.AtEnd()) return r.ErrorAtNext(StrCat("expected the end of the ", what));
+  return absl::OkStatus();
+}
+
+// An axis name: 'quoted' (JAX) or bare (memplan's x=4 form, DeviceMesh's dp=2).
 }  // namespace memplan::parsers

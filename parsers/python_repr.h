@@ -68,6 +68,16 @@ class PyReader {
   size_t next_ = 0;
 };
 
+// Whether `t` is the name `name`, alone or as the last part of a dotted
+// name ("jax.sharding.Mesh" ends with "Mesh").
+bool EndsWithName(const PyToken& t, std::string_view name);
+
+// A reader over `source`'s tokens.
+absl::StatusOr<PyReader> OpenPython(const SourceText& source);
+
+// OK at the end of the tokens, else "expected the end of the <what>".
+absl::Status ExpectEnd(PyReader& reader, std::string_view what);
+
 }  // namespace memplan::parsers
 
 #endif  // MEMPLAN_PARSERS_PYTHON_REPR_H_

@@ -293,7 +293,9 @@ TEST(XlaTruth, HloShardingTextsCanonicalizeAndSerializeAsXla) {
     // XLA keeps a named sharding named; its V2 form is what it means.
     const ir::HloSharding& as_xla = named ? parsed : *canonical;
     EXPECT_EQ(as_xla.ToString(), Str(t, "xla"));
-    if (named) EXPECT_EQ(canonical->ToString(), Str(t, "v2"));
+    if (named) {
+      EXPECT_EQ(canonical->ToString(), Str(t, "v2"));
+    }
     absl::StatusOr<std::string> bytes = parsers::OpShardingToBytes(as_xla);
     ASSERT_TRUE(bytes.ok()) << bytes.status();
     EXPECT_EQ(Hex(*bytes), Str(t, "op_sharding_hex"));
@@ -381,7 +383,9 @@ TEST(DTensorTruth, EveryRankMatches) {
           expected.push_back({r2[0], r2[1]});
         }
         EXPECT_EQ(shard.indices[d], expected) << "rank " << r << " dim " << d;
-        if (!expected.empty()) EXPECT_EQ(expected.front().begin, offset[d]);
+        if (!expected.empty()) {
+          EXPECT_EQ(expected.front().begin, offset[d]);
+        }
         strided += expected.size() > 1;
         uneven += shard.local_dims[d] * layout->ways[d] != shape.dims[d];
       }
