@@ -170,6 +170,7 @@ absl::Status FromSpec(const Inputs& in, std::optional<ir::Shape> shape, viz::Sha
   absl::StatusOr<ir::HloSharding> hlo = ir::PartitionSpecToHloSharding(named, rank);
   if (!hlo.ok()) return FlagError(*in.notation, FromAbsl(hlo.status().message()));
   report.notation = parsed.mesh ? (parsed.shape ? "ShapeDtypeStruct" : "NamedSharding") : "PartitionSpec";
+  report.memory_kind = parsed.memory_kind;
   return LayOutHloSharding(in, *hlo, *shape, named.mesh, report);
 }
 

@@ -43,8 +43,9 @@ absl::StatusOr<ParsedMesh> ParseMeshText(const SourceText& source);
 // mesh, such as a DTensor's device_mesh=); the mesh is not yet validated.
 absl::Status ParseMeshTokens(PyReader& reader, ParsedMesh* out);
 
-// A device order: "0,2,1,3", "[0, 2, 1, 3]", "(0, 2, 1, 3)" or a nested
-// list / numpy array (flattened row-major).
+// A device order: "0,2,1,3", "[0, 2, 1, 3]", "(0, 2, 1, 3)", a nested
+// list / numpy array (flattened row-major), or XLA's iota form
+// "<=[4,2]T(1,0)" (0,2,4,6,1,3,5,7).
 absl::StatusOr<std::vector<int64_t>> ParseDeviceList(const SourceText& source);
 
 struct ParsedJaxSharding {

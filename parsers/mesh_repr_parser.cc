@@ -5,6 +5,8 @@
 
 #include "ir/status_macros.h"
 #include "ir/strings.h"
+#include "ir/iota.h"
+#include "parsers/cursor.h"
 #include "parsers/jax_sharding_parser.h"
 #include "parsers/python_repr.h"
 #include "parsers/sharding_limits.h"
@@ -294,7 +296,51 @@ absl::StatusOr<ParsedMesh> ParseMeshText(const SourceText& source) {
   return out;
 }
 
+namespace {
+
+// XLA's iota form of a device order: "<=[8]", "<=[4,2]T(1,0)".
+absl::StatusOr<std::vector<int64_t>> ParseIotaDeviceList(const SourceText& source, size_t start) {
+  Cursor c(source.text().substr(start + 2));
+  auto list = [&](char open, char close, std::vector<int64_t>* out) -> absl::Status {
+    if (!c.ConsumeChar(open)) return source.ErrorAt(c.position(), StrCat("expected '", std::string(1, open), "'"));
+    while (true) {
+      c.SkipSpaces();
+      int64_t v = 0;
+      if (!c.ConsumeInt(&v) || v < 0 || v > kMaxShardingDevices) {
+        return source.ErrorAt(c.position(), "expected a non-negative integer");
+      }
+      if (out->size() >= kMaxShardingListLength) return source.ErrorAt(c.position(), "expected fewer dimensions");
+      out->push_back(v);
+      c.SkipSpaces();
+      if (c.ConsumeChar(',')) continue;
+      if (c.ConsumeChar(close)) return absl::OkStatus();
+      return source.ErrorAt(c.position(), StrCat("expected ',' or '", std::string(1, close), "'"));
+    }
+  };
+  ir::IotaDevices iota;
+  const char* reshape_at = c.position();
+  RETURN_IF_ERROR(list('[', ']', &iota.reshape_dims));
+  if (c.ConsumeChar('T')) RETURN_IF_ERROR(list('(', ')', &iota.transpose_perm));
+  c.SkipSpaces();
+  if (!c.AtEnd()) return source.ErrorAt(c.position(), "expected the end of the device list");
+  int64_t count = 1;
+  for (int64_t d : iota.reshape_dims) {
+    if (d != 0 && count > kMaxShardingDevices / d) return source.ErrorAt(reshape_at, "expected at most 2^20 devices");
+    count *= d;
+  }
+  iota.dims = {count};
+  absl::StatusOr<std::vector<int64_t>> ids = iota.Expand();
+  if (!ids.ok()) return source.ErrorAt(reshape_at, StrCat("expected an iota device list: ", ids.status().message()));
+  return ids;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<int64_t>> ParseDeviceList(const SourceText& source) {
+  const size_t start = source.text().find_first_not_of(" \t\r\n");
+  if (start != std::string_view::npos && source.text().substr(start, 2) == "<=") {
+    return ParseIotaDeviceList(source, start);
+  }
   ASSIGN_OR_RETURN(PyReader r, OpenPython(source));
   std::vector<int64_t> ids;
   if (r.IsPunct("[") || r.IsPunct("(") || r.IsName("array")) {

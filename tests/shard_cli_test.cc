@@ -105,6 +105,28 @@ TEST(ShardCli, DeviceOrderMovesTheShards) {
   EXPECT_EQ(json.getAsObject()->getString("hlo_sharding")->str(), "{devices=[4]<=[4]}");
 }
 
+TEST(ShardCli, DeviceOrderInXlasIotaForm) {
+  // <=[4,2]T(1,0) is 0,2,4,6,1,3,5,7: the mesh's second row starts at device 1.
+  const CommandResult r = Shard({"--mesh", "x=2,y=4", "--spec", "P('x', 'y')", "--devices", "<=[4,2]T(1,0)",
+                                 "--shape", "f32[4,8]", "--format=json"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const llvm::json::Value json = Json(r);
+  const std::vector<std::string> devices = Devices(json);
+  ASSERT_EQ(devices.size(), 8u);
+  EXPECT_EQ(devices[4], "1 f32[2,2] [[[2,4]],[[0,2]]]");
+  const llvm::json::Array& ids = *json.getAsObject()->getObject("mesh")->getArray("device_ids");
+  EXPECT_EQ(*ids[1].getAsInteger(), 2);
+}
+
+TEST(ShardCli, MemoryKindIsShown) {
+  const CommandResult r = Shard({"--spec",
+                                 "NamedSharding(mesh=Mesh('x': 4, axis_types=(Explicit,)), spec=P('x',), "
+                                 "memory_kind=pinned_host)",
+                                 "--shape", "f32[8]", "--format=json"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(Json(r).getAsObject()->getString("memory_kind")->str(), "pinned_host");
+}
+
 TEST(ShardCli, UnevenShapesXlaPadsDTensorDoesNot) {
   const CommandResult xla = Shard({"--sharding", "{devices=[4]<=[4]}", "--shape", "f32[10]", "--format=json"});
   ASSERT_EQ(xla.exit_code, 0) << Describe(xla);

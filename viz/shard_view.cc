@@ -249,7 +249,7 @@ std::string RenderShardText(const ShardReportInput& input) {
   }
   if (input.hlo_sharding) {
     const bool dtensor = input.notation == "DTensor";
-    StrAppend(&out, dtensor ? "HloSharding  " : "HloSharding  ", input.hlo_sharding->ToString(),
+    StrAppend(&out, "HloSharding  ", input.hlo_sharding->ToString(),
               dtensor ? "  (splits alike where sizes divide; XLA pads uneven shards, DTensor does not)" : "", "\n");
   } else if (input.notation == "DTensor") {
     StrAppend(&out, "HloSharding  none splits like these placements\n");
@@ -258,6 +258,10 @@ std::string RenderShardText(const ShardReportInput& input) {
     StrAppend(&out, "as written   ", *input.hlo_sharding_as_written, "  (XLA reads it as above)\n");
   }
   if (input.op_sharding_bytes) StrAppend(&out, "OpSharding   ", *input.op_sharding_bytes, "\n");
+  if (!input.memory_kind.empty()) {
+    StrAppend(&out, "memory kind  ", input.memory_kind,
+              input.memory_kind == "device" ? "" : "  (the bytes below are in this memory, not device memory)", "\n");
+  }
   for (size_t i = 0; i < input.layouts.size(); ++i) {
     if (input.layouts.size() > 1) StrAppend(&out, "\n-- tuple element ", i, " --\n");
     StrAppend(&out, "\n");
@@ -361,6 +365,7 @@ std::string RenderShardJson(const ShardReportInput& input) {
     }
     if (input.hlo_sharding_as_written) j.attribute("hlo_sharding_as_written", Utf8(*input.hlo_sharding_as_written));
     if (input.op_sharding_bytes) j.attribute("op_sharding", Utf8(*input.op_sharding_bytes));
+    if (!input.memory_kind.empty()) j.attribute("memory_kind", Utf8(input.memory_kind));
     j.attributeArray("layouts", [&] {
       for (const ir::ShardLayout& layout : input.layouts) WriteLayoutJson(j, layout);
     });

@@ -30,6 +30,8 @@ struct ShardReportInput {
   std::optional<std::string> hlo_sharding_as_written;
   std::optional<std::string> op_sharding_bytes;  // serialized hlo_sharding
   std::vector<ir::Placement> placements;         // DTensor input
+  // JAX's memory_kind ("device", "pinned_host", ...); "" when not given.
+  std::string memory_kind;
   // Each leaf's layout: one for an array, one per element of a tuple.
   std::vector<ir::ShardLayout> layouts;
   std::string device_label = "GPU";  // "GPU 0" in the picture
