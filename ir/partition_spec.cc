@@ -165,6 +165,14 @@ absl::StatusOr<HloSharding> PartitionSpecToHloSharding(const JaxNamedSharding& s
                                              " logical device ids, not ",
                                              sharding.logical_device_ids.size()));
   }
+  std::vector<int64_t> sorted = sharding.logical_device_ids;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (sorted[i] != static_cast<int64_t>(i)) {
+      return absl::InvalidArgumentError(
+          StrCat("expected logical_device_ids to be a permutation of 0..", sorted.size() - 1));
+    }
+  }
   const TileAssignment ids = TileAssignment::Explicit(reshape, sharding.logical_device_ids);
   return SubgroupSharding(ids.Transposed(perm).Reshaped(tile_dims), types);
 }

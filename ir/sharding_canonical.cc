@@ -346,6 +346,9 @@ absl::StatusOr<HloSharding> CanonicalHloSharding(const HloSharding& sharding) {
       break;
     }
     case HloSharding::Kind::kTiled: {
+      for (int64_t d : sharding.tiles.dims) {
+        if (d < 1) return absl::InvalidArgumentError(StrCat("tile dimension ", d, " is below 1"));
+      }
       ASSIGN_OR_RETURN(const std::vector<int64_t> devices, sharding.tiles.Devices());
       const int64_t count = static_cast<int64_t>(devices.size());
       absl::flat_hash_set<int64_t> seen;

@@ -118,7 +118,11 @@ bool Reader::ParseNonNegative(int64_t* out, std::string_view what) {
 bool Reader::CheckDeviceCount(const std::vector<int64_t>& dims, size_t at) {
   int64_t product = 1;
   for (int64_t d : dims) {
-    if (d != 0 && product > kMaxShardingDevices / d) {
+    if (d < 1) {
+      pos_ = at;
+      return Fail("expected dimensions of at least 1");
+    }
+    if (product > kMaxShardingDevices / d) {
       pos_ = at;
       return Fail(StrCat("expected at most ", kMaxShardingDevices, " devices in the tile assignment"));
     }
