@@ -210,6 +210,16 @@ absl::StatusOr<HloSharding> NamedToTiled(const NamedSharding& named) {
   }
   const Mesh& mesh = named.mesh;
   RETURN_IF_ERROR(mesh.Validate());
+  // A named sharding's device ids are positions: XLA's Mesh takes a
+  // permutation of 0..N-1 only.
+  std::vector<int64_t> ids = mesh.DeviceIds();
+  std::sort(ids.begin(), ids.end());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] != static_cast<int64_t>(i)) {
+      return absl::InvalidArgumentError(
+          StrCat("expected the mesh's device_ids to be a permutation of 0..", ids.size() - 1));
+    }
+  }
   const size_t axis_count = mesh.axes.size();
   // Cut points of each mesh axis: where its referenced sub-axes begin and end
   // (as pre-sizes, 1 and the axis size included).

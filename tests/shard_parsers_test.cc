@@ -91,6 +91,16 @@ TEST(HloShardingParser, ErrorsNameLineAndColumn) {
   }
 }
 
+TEST(HloShardingParser, NamedMeshDeviceIdsArePositions) {
+  // Found by fuzzing: XLA's Mesh takes a permutation of 0..N-1 only.
+  auto source = SourceText::FromString("t", "{mesh['x'=2,'y'=2], device_ids=(5,2,1,3), [{'x'}, {'y'}]}");
+  absl::StatusOr<ir::HloSharding> s = parsers::ParseHloShardingText(*source);
+  ASSERT_TRUE(s.ok()) << s.status();
+  absl::StatusOr<ir::HloSharding> c = ir::CanonicalHloSharding(*s);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(ErrorOf(c.status()), "expected the mesh's device_ids to be a permutation of 0..3");
+}
+
 TEST(HloShardingParser, CanonicalFormRejectsImpossibleDevices) {
   auto source = SourceText::FromString("t", "{devices=[2,2]0,1,2,5}");
   absl::StatusOr<ir::HloSharding> s = parsers::ParseHloShardingText(*source);
