@@ -318,6 +318,9 @@ absl::StatusOr<HloSharding> NamedToTiled(const NamedSharding& named) {
   RETURN_IF_ERROR(add_group(named.manual_axes, OpShardingType::kManual));
   RETURN_IF_ERROR(add_group(named.unreduced_axes, OpShardingType::kUnreduced));
   RETURN_IF_ERROR(add_group(named.replicated_axes, OpShardingType::kReplicated));
+  // Nothing tiled and nothing in a subgroup: a mesh of one device, or no
+  // dims at all.
+  if (tile_dims.empty()) return HloSharding::Replicated();
 
   std::vector<int64_t> axis_sizes;
   for (const MeshAxis& axis : mesh.axes) axis_sizes.push_back(axis.size);
@@ -356,6 +359,13 @@ absl::StatusOr<HloSharding> CanonicalHloSharding(const HloSharding& sharding) {
       break;
     }
     case HloSharding::Kind::kTiled: {
+      if (sharding.tiles.dims.empty()) return absl::InvalidArgumentError("expected at least one tile dimension");
+      for (OpShardingType type : sharding.last_tile_dims) {
+        if (SubgroupTypeName(type).empty()) {
+          return absl::InvalidArgumentError(StrCat("OpSharding type ", static_cast<int>(type),
+                                                   " is not a subgroup type (replicated, manual, unreduced, maximal)"));
+        }
+      }
       for (int64_t d : sharding.tiles.dims) {
         if (d < 1) return absl::InvalidArgumentError(StrCat("tile dimension ", d, " is below 1"));
       }

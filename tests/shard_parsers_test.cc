@@ -101,6 +101,21 @@ TEST(HloShardingParser, NamedMeshDeviceIdsArePositions) {
   EXPECT_EQ(ErrorOf(c.status()), "expected the mesh's device_ids to be a permutation of 0..3");
 }
 
+TEST(HloShardingParser, FuzzFoundEdgesOfTheNormalForm) {
+  // A named sharding that tiles nothing on a one-device mesh is replicated.
+  auto one = SourceText::FromString("t", "{mesh['x'=1,'y'=1], []}");
+  absl::StatusOr<ir::HloSharding> s = parsers::ParseHloShardingText(*one);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(ir::CanonicalHloSharding(*s)->ToString(), "{replicated}");
+  // last_tile_dims may only hold subgroup types (here TUPLE, TUPLE).
+  absl::StatusOr<ir::HloSharding> bytes = parsers::OpShardingFromBytes(
+      std::string("\x08\x03\x1a\x04\x01\x01\x02\x02\x42\x02\x02\x02\x4a\x02\x02\x02\x52\x02\x01\x00", 20));
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  absl::StatusOr<ir::HloSharding> c = ir::CanonicalHloSharding(*bytes);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(ErrorOf(c.status()), "OpSharding type 2 is not a subgroup type (replicated, manual, unreduced, maximal)");
+}
+
 TEST(HloShardingParser, CanonicalFormRejectsImpossibleDevices) {
   auto source = SourceText::FromString("t", "{devices=[2,2]0,1,2,5}");
   absl::StatusOr<ir::HloSharding> s = parsers::ParseHloShardingText(*source);
