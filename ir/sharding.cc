@@ -28,7 +28,11 @@ std::string AxisListToString(const NamedSharding& named, const std::vector<AxisR
 
 std::string MetadataToString(const std::vector<std::string>& metadata) {
   if (metadata.empty()) return "";
-  if (metadata.size() == 1) return StrCat(" metadata={", metadata.front(), "}");
+  // One metadata is printed bare, unless its text starts with '{' and would
+  // read back as a list.
+  const size_t first = metadata.front().find_first_not_of(' ');
+  const bool looks_like_list = first != std::string::npos && metadata.front()[first] == '{';
+  if (metadata.size() == 1 && !looks_like_list) return StrCat(" metadata={", metadata.front(), "}");
   return StrCat(" metadata={", absl::StrJoin(metadata, ", ", [](std::string* out, const std::string& m) {
                   StrAppend(out, "{", m, "}");
                 }),

@@ -175,6 +175,9 @@ absl::StatusOr<HloSharding> FromProto(const pb::OpSharding& proto, int depth) {
   HloSharding out;
   for (const auto& m : proto.metadata()) out.metadata.push_back(MetadataText(m));
   if (proto.is_shard_group()) {
+    if (proto.shard_group_id() < 0 || static_cast<uint64_t>(proto.shard_group_id()) > kMaxShardingInt) {
+      return absl::InvalidArgumentError(StrCat("expected a shard group id in [0, 2^40], not ", proto.shard_group_id()));
+    }
     out.shard_group = HloSharding::ShardGroup{proto.shard_group_type() == pb::OpSharding::AS,
                                               proto.shard_group_id()};
   }

@@ -116,6 +116,21 @@ TEST(HloShardingParser, FuzzFoundEdgesOfTheNormalForm) {
   EXPECT_EQ(ErrorOf(c.status()), "OpSharding type 2 is not a subgroup type (replicated, manual, unreduced, maximal)");
 }
 
+TEST(HloShardingParser, FuzzFoundRoundTrips) {
+  // One metadata whose text starts with '{' prints as a list of one, so that
+  // it reads back as itself.
+  auto braced = SourceText::FromString("t", "{replicated metadata={{{a}b=1}}}");
+  absl::StatusOr<ir::HloSharding> s = parsers::ParseHloShardingText(*braced);
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_EQ(s->metadata, std::vector<std::string>{"{a}b=1"});
+  EXPECT_EQ(s->ToString(true), "{replicated metadata={{{a}b=1}}}");
+  // A shard group id beyond what the text form reads is refused in bytes too.
+  absl::StatusOr<ir::HloSharding> big = parsers::OpShardingFromBytes(
+      std::string("\x58\x01\x60\xff\xff\xff\xff\xff\xff\xff\xff\x07", 12));
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(ErrorOf(big.status()), "expected a shard group id in [0, 2^40], not 576460752303423487");
+}
+
 TEST(HloShardingParser, CanonicalFormRejectsImpossibleDevices) {
   auto source = SourceText::FromString("t", "{devices=[2,2]0,1,2,5}");
   absl::StatusOr<ir::HloSharding> s = parsers::ParseHloShardingText(*source);
