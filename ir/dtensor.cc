@@ -12,6 +12,8 @@ namespace {
 
 using Ranges = std::vector<IndexRange>;
 
+constexpr int64_t kMaxLayoutRanges = int64_t{1} << 24;
+
 int64_t Count(const Ranges& ranges) {
   int64_t n = 0;
   for (const IndexRange& r : ranges) n += r.size();
@@ -134,6 +136,17 @@ absl::StatusOr<ShardLayout> DTensorShardLayout(const Mesh& mesh, const std::vect
 
   const std::vector<int64_t> ids = mesh.DeviceIds();
   const int64_t count = static_cast<int64_t>(ids.size());
+  // A _StridedShard gives each rank up to min(split factor, dim size)
+  // separate ranges; bound what one layout may list.
+  for (const Placement& p : normalized) {
+    if (p.kind != Placement::Kind::kStridedShard) continue;
+    const int64_t pieces = std::min(p.split_factor, shape.dims[p.dim]);
+    if (pieces > 0 && count > kMaxLayoutRanges / pieces) {
+      return absl::InvalidArgumentError(StrCat(p.ToString(), " on ", count, " devices would list up to ", pieces,
+                                               " ranges per device; expected at most ", kMaxLayoutRanges,
+                                               " in all"));
+    }
+  }
   std::vector<int64_t> coordinate(mesh.axes.size(), 0);
   for (int64_t position = 0; position < count; ++position) {
     DeviceShard shard;
@@ -151,7 +164,8 @@ absl::StatusOr<ShardLayout> DTensorShardLayout(const Mesh& mesh, const std::vect
         const int64_t n = Count(current);
         const int64_t first = (n + p.split_factor - 1) / p.split_factor;
         Ranges taken;
-        for (int64_t j = 0; j < p.split_factor; ++j) {
+        // Pieces that start past the end are empty: at most n of them hold elements.
+        for (int64_t j = 0; j < p.split_factor && j * first < n; ++j) {
           const Ranges piece = Slice(current, std::min(j * first, n), std::min((j + 1) * first, n));
           Append(taken, Chunk(piece, k, coordinate[i]));
         }

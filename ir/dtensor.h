@@ -43,7 +43,8 @@ struct Placement {
 // each piece into mesh-size chunks, the rank taking its chunk of every
 // piece. Devices are listed by mesh position with their mesh coordinate.
 // InvalidArgument when the placements' count differs from the mesh's rank,
-// a shard dim is outside the tensor's rank, or a split factor is below 1.
+// a shard dim is outside the tensor's rank, a split factor is below 1, or
+// a _StridedShard would list more than 2^24 index ranges in all.
 absl::StatusOr<ShardLayout> DTensorShardLayout(const Mesh& mesh, const std::vector<Placement>& placements,
                                                const Shape& shape);
 
