@@ -99,6 +99,25 @@ struct ModulesFlags {
 };
 
 int RunModules(const ModulesFlags& flags);
+enum class ShardFormat { kText, kJson };
+
+// memplan shard --shape S (--spec P [--mesh M] | --sharding H | --opsharding B
+// | --placements L [--mesh M]) [--devices D]: one array under one sharding,
+// per device. Logic in shard_command.cc; formats in docs/shardings.md.
+struct ShardFlags {
+  std::string shape;       // "f32[20,16]"; may be empty when --spec holds a ShapeDtypeStruct
+  std::string mesh;        // "x=4,y=1" or a Mesh / DeviceMesh repr
+  std::string spec;        // PartitionSpec / NamedSharding / ShapeDtypeStruct repr
+  std::string sharding;    // HloSharding text
+  std::string opsharding;  // OpSharding bytes: b'...' or hex
+  std::string placements;  // DTensor placements
+  std::string devices;     // the mesh's device order, or the device id of each position
+  std::string device_label = "GPU";
+  ShardFormat format = ShardFormat::kText;
+  std::string output = "-";
+};
+
+int RunShard(const ShardFlags& flags);
 
 }  // namespace memplan::cli
 

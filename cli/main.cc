@@ -28,7 +28,9 @@ constexpr const char* kOverview =
     "  memplan validate PLAN  replay a plan (or a dump) on GPUs or the host and\n"
     "                         compare measured peak memory and times with it\n"
     "  memplan bench-collectives\n"
-    "                         nccl-tests-style sweep of collective sizes\n\n"
+    "                         nccl-tests-style sweep of collective sizes\n"
+    "  memplan shard          one array under a mesh and a sharding in any notation:\n"
+    "                         its HloSharding and every device's shard and bytes\n\n"
     "Exit codes: 0 ok, 1 a check failed, 2 bad input or usage.\n";
 
 int Main(int argc, char** argv) {
@@ -42,6 +44,7 @@ int Main(int argc, char** argv) {
   subcommands.push_back(MakeCalltreeSubcommand());
   subcommands.push_back(MakeValidateSubcommand());
   subcommands.push_back(MakeBenchCollectivesSubcommand());
+  subcommands.push_back(MakeShardSubcommand());
 
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream& os) { os << kVersion << "\n"; });
   if (!llvm::cl::ParseCommandLineOptions(argc, argv, kOverview, &llvm::errs())) {

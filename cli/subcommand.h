@@ -25,6 +25,7 @@ std::unique_ptr<Subcommand> MakeCheckSubcommand();
 std::unique_ptr<Subcommand> MakeDiffSubcommand();
 std::unique_ptr<Subcommand> MakeModulesSubcommand();
 std::unique_ptr<Subcommand> MakeCalltreeSubcommand();
+std::unique_ptr<Subcommand> MakeShardSubcommand();
 
 }  // namespace memplan::cli
 

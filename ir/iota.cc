@@ -86,4 +86,48 @@ std::string IotaDevices::ToString() const {
   return out;
 }
 
+IotaDevices IotaDevices::Canonical() const {
+  std::vector<int64_t> reshape = reshape_dims;
+  std::vector<int64_t> perm = transpose_perm;
+  if (perm.empty()) {
+    perm.resize(reshape.size());
+    std::iota(perm.begin(), perm.end(), 0);
+  }
+  while (true) {
+    // Drop reshape axes of size 1, renumbering the permutation.
+    std::vector<int64_t> new_index(reshape.size(), -1);
+    std::vector<int64_t> kept_dims;
+    for (size_t i = 0; i < reshape.size(); ++i) {
+      if (reshape[i] == 1) continue;
+      new_index[i] = static_cast<int64_t>(kept_dims.size());
+      kept_dims.push_back(reshape[i]);
+    }
+    std::vector<int64_t> kept_perm;
+    for (int64_t axis : perm) {
+      if (new_index[axis] >= 0) kept_perm.push_back(new_index[axis]);
+    }
+    reshape = std::move(kept_dims);
+    perm = std::move(kept_perm);
+    // Merge each run of the permutation that reads consecutive reshape axes
+    // (a, a+1, ...) into its first axis; the others become size 1 and are
+    // dropped on the next round.
+    bool changed = false;
+    for (size_t i = 1, base = 0; i < perm.size(); ++i) {
+      if (perm[base] + static_cast<int64_t>(i - base) == perm[i]) {
+        reshape[perm[base]] *= reshape[perm[i]];
+        reshape[perm[i]] = 1;
+        changed = true;
+      } else {
+        base = i;
+      }
+    }
+    if (!changed) break;
+  }
+  if (reshape.empty()) {
+    reshape = {1};
+    perm = {0};
+  }
+  return IotaDevices{dims, std::move(reshape), std::move(perm)};
+}
+
 }  // namespace memplan::ir

@@ -32,6 +32,14 @@ struct IotaDevices {
   // "[2,4]<=[4,2]T(1,0)" (T(..) only when the perm is not the identity).
   std::string ToString() const;
 
+  // The same device list in XLA's canonical form (IotaTileAssignment::Create):
+  // reshape dimensions of size 1 dropped, runs of consecutive axes in the
+  // permutation merged into one, an identity permutation collapsed to one
+  // reshape dimension (`<=[4,2]T(0,1)` becomes `<=[8]`), and no dimensions at
+  // all to `<=[1]`. `dims` is kept. Precondition: the perm is empty or a
+  // permutation of the reshape axes (Expand() succeeds).
+  IotaDevices Canonical() const;
+
   friend bool operator==(const IotaDevices&, const IotaDevices&) = default;
 };
 
