@@ -20,7 +20,9 @@ constexpr const char* kOverview =
     "  memplan report PATH    the same as one self-contained HTML page (-o FILE):\n"
     "                         timeline, allocation maps, tables, attribution\n"
     "  memplan check PATH     exit 1 when over --budget or grown vs --baseline (CI)\n"
-    "  memplan diff OLD NEW   what changed: categories and values, by bytes\n\n"
+    "  memplan diff OLD NEW   what changed: categories and values, by bytes\n"
+    "  memplan hw list|show   hardware presets (GPU, HBM, NVLink, network) as YAML\n"
+    "  memplan calibrate FILE fit collective costs to nccl-tests output (-o links.yaml)\n\n"
     "Exit codes: 0 ok, 1 a check failed, 2 bad input or usage.\n";
 
 int Main(int argc, char** argv) {
@@ -30,6 +32,8 @@ int Main(int argc, char** argv) {
   subcommands.push_back(MakeReportSubcommand());
   subcommands.push_back(MakeCheckSubcommand());
   subcommands.push_back(MakeDiffSubcommand());
+  subcommands.push_back(MakeHwSubcommand());
+  subcommands.push_back(MakeCalibrateSubcommand());
 
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream& os) { os << kVersion << "\n"; });
   if (!llvm::cl::ParseCommandLineOptions(argc, argv, kOverview, &llvm::errs())) {
