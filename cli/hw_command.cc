@@ -53,8 +53,8 @@ int RunHw(const HwFlags& flags) {
       return Write(flags.output, preset->yaml);  // the file itself, comments and all
     }
     return Write(flags.output,
-                 StrCat("# ", spec, " as memplan reads it (", hw->name,
-                        "; 'extends' resolved, units canonical)\n", simulator::HardwareToYaml(*hw)));
+                 StrCat("# as memplan reads it: 'extends' resolved, units canonical\n",
+                        simulator::HardwareToYaml(*hw)));
   }
   return Usage();
 }

@@ -99,7 +99,10 @@ std::optional<Solution> Solve(const std::vector<Point>& points) {
     s.a = 0;
     s.c = b2 / a22 / n2;
   }
+  // A bus bandwidth outside 1kB/s..10PB/s or a latency above an hour is no
+  // link: the times do not follow a line.
   if (!(s.c > 0) || !std::isfinite(s.c) || !std::isfinite(s.a)) return std::nullopt;
+  if (1.0 / s.c < 1e3 || 1.0 / s.c > 1e16 || s.a > 3600) return std::nullopt;
   return s;
 }
 

@@ -1,5 +1,6 @@
 #include "simulator/hardware_loader.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -24,7 +25,21 @@ bool LooksLikePath(std::string_view spec) {
          EndsWith(spec, ".yml") || std::filesystem::is_regular_file(std::string(spec), ec);
 }
 
+constexpr std::uintmax_t kMaxHardwareFileBytes = 1 << 20;
+
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    return absl::InvalidArgumentError(StrCat(path, ": cannot read the hardware file: no such file"));
+  }
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return absl::InvalidArgumentError(
+        StrCat(path, ": cannot read the hardware file: not a regular file"));
+  }
+  if (std::filesystem::file_size(path, ec) > kMaxHardwareFileBytes) {
+    return absl::InvalidArgumentError(
+        StrCat(path, ": not a hardware file (larger than 1 MiB)"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::InvalidArgumentError(StrCat(path, ": cannot read the hardware file"));
   std::ostringstream text;

@@ -11,6 +11,7 @@
 #include "ir/strings.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Casting.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLParser.h"
@@ -47,6 +48,11 @@ class Reader {
   absl::StatusOr<HardwareOverlay> Read() {
     const llvm::MemoryBufferRef buffer =
         sources_.getMemoryBuffer(sources_.getMainFileID())->getMemBufferRef();
+    // YAML is Unicode; names read from here are written back out.
+    size_t bad = 0;
+    if (!llvm::json::isUTF8(buffer.getBuffer(), &bad)) {
+      return ErrorAtPointer(buffer.getBufferStart() + bad, "expected UTF-8 text");
+    }
     yaml::Stream stream(buffer, sources_);
     absl::Status status = absl::OkStatus();
     int documents = 0;
@@ -70,15 +76,22 @@ class Reader {
  private:
   absl::Status Error(const yaml::Node* node, std::string_view message) {
     if (!syntax_error_.empty()) return absl::InvalidArgumentError(Trimmed(syntax_error_));
-    const char* at = node != nullptr ? node->getSourceRange().Start.getPointer() : nullptr;
+    return ErrorAtPointer(node != nullptr ? node->getSourceRange().Start.getPointer() : nullptr,
+                          message);
+  }
+
+  absl::Status ErrorAtPointer(const char* at, std::string_view message) {
     if (at == nullptr) {
       return absl::InvalidArgumentError(StrCat(file_name_, ":1:1: error: ", message));
     }
+    // Rendered here, not through PrintMessage: that would go to the handler
+    // that collects the parser's own errors.
     std::string rendered;
     llvm::raw_string_ostream os(rendered);
-    sources_.PrintMessage(os, llvm::SMLoc::getFromPointer(at), llvm::SourceMgr::DK_Error,
-                          llvm::StringRef(message.data(), message.size()), {}, {},
-                          /*ShowColors=*/false);
+    sources_
+        .GetMessage(llvm::SMLoc::getFromPointer(at), llvm::SourceMgr::DK_Error,
+                    llvm::StringRef(message.data(), message.size()))
+        .print(/*ProgName=*/nullptr, os, /*ShowColors=*/false);
     os.flush();
     return absl::InvalidArgumentError(Trimmed(rendered));
   }
@@ -131,6 +144,8 @@ class Reader {
   }
 
   absl::Status Top(yaml::Node* root) {
+    // A document the parser gave up on has no root (its error is reported).
+    if (root == nullptr) return Error(nullptr, "expected a hardware description (a YAML mapping)");
     if (llvm::isa<yaml::NullNode>(root)) {
       return Error(root, "expected a hardware description (a YAML mapping)");
     }
@@ -271,25 +286,43 @@ void Line(std::string& out, std::string_view indent, std::string_view key,
   out += '\n';
 }
 
+// True for bytes that start a character YAML does not allow unescaped: C0
+// controls, DEL, and the C1 controls U+0080..U+009F (UTF-8 C2 80..C2 9F).
+bool NonPrintableAt(std::string_view s, size_t i) {
+  const unsigned char c = static_cast<unsigned char>(s[i]);
+  if (c < 0x20 || c == 0x7f) return true;
+  return c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+         static_cast<unsigned char>(s[i + 1]) <= 0x9f;
+}
+
 // Quoted for YAML when it would not read back as the same plain scalar in
-// block context.
+// block context; non-printable characters escaped.
 std::string YamlString(std::string_view s) {
   bool plain = !s.empty() && s.front() != ' ' && s.back() != ' ' &&
                std::string_view("-?:,[]{}#&*!|>'\"%@`").find(s.front()) == std::string_view::npos &&
                s.find(": ") == std::string_view::npos && s.find(" #") == std::string_view::npos &&
                s.back() != ':';
-  for (char c : s) plain &= static_cast<unsigned char>(c) >= 0x20;
+  for (size_t i = 0; i < s.size(); ++i) plain &= !NonPrintableAt(s, i);
   if (plain) return std::string(s);
+  constexpr char kHex[] = "0123456789abcdef";
   std::string quoted = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') quoted += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      quoted += '\\';
+      quoted += static_cast<char>(c);
+    } else if (c == 0xc2 && NonPrintableAt(s, i)) {
+      const unsigned char next = static_cast<unsigned char>(s[++i]);
+      quoted += "\\u00";
+      quoted += kHex[next >> 4];
+      quoted += kHex[next & 0xf];
+    } else if (NonPrintableAt(s, i)) {
       quoted += "\\x";
-      quoted += "0123456789abcdef"[(c >> 4) & 0xf];
-      quoted += "0123456789abcdef"[c & 0xf];
-      continue;
+      quoted += kHex[c >> 4];
+      quoted += kHex[c & 0xf];
+    } else {
+      quoted += static_cast<char>(c);
     }
-    quoted += c;
   }
   quoted += '"';
   return quoted;

@@ -180,6 +180,23 @@ TEST(HardwareYamlTest, CanonicalYamlReadsBackTheSameValues) {
   }
 }
 
+TEST(HardwareYamlTest, NamesWithYamlSyntaxAndControlCharactersReadBack) {
+  Hardware hw = LoadPreset("h100");
+  for (std::string name : {std::string("a: b #c"), std::string("- dash"), std::string("x\ty"),
+                           std::string("q\"uote\\"), std::string(" lead"), std::string("del\x7f"),
+                           std::string("c1\xc2\x85 next-line"), std::string("[1, 2]")}) {
+    hw.name = name;
+    hw.description = name;
+    hw.device_names = {name};
+    const std::string yaml = HardwareToYaml(hw);
+    absl::StatusOr<Hardware> back = LoadHardwareText(yaml, "back.yaml");
+    ASSERT_TRUE(back.ok()) << back.status() << "\n" << yaml;
+    EXPECT_EQ(back->name, name);
+    EXPECT_EQ(back->description, name);
+    EXPECT_EQ(back->device_names, hw.device_names);
+  }
+}
+
 TEST(HardwareYamlTest, ExtendsAPresetAndChangesSomeFields) {
   absl::StatusOr<Hardware> hw = LoadHardwareText(
       "name: my-cluster\n"
@@ -251,6 +268,9 @@ TEST(HardwareYamlErrorTest, EachErrorNamesItsPlace) {
                                   "'h1000': expected a hardware file or one of a100, b200, h100, "
                                   "h200");
   ExpectError("", "hw.yaml:1:1: error: expected a hardware description");
+  // Fuzzing found this one: invalid UTF-8 leaves a document without a root.
+  ExpectError("extends:\xe2\x97\xce\xcf" "0\n---\nname: b\n",
+              "hw.yaml:1:9: error: expected UTF-8 text");
   ExpectError("- 1\n", "hw.yaml:1:1: error: expected a mapping (a hardware file)");
 }
 
@@ -261,7 +281,12 @@ TEST(HardwareLoaderTest, UnknownNameListsThePresets) {
             "unknown hardware 'v100': expected a hardware file or one of a100, b200, h100, h200");
   absl::StatusOr<Hardware> file = LoadHardware("/nonexistent/hw.yaml");
   ASSERT_FALSE(file.ok());
-  EXPECT_EQ(file.status().message(), "/nonexistent/hw.yaml: cannot read the hardware file");
+  EXPECT_EQ(file.status().message(),
+            "/nonexistent/hw.yaml: cannot read the hardware file: no such file");
+  absl::StatusOr<Hardware> device = LoadHardware("/dev/zero");
+  ASSERT_FALSE(device.ok());
+  EXPECT_EQ(device.status().message(),
+            "/dev/zero: cannot read the hardware file: not a regular file");
 }
 
 }  // namespace
