@@ -33,15 +33,17 @@ Analysis Analysis::Run(const ir::Program& program, const Options& options) {
     analysis.stated_peak = CompareWithStatedPeak(program, *analysis.peak, analysis.timeline);
   }
   analysis.temp_arenas = SimulateTempArenas(program);
+  analysis.origins = ResolveValueOrigins(program);
   if (analysis.peak) {
     analysis.attributed_values = analysis.peak->values;
-    analysis.attribution_scope = "live peak";
+    analysis.attribution_scope = AttributionScope::kLivePeak;
   } else {
     for (const ir::Value& v : program.values) analysis.attributed_values.push_back(v.id);
-    analysis.attribution_scope = "all values";
+    analysis.attribution_scope = AttributionScope::kAllValues;
   }
   analysis.attribution_key = options.attribution_key;
-  analysis.attribution = Attribute(program, analysis.attributed_values, options.attribution_key);
+  analysis.attribution =
+      Attribute(program, analysis.origins, analysis.attributed_values, options.attribution_key);
   analysis.top_allocations =
       LargestIds<ir::Allocation, ir::AllocationId>(program.allocations, options.top_n);
   analysis.top_values = LargestIds<ir::Value, ir::ValueId>(program.values, options.top_n);

@@ -25,10 +25,15 @@ struct Analysis {
   std::optional<StatedPeakComparison> stated_peak;
   std::vector<TempArenaReport> temp_arenas;
 
+  // Which instruction's metadata stands for each value (source resolution),
+  // in the order of program.values. Every view reads origins from here.
+  std::vector<ValueOrigin> origins;
+
   // The values attributed: those live at the peak, or, without live ranges,
   // every value (attribution_scope says which).
   std::vector<ir::ValueId> attributed_values;
-  std::string attribution_scope;  // "live peak" or "all values"
+  enum class AttributionScope { kLivePeak, kAllValues };
+  AttributionScope attribution_scope = AttributionScope::kAllValues;
   AttributionKey attribution_key = AttributionKey::kOpName;
   AttributionNode attribution;
   std::vector<ir::AllocationId> top_allocations;  // largest first, then by id
@@ -37,6 +42,11 @@ struct Analysis {
   // Requires program.values and program.allocations sorted by id (parsers
   // produce them so).
   static Analysis Run(const ir::Program& program, const Options& options);
+
+  // The origin of `value`, one of the analysed program's values.
+  const ValueOrigin& OriginOf(const ir::Program& program, const ir::Value& value) const {
+    return origins[static_cast<size_t>(&value - program.values.data())];
+  }
 };
 
 }  // namespace memplan::analyzer

@@ -8,8 +8,6 @@
 namespace memplan::analyzer {
 namespace {
 
-constexpr int kMaxStackDepth = 256;
-
 std::vector<std::string> SplitOpName(std::string_view op_name) {
   std::vector<std::string> parts;
   size_t start = 0;
@@ -31,23 +29,24 @@ std::string FrameLabel(const ir::SourceFrame& frame) {
   return StrCat(label, " (", frame.file, ":", frame.line, ")");
 }
 
-std::vector<std::string> SourcePath(const ir::Program& program, const ir::OpMetadata& m) {
-  if (m.stack_frame_id > 0 && program.FindStackFrame(m.stack_frame_id)) {
+std::vector<std::string> SourcePath(const ir::Module& module, const ValueOrigin& origin) {
+  const ir::OpMetadata* m = origin.source;
+  if (m == nullptr && module.contains(origin.argument)) {
+    // The program's arguments come from its caller: named, not located.
+    const ir::Instruction& argument = module.instruction(origin.argument);
+    return {"(program arguments)", argument.metadata.op_name.empty()
+                                       ? std::string(argument.name)
+                                       : std::string(argument.metadata.op_name)};
+  }
+  if (m == nullptr) return {"(no source location)"};
+  const std::vector<const ir::SourceFrame*> stack = CallStackOf(module, *m);
+  if (!stack.empty()) {
     std::vector<std::string> path;
-    int64_t id = m.stack_frame_id;
-    for (int depth = 0; depth < kMaxStackDepth; ++depth) {
-      const ir::SourceFrame* frame = program.FindStackFrame(id);
-      if (!frame) break;
-      path.push_back(FrameLabel(*frame));
-      if (frame->parent_id == id) break;
-      id = frame->parent_id;
-    }
-    std::reverse(path.begin(), path.end());
+    for (const ir::SourceFrame* frame : stack) path.push_back(FrameLabel(*frame));
     return path;
   }
-  if (!m.source_file.empty()) {
-    return {std::string(m.source_file), StrCat("line ", m.source_line)};
-  }
+  const SourceLocation source = SourceLocationOf(module, *m);
+  if (!source.file.empty()) return {std::string(source.file), StrCat("line ", source.line)};
   return {"(no source location)"};
 }
 
@@ -95,45 +94,71 @@ std::optional<AttributionKey> AttributionKeyFromName(std::string_view name) {
   return std::nullopt;
 }
 
+std::vector<ValueOrigin> ResolveValueOrigins(const ir::Program& program) {
+  const OriginResolver resolver(program.module);
+  std::vector<ValueOrigin> origins;
+  origins.reserve(program.values.size());
+  for (const ir::Value& v : program.values) origins.push_back(resolver.Resolve(v.instruction, v.index));
+  return origins;
+}
+
 std::vector<std::string> AttributionPath(const ir::Program& program, const ir::Value& value,
-                                         AttributionKey key) {
-  const ir::OpMetadata& m = value.metadata;
+                                         const ValueOrigin& origin, AttributionKey key) {
   switch (key) {
     case AttributionKey::kOpName: {
-      std::vector<std::string> path = SplitOpName(m.op_name);
+      std::vector<std::string> path =
+          origin.op != nullptr ? SplitOpName(origin.op->op_name) : std::vector<std::string>();
       if (path.empty()) return {"(no op_name)"};
       return path;
     }
     case AttributionKey::kSource:
-      return SourcePath(program, m);
-    case AttributionKey::kOpType:
-      if (!m.op_type.empty()) return {std::string(m.op_type)};
-      if (!value.opcode.empty()) return {StrCat("[", value.opcode, "]")};
+      return SourcePath(program.module, origin);
+    case AttributionKey::kOpType: {
+      if (origin.op != nullptr && !origin.op->op_type.empty()) {
+        return {std::string(origin.op->op_type)};
+      }
+      const std::string_view opcode = program.module.contains(value.instruction)
+                                          ? program.DefiningInstruction(value).opcode_text
+                                          : std::string_view();
+      if (!opcode.empty()) return {StrCat("[", opcode, "]")};
       return {"(no op_type)"};
+    }
   }
   return {"(unknown)"};
 }
 
-AttributionNode Attribute(const ir::Program& program, const std::vector<ir::ValueId>& values,
-                          AttributionKey key) {
+namespace {
+
+// The origin of `value`, which must be one of program.values.
+const ValueOrigin& OriginOf(const ir::Program& program, const std::vector<ValueOrigin>& origins,
+                            const ir::Value& value) {
+  return origins[static_cast<size_t>(&value - program.values.data())];
+}
+
+}  // namespace
+
+AttributionNode Attribute(const ir::Program& program, const std::vector<ValueOrigin>& origins,
+                          const std::vector<ir::ValueId>& values, AttributionKey key) {
   AttributionNode root{"all", 0, 0, {}};
   for (ir::ValueId id : values) {
     const ir::Value* value = program.FindValue(id);
     if (!value) continue;
-    Insert(root, AttributionPath(program, *value, key), 0, value->size);
+    Insert(root, AttributionPath(program, *value, OriginOf(program, origins, *value), key), 0,
+           value->size);
   }
   SortTree(root);
   return root;
 }
 
-std::string FoldedStacks(const ir::Program& program, const std::vector<ir::ValueId>& values,
-                         AttributionKey key) {
+std::string FoldedStacks(const ir::Program& program, const std::vector<ValueOrigin>& origins,
+                         const std::vector<ir::ValueId>& values, AttributionKey key) {
   std::map<std::string, int64_t> stacks;
   for (ir::ValueId id : values) {
     const ir::Value* value = program.FindValue(id);
     if (!value) continue;
     std::string line;
-    for (const std::string& label : AttributionPath(program, *value, key)) {
+    for (const std::string& label :
+         AttributionPath(program, *value, OriginOf(program, origins, *value), key)) {
       if (!line.empty()) line += ';';
       for (char c : label) line += (c == ';' || c == '\n') ? '_' : c;  // keep the format
     }

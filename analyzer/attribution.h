@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzer/source_resolution.h"
 #include "ir/program.h"
 
 namespace memplan::analyzer {
@@ -30,19 +31,24 @@ struct AttributionNode {
   std::vector<AttributionNode> children;  // most bytes first, then by name
 };
 
-// The path of labels `value` is attributed to under `key`; never empty
-// (values without the needed metadata go to one "(no ...)" label).
-std::vector<std::string> AttributionPath(const ir::Program& program, const ir::Value& value,
-                                         AttributionKey key);
+// The origin of each of `program`'s values, in the order of program.values.
+std::vector<ValueOrigin> ResolveValueOrigins(const ir::Program& program);
 
-// A tree whose root ("all") holds `values`.
-AttributionNode Attribute(const ir::Program& program, const std::vector<ir::ValueId>& values,
-                          AttributionKey key);
+// The path of labels `value` (with origin `origin`) is attributed to under
+// `key`; never empty (values without the needed metadata go to one
+// "(no ...)" label).
+std::vector<std::string> AttributionPath(const ir::Program& program, const ir::Value& value,
+                                         const ValueOrigin& origin, AttributionKey key);
+
+// A tree whose root ("all") holds `values`. `origins` as ResolveValueOrigins
+// gives them.
+AttributionNode Attribute(const ir::Program& program, const std::vector<ValueOrigin>& origins,
+                          const std::vector<ir::ValueId>& values, AttributionKey key);
 
 // One "label;label;label bytes" line per distinct path, sorted, for
 // flamegraph.pl and speedscope.
-std::string FoldedStacks(const ir::Program& program, const std::vector<ir::ValueId>& values,
-                         AttributionKey key);
+std::string FoldedStacks(const ir::Program& program, const std::vector<ValueOrigin>& origins,
+                         const std::vector<ir::ValueId>& values, AttributionKey key);
 
 }  // namespace memplan::analyzer
 

@@ -22,10 +22,18 @@ std::map<Key, ValueList> GroupBy(const ValueList& values, KeyOf key_of) {
 using FullKey = std::tuple<std::string_view, std::string, std::string_view>;
 using NameKey = std::pair<std::string_view, std::string>;
 
-FullKey FullKeyOf(const ir::Value& v) {
-  return {v.instruction, ir::ShapeIndexToString(v.index), v.shape_text};
+// Keys of one program's values: the two programs are different graphs, so
+// what names a value across them is its defining instruction's name.
+auto FullKeyOf(const ir::Program& program) {
+  return [&program](const ir::Value& v) -> FullKey {
+    return {program.InstructionName(v.instruction), ir::ShapeIndexToString(v.index), v.shape_text};
+  };
 }
-NameKey NameKeyOf(const ir::Value& v) { return {v.instruction, ir::ShapeIndexToString(v.index)}; }
+auto NameKeyOf(const ir::Program& program) {
+  return [&program](const ir::Value& v) -> NameKey {
+    return {program.InstructionName(v.instruction), ir::ShapeIndexToString(v.index)};
+  };
+}
 
 struct Matching {
   std::vector<std::pair<const ir::Value*, const ir::Value*>> pairs;
@@ -35,11 +43,12 @@ struct Matching {
 
 // Pairs values with equal keys, in id order; returns the pairs and what is
 // left on each side (in id order).
-template <typename Key, typename KeyOf>
-Matching Match(const ValueList& old_values, const ValueList& new_values, KeyOf key_of) {
+template <typename Key, typename OldKeyOf, typename NewKeyOf>
+Matching Match(const ValueList& old_values, const ValueList& new_values, OldKeyOf old_key_of,
+               NewKeyOf new_key_of) {
   Matching m;
-  auto old_groups = GroupBy<Key>(old_values, key_of);
-  auto new_groups = GroupBy<Key>(new_values, key_of);
+  auto old_groups = GroupBy<Key>(old_values, old_key_of);
+  auto new_groups = GroupBy<Key>(new_values, new_key_of);
   for (auto& [key, olds] : old_groups) {
     auto it = new_groups.find(key);
     size_t paired = 0;
@@ -58,11 +67,13 @@ Matching Match(const ValueList& old_values, const ValueList& new_values, KeyOf k
   return m;
 }
 
-ValueChange ChangeOf(ValueChangeKind kind, const ir::Value* old_value, const ir::Value* new_value) {
+ValueChange ChangeOf(ValueChangeKind kind, const ir::Program& old_program,
+                     const ir::Value* old_value, const ir::Program& new_program,
+                     const ir::Value* new_value) {
   ValueChange c;
   c.kind = kind;
-  const ir::Value* named = new_value != nullptr ? new_value : old_value;
-  c.name = named->DisplayName();
+  c.name = new_value != nullptr ? new_program.ValueName(*new_value)
+                                : old_program.ValueName(*old_value);
   if (old_value != nullptr) {
     c.old_id = old_value->id;
     c.old_shape = std::string(old_value->shape_text);
@@ -137,8 +148,10 @@ ProgramDiff DiffPrograms(const ir::Program& old_program, const Analysis& old_ana
   ValueList new_values;
   for (const ir::Value& v : old_program.values) old_values.push_back(&v);
   for (const ir::Value& v : new_program.values) new_values.push_back(&v);
-  Matching exact = Match<FullKey>(old_values, new_values, FullKeyOf);
-  Matching by_name = Match<NameKey>(exact.old_left, exact.new_left, NameKeyOf);
+  Matching exact = Match<FullKey>(old_values, new_values, FullKeyOf(old_program),
+                                  FullKeyOf(new_program));
+  Matching by_name = Match<NameKey>(exact.old_left, exact.new_left, NameKeyOf(old_program),
+                                    NameKeyOf(new_program));
 
   std::vector<ValueChange> changes;
   for (const auto* matching : {&exact, &by_name}) {
@@ -149,14 +162,14 @@ ProgramDiff DiffPrograms(const ir::Program& old_program, const Analysis& old_ana
       }
       changes.push_back(ChangeOf(new_value->size > old_value->size ? ValueChangeKind::kGrew
                                                                    : ValueChangeKind::kShrank,
-                                 old_value, new_value));
+                                 old_program, old_value, new_program, new_value));
     }
   }
   for (const ir::Value* v : by_name.old_left) {
-    changes.push_back(ChangeOf(ValueChangeKind::kVanished, v, nullptr));
+    changes.push_back(ChangeOf(ValueChangeKind::kVanished, old_program, v, new_program, nullptr));
   }
   for (const ir::Value* v : by_name.new_left) {
-    changes.push_back(ChangeOf(ValueChangeKind::kAppeared, nullptr, v));
+    changes.push_back(ChangeOf(ValueChangeKind::kAppeared, old_program, nullptr, new_program, v));
   }
   for (const ValueChange& c : changes) {
     ChangeSummary& s = diff.summary[static_cast<int>(c.kind)];

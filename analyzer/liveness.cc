@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "absl/container/flat_hash_map.h"
+#include "analyzer/value_order.h"
 #include "ir/strings.h"
 
 
@@ -116,11 +116,8 @@ std::vector<ir::ValueId> ValuesLiveAt(const ir::Program& program, ir::ScheduleSt
       live.push_back(&value);
     }
   }
-  std::sort(live.begin(), live.end(), [](const ir::Value* a, const ir::Value* b) {
-    if (a->size != b->size) return a->size > b->size;
-    if (a->instruction != b->instruction) return a->instruction < b->instruction;
-    if (a->index != b->index) return a->index < b->index;
-    return a->id < b->id;
+  std::sort(live.begin(), live.end(), [&](const ir::Value* a, const ir::Value* b) {
+    return LargestFirst(program, *a, *b);
   });
   std::vector<ir::ValueId> ids;
   ids.reserve(live.size());
@@ -140,10 +137,7 @@ std::optional<LivePeak> ComputeLivePeak(const ir::Program& program, const Timeli
       found = true;
     }
   }
-  const auto& sequence = program.schedule.instructions;
-  if (peak.step >= 0 && peak.step < static_cast<ir::ScheduleStep>(sequence.size())) {
-    peak.instruction = sequence[peak.step];
-  }
+  peak.instruction = ScheduledAt(program, peak.step);
   peak.values = ValuesLiveAt(program, peak.step);
   return peak;
 }
@@ -156,11 +150,14 @@ namespace {
 // size.
 std::vector<int64_t> InstructionShapeBytes(const ir::Program& program) {
   const std::vector<ir::Value>& values = program.values;
-  absl::flat_hash_map<absl::string_view, int64_t> top_level;
-  top_level.reserve(values.size());
+  // Per instruction id: the size of its first {} value, or -1.
+  std::vector<int64_t> top_level(program.module.instruction_count(), -1);
   bool repeated = false;  // two {} values of one instruction
   for (const ir::Value& v : values) {
-    if (v.index.empty()) repeated |= !top_level.emplace(ToAbsl(v.instruction), v.size).second;
+    if (!v.index.empty() || !program.module.contains(v.instruction)) continue;
+    int64_t& bytes = top_level[v.instruction.value()];
+    repeated |= bytes >= 0;
+    if (bytes < 0) bytes = v.size;
   }
   std::vector<int64_t> bytes(values.size());
   for (size_t i = 0; i < values.size(); ++i) {
@@ -169,8 +166,9 @@ std::vector<int64_t> InstructionShapeBytes(const ir::Program& program) {
       bytes[i] = v.size;
       continue;
     }
-    auto it = top_level.find(ToAbsl(v.instruction));
-    bytes[i] = it == top_level.end() ? v.size : it->second;
+    const int64_t whole =
+        program.module.contains(v.instruction) ? top_level[v.instruction.value()] : -1;
+    bytes[i] = whole < 0 ? v.size : whole;
   }
   return bytes;
 }
@@ -241,8 +239,9 @@ std::optional<ir::ScheduleStep> XlaPeakMomentWith(const ir::Program& program,
   return moment;
 }
 
-// The list's entries and ours as comparable (name, index, bytes) triples.
-using PeakEntryKey = std::tuple<std::string_view, std::string, int64_t>;
+// The list's entries and ours as comparable (instruction, index, bytes)
+// triples.
+using PeakEntryKey = std::tuple<ir::InstructionId, std::string, int64_t>;
 
 std::vector<PeakEntryKey> StatedKeys(const ir::StatedPeak& stated) {
   std::vector<PeakEntryKey> keys;
@@ -307,22 +306,11 @@ std::optional<StatedPeakComparison> CompareWithStatedPeak(const ir::Program& pro
   cmp.matches = stated.step == peak.step && cmp.stated_bytes == peak.bytes;
   if (cmp.matches) return cmp;
   if (!cmp.list_reproduced) {
-    cmp.explanation = StrCat("the dump lists ", cmp.stated_values, " values (",
-                             cmp.stated_bytes, " bytes) at step ", stated.step,
-                             " where its live ranges hold ", cmp.values_at_stated_step,
-                             " values (", cmp.bytes_at_stated_step, " bytes)");
+    cmp.mismatch = StatedPeakMismatch::kListNotReproduced;
   } else if (cmp.stated_bytes != cmp.bytes_at_stated_step) {
-    cmp.explanation = StrCat(
-        "the list sizes each value by its defining instruction's whole shape (older XLA), so "
-        "a tuple element reads as the tuple's pointer table: ", cmp.stated_bytes,
-        " listed bytes for ", cmp.bytes_at_stated_step, " bytes live");
+    cmp.mismatch = StatedPeakMismatch::kListSizesWholeShapes;
   } else {
-    cmp.explanation = StrCat(
-        "XLA picks its peak step sizing each value by its defining instruction's whole shape "
-        "(a tuple element counts as the tuple's pointer table) and adding a step's starts "
-        "before its ends; that rule gives step ",
-        cmp.xla_moment ? StrCat(*cmp.xla_moment) : std::string("?"),
-        ", while the most bytes are live at step ", peak.step, " (", peak.bytes, " bytes)");
+    cmp.mismatch = StatedPeakMismatch::kXlaPeakRule;
   }
   return cmp;
 }

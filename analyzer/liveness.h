@@ -38,7 +38,7 @@ Timeline ComputeTimeline(const ir::Program& program);
 struct LivePeak {
   int64_t bytes = 0;
   ir::ScheduleStep step = 0;  // the first step where the maximum is reached
-  std::string_view instruction;  // scheduled at `step`, when known
+  ir::InstructionId instruction;  // scheduled at `step`; invalid when unknown
   BytesByCategory bytes_by_category{};
   // Live at `step`: largest first, then by name, index and id.
   std::vector<ir::ValueId> values;
@@ -58,6 +58,20 @@ std::optional<LivePeak> ComputeLivePeak(const ir::Program& program, const Timeli
 // nullopt when the program has no live ranges.
 std::optional<ir::ScheduleStep> XlaPeakMoment(const ir::Program& program);
 
+// Why the dump's own peak list is not our live peak.
+enum class StatedPeakMismatch {
+  kNone,
+  // Our live ranges do not hold the listed values at the listed step.
+  kListNotReproduced,
+  // The list sizes each value by its defining instruction's whole shape
+  // (older XLA), so a tuple element reads as the tuple's pointer table:
+  // stated_bytes differ from bytes_at_stated_step.
+  kListSizesWholeShapes,
+  // XLA picks its step by its own rule (XlaPeakMoment), which is not the
+  // step where the most bytes are live.
+  kXlaPeakRule,
+};
+
 // The dump's own "Live ranges at N (peak)" list held against our ranges.
 struct StatedPeakComparison {
   ir::ScheduleStep stated_step = 0;
@@ -71,7 +85,7 @@ struct StatedPeakComparison {
   bool list_reproduced = false;
   // The list is our live peak: same step and same bytes.
   bool matches = false;
-  std::string explanation;  // why not, when it does not match
+  StatedPeakMismatch mismatch = StatedPeakMismatch::kNone;  // when it does not match
 };
 
 std::optional<StatedPeakComparison> CompareWithStatedPeak(const ir::Program& program,

@@ -42,7 +42,7 @@ std::shared_ptr<const SourceText> MustOpen(benchmark::State& state, const std::s
 
 memplan::ir::Program MustParse(benchmark::State& state,
                                const std::shared_ptr<const SourceText>& source) {
-  auto program = memplan::parsers::ParseBufferAssignment({source}, "bench");
+  auto program = memplan::parsers::ParseBufferAssignment({source}, memplan::ir::Program::Named("bench"));
   if (!program.ok()) {
     state.SkipWithError(std::string(program.status().message()).c_str());
     return {};

@@ -6,6 +6,7 @@
 #include "cli/output_file.h"
 #include "parsers/load_program.h"
 #include "viz/analyze_report.h"
+#include "viz/describe.h"
 #include "viz/chrome_trace.h"
 #include "viz/dot_report.h"
 #include "viz/svg_render.h"
@@ -41,7 +42,7 @@ int RunAnalyze(const AnalyzeFlags& flags) {
   }
   options.attribution_key = *key;
   const analyzer::Analysis analysis = analyzer::Analysis::Run(loaded->program, options);
-  const viz::AnalyzeReportInput input{loaded->program, analysis, loaded->choice, flags.top};
+  const viz::AnalyzeReportInput input{loaded->program, analysis, viz::DescribeModuleChoice(*loaded), flags.top};
   std::string rendered;
   switch (flags.format) {
     case AnalyzeFormat::kText:
@@ -50,7 +51,8 @@ int RunAnalyze(const AnalyzeFlags& flags) {
     case AnalyzeFormat::kJson:
       break;  // streamed below: the document can be large
     case AnalyzeFormat::kFolded:
-      rendered = analyzer::FoldedStacks(loaded->program, analysis.attributed_values, *key);
+      rendered = analyzer::FoldedStacks(loaded->program, analysis.origins,
+                                        analysis.attributed_values, *key);
       break;
     case AnalyzeFormat::kDot:
     case AnalyzeFormat::kSvg: {
@@ -83,8 +85,9 @@ int RunAnalyze(const AnalyzeFlags& flags) {
     PrintError(written);
     return kExitBadInput;
   }
-  if (!loaded->choice.empty() && flags.output != "-") {
-    std::fprintf(stderr, "memplan: %s\n", loaded->choice.c_str());
+  if (loaded->choice && flags.output != "-") {
+    std::fprintf(stderr, "memplan: %s (--module picks another)\n",
+                 viz::DescribeModuleChoice(*loaded).c_str());
   }
   return kExitOk;
 }

@@ -72,6 +72,34 @@ struct ReportFlags {
 
 int RunReport(const ReportFlags& flags);
 
+enum class CalltreeFormat { kText, kJson, kDot, kFolded };
+
+// memplan calltree FILE: a text call tree or a Chrome trace (gzip'd or not):
+// calls per function and file, deepest paths, repeated subtrees, the call
+// graph, folded stacks, and the memory peak of traces with memory events.
+// Logic in calltree_command.cc.
+struct CalltreeFlags {
+  std::string path;
+  CalltreeFormat format = CalltreeFormat::kText;
+  std::string output = "-";
+  int top = 10;  // table rows (0: all)
+  // Whether --top was given: DOT draws 100 functions unless it was.
+  bool top_given = false;
+};
+
+int RunCalltree(const CalltreeFlags& flags);
+
+enum class ModulesFormat { kText, kJson };
+
+// memplan modules DIR: every module of a dump directory, one row each.
+struct ModulesFlags {
+  std::string path;
+  ModulesFormat format = ModulesFormat::kText;
+  std::string output = "-";
+};
+
+int RunModules(const ModulesFlags& flags);
+
 }  // namespace memplan::cli
 
 #endif  // MEMPLAN_CLI_COMMANDS_H_

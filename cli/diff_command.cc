@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "cli/output_file.h"
 #include "parsers/load_program.h"
+#include "viz/describe.h"
 #include "viz/diff_report.h"
 
 namespace memplan::cli {
@@ -44,7 +45,9 @@ int RunDiff(const DiffFlags& flags) {
     return kExitBadInput;
   }
   for (const auto* loaded : {&*old_loaded, &*new_loaded}) {
-    if (!loaded->choice.empty()) std::fprintf(stderr, "memplan: %s\n", loaded->choice.c_str());
+    if (loaded->choice) {
+      std::fprintf(stderr, "memplan: %s\n", viz::DescribeModuleChoice(*loaded).c_str());
+    }
   }
   return kExitOk;
 }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/executor_commands.h"
 #include "cli/subcommand.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -22,7 +23,14 @@ constexpr const char* kOverview =
     "  memplan check PATH     exit 1 when over --budget or grown vs --baseline (CI)\n"
     "  memplan diff OLD NEW   what changed: categories and values, by bytes\n"
     "  memplan hw list|show   hardware presets (GPU, HBM, NVLink, network) as YAML\n"
-    "  memplan calibrate FILE fit collective costs to nccl-tests output (-o links.yaml)\n\n"
+    "  memplan calibrate FILE fit collective costs to nccl-tests output (-o links.yaml)\n"
+    "  memplan modules DIR    every module of a dump: instructions, total, peak, temp\n"
+    "  memplan calltree FILE  a call tree or profiler trace: calls per function,\n"
+    "                         repeated subtrees, call graph, memory peak and stack\n"
+    "  memplan validate PLAN  replay a plan (or a dump) on GPUs or the host and\n"
+    "                         compare measured peak memory and times with it\n"
+    "  memplan bench-collectives\n"
+    "                         nccl-tests-style sweep of collective sizes\n\n"
     "Exit codes: 0 ok, 1 a check failed, 2 bad input or usage.\n";
 
 int Main(int argc, char** argv) {
@@ -34,6 +42,10 @@ int Main(int argc, char** argv) {
   subcommands.push_back(MakeDiffSubcommand());
   subcommands.push_back(MakeHwSubcommand());
   subcommands.push_back(MakeCalibrateSubcommand());
+  subcommands.push_back(MakeModulesSubcommand());
+  subcommands.push_back(MakeCalltreeSubcommand());
+  subcommands.push_back(MakeValidateSubcommand());
+  subcommands.push_back(MakeBenchCollectivesSubcommand());
 
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream& os) { os << kVersion << "\n"; });
   if (!llvm::cl::ParseCommandLineOptions(argc, argv, kOverview, &llvm::errs())) {

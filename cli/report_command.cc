@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/output_file.h"
 #include "parsers/load_program.h"
+#include "viz/describe.h"
 #include "viz/html_report.h"
 
 namespace memplan::cli {
@@ -42,13 +43,14 @@ int RunReport(const ReportFlags& flags) {
   options.top_n = limits.table_rows;
   const analyzer::Analysis analysis = analyzer::Analysis::Run(loaded->program, options);
   const std::string html =
-      viz::RenderHtmlReport({loaded->program, analysis, loaded->choice, limits});
+      viz::RenderHtmlReport({loaded->program, analysis, viz::DescribeModuleChoice(*loaded), limits});
   if (absl::Status written = WriteOutput(flags.output, html); !written.ok()) {
     PrintReportError(written);
     return kExitBadInput;
   }
-  if (!loaded->choice.empty() && flags.output != "-") {
-    std::fprintf(stderr, "memplan: %s\n", loaded->choice.c_str());
+  if (loaded->choice && flags.output != "-") {
+    std::fprintf(stderr, "memplan: %s (--module picks another)\n",
+                 viz::DescribeModuleChoice(*loaded).c_str());
   }
   return kExitOk;
 }

@@ -26,6 +26,8 @@ std::unique_ptr<Subcommand> MakeDiffSubcommand();
 // The simulator's: memplan hw, memplan calibrate.
 std::unique_ptr<Subcommand> MakeHwSubcommand();
 std::unique_ptr<Subcommand> MakeCalibrateSubcommand();
+std::unique_ptr<Subcommand> MakeModulesSubcommand();
+std::unique_ptr<Subcommand> MakeCalltreeSubcommand();
 
 }  // namespace memplan::cli
 

@@ -32,7 +32,7 @@ int RunPipeline(std::string_view target, std::string_view file_name, ParseFuncti
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   std::vector<std::shared_ptr<const parsers::SourceText>> files = {
       parsers::SourceText::FromString(std::string(file_name), bytes)};
-  absl::StatusOr<ir::Program> program = parse(files, "fuzz");
+  absl::StatusOr<ir::Program> program = parse(files, ir::Program::Named("fuzz"));
   if (!program.ok()) {
     const std::string message(program.status().message());
     if (!std::string_view(message).starts_with(std::string(file_name) + ":")) {

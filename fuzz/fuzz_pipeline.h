@@ -23,7 +23,7 @@
 namespace memplan::fuzz {
 
 using ParseFunction = absl::StatusOr<ir::Program> (*)(
-    const std::vector<std::shared_ptr<const parsers::SourceText>>&, std::string);
+    const std::vector<std::shared_ptr<const parsers::SourceText>>&, ir::Program);
 
 // `target` names the fuzzer in failure messages; `file_name` stands for the
 // input's name (it must prefix every parse error).

@@ -32,6 +32,10 @@ class StrongId {
 using ValueId = StrongId<struct ValueIdTag>;
 // The index of a BufferAllocation, e.g. 53 in "allocation 53: ...".
 using AllocationId = StrongId<struct AllocationIdTag>;
+// An instruction of a Module: its index in Module::instructions().
+using InstructionId = StrongId<struct InstructionIdTag>;
+// A computation of a Module: its index in Module::computations().
+using ComputationId = StrongId<struct ComputationIdTag>;
 // Position in the flattened schedule (HloLiveRange's logical time).
 using ScheduleStep = int64_t;
 

@@ -1,5 +1,7 @@
-// The IR every memplan stage shares: one compiled program's logical values,
-// allocations, schedule and live ranges, as a parser read them.
+// The IR every memplan stage shares: one program's graph (ir/module.h) and,
+// where the input has one, its buffer assignment over that graph: logical
+// values, allocations, schedule and live ranges, all referring to the
+// graph's instructions by id.
 //
 // Text fields are std::string_view into the input the parser read (usually a
 // memory-mapped file). A Program keeps that input alive (KeepAlive), so the
@@ -17,34 +19,21 @@
 
 #include "ir/diagnostics.h"
 #include "ir/ids.h"
+#include "ir/module.h"
+#include "ir/notes.h"
 #include "ir/shape.h"
 
 namespace memplan::ir {
 
-// What XLA's OpMetadata says of an instruction. Empty views when absent.
-struct OpMetadata {
-  std::string_view op_type;
-  std::string_view op_name;  // e.g. "jit(f)/jit(main)/dot_general"
-  std::string_view source_file;
-  int64_t source_line = 0;
-  // Newer XLA: an id into Program::stack_frames (1-based; 0 = none) in place
-  // of, or beside, source_file/source_line.
-  int64_t stack_frame_id = 0;
-
-  bool empty() const {
-    return op_type.empty() && op_name.empty() && source_file.empty();
-  }
-};
-
 // An HloPosition: an instruction output (and tuple index) that holds a value.
 struct ValuePosition {
-  std::string_view instruction;
+  InstructionId instruction;
   ShapeIndex index;
 };
 
 // An HloUse: an instruction operand that reads a value.
 struct ValueUse {
-  std::string_view instruction;
+  InstructionId instruction;
   int64_t operand_number = 0;
   ShapeIndex operand_index;
 };
@@ -59,8 +48,8 @@ struct LiveRange {
 // A logical buffer (XLA's HloValue) and where buffer assignment put it.
 struct Value {
   ValueId id;
-  std::string_view instruction;  // defining instruction
-  ShapeIndex index;              // within the instruction's (tuple) shape
+  InstructionId instruction;  // defining instruction, in Program::module
+  ShapeIndex index;           // within the instruction's (tuple) shape
   bool is_phi = false;
   int64_t color = 0;
   int64_t size = 0;
@@ -69,17 +58,11 @@ struct Value {
   std::string_view shape_text;
   Shape shape;
 
-  // From "Used values" (or the proto's instructions) when the input has them.
+  // From "Used values" when the input has them.
   std::vector<ValuePosition> positions;
   std::vector<ValueUse> uses;
-  std::string_view defining_text;  // the "from instruction:" HLO text
-  std::string_view opcode;
-  OpMetadata metadata;
 
   std::optional<LiveRange> live_range;
-
-  // "custom-call.19.0{1}": the instruction with the index when it has one.
-  std::string DisplayName() const;
 };
 
 // A BufferAllocation: one contiguous block the runtime allocates.
@@ -119,14 +102,14 @@ struct Allocation {
 
 // The flattened instruction sequence (HloLiveRange's InstructionSequence).
 struct Schedule {
-  std::vector<std::string_view> instructions;
+  std::vector<InstructionId> instructions;
   // "HloLiveRange (max N)": the last logical time; -1 when unknown.
   ScheduleStep max_time = -1;
 };
 
 // One line of the dump's own "Live ranges at N (peak):" list.
 struct StatedPeakEntry {
-  std::string_view instruction;
+  InstructionId instruction;
   std::optional<ShapeIndex> index;  // absent in the older style
   int64_t bytes = 0;
 };
@@ -136,36 +119,13 @@ struct StatedPeak {
   std::vector<StatedPeakEntry> entries;
 };
 
-// An HLO instruction, where the input lists them (the HloProto): every
-// computation's, fused computations included.
-struct Instruction {
-  int64_t id = 0;
-  std::string_view name;
-  std::string_view opcode;
-  std::string_view computation;  // the computation holding it
-  Shape shape;
-  OpMetadata metadata;
-  std::vector<int64_t> operand_ids;
-  std::vector<int64_t> called_computation_ids;
-};
-
-// One frame of the call stack an instruction came from (XLA's
-// StackFrameIndexProto, flattened): where, and the frame that called it.
-struct SourceFrame {
-  std::string_view file;
-  std::string_view function;
-  int64_t line = 0;
-  int64_t column = 0;
-  int64_t parent_id = 0;  // stack frame id of the caller; 0 = outermost
-};
-
 // One event of XLA's heap-simulator trace (HeapSimulatorTrace.Event).
 struct HeapTraceEvent {
   enum class Kind { kAlloc, kFree, kShareWith };
   Kind kind = Kind::kAlloc;
   ValueId buffer;
   ValueId share_with;  // for kShareWith: the buffer whose memory it reuses
-  std::string_view instruction;
+  InstructionId instruction;  // invalid when the trace names none
 };
 
 // The trace XLA's heap simulator recorded while packing one allocation.
@@ -207,13 +167,11 @@ class Program {
   // Category totals stated without allocations (OOM messages).
   std::optional<StatedCategoryBytes> stated_categories;
 
-  // The module's instructions, by computation in input order (empty for
-  // inputs that do not list them, such as the text buffer assignment).
-  std::vector<Instruction> instructions;
-  std::string_view entry_computation;
+  // The program graph. Every instruction a value, the schedule or a trace
+  // names is in it, whether or not the input held the module's text
+  // (Module::gaps says what is missing).
+  Module module;
 
-  // Stack frames by id - 1 (stack_frames[0] has id 1).
-  std::vector<SourceFrame> stack_frames;
   std::vector<HeapTrace> heap_traces;
 
   Schedule schedule;
@@ -222,25 +180,32 @@ class Program {
 
   Diagnostics diagnostics;
 
-  // What the input cannot tell, for the report to say (e.g. "allocation
-  // sizes are rounded, as the memory-usage report prints them").
-  std::vector<std::string> notes;
+  // What the input cannot tell, or how a number was derived (ir/notes.h).
+  std::vector<Note> notes;
+
+  // An empty program named `module_name`, for a parser to read into.
+  static Program Named(std::string module_name) {
+    Program program;
+    program.module_name = std::move(module_name);
+    return program;
+  }
 
   // Lookups by id; nullptr when absent. Require the vectors sorted by id.
   const Value* FindValue(ValueId id) const;
   const Allocation* FindAllocation(AllocationId id) const;
-  // Where an instruction came from: metadata's source_file/source_line, else
-  // its innermost stack frame's; an empty file when neither is known.
-  struct SourceLocation {
-    std::string_view file;
-    int64_t line = 0;
-  };
-  SourceLocation SourceOf(const OpMetadata& metadata) const;
 
-  // The frame with `id`, or nullptr.
-  const SourceFrame* FindStackFrame(int64_t id) const {
-    return id >= 1 && id <= static_cast<int64_t>(stack_frames.size()) ? &stack_frames[id - 1]
-                                                                        : nullptr;
+  // The instruction that defines `value`.
+  const Instruction& DefiningInstruction(const Value& value) const {
+    return module.instruction(value.instruction);
+  }
+  // "custom-call.19.0{1}": the defining instruction with the index when it
+  // has one, as XLA names the value.
+  std::string ValueName(const Value& value) const {
+    return InstructionDisplayName(module, value.instruction, value.index);
+  }
+  // The name of an instruction, "" for an invalid id.
+  std::string_view InstructionName(InstructionId id) const {
+    return module.contains(id) ? module.instruction(id).name : std::string_view();
   }
 
   // Stores `s` for as long as this Program (or a copy) lives; returns a view

@@ -46,18 +46,18 @@ void SortById(ir::Program& program) {
   SortByUniqueId(program.allocations);
 }
 
-// BufferLiveRange names values "instruction{index}"; so does nothing else,
-// so match on (instruction, index).
+// BufferLiveRange names values "instruction{index}" (no value id), so match
+// on the defining instruction and index.
 void AttachLiveRanges(ParseState& state) {
   ir::Program& program = state.program;
-  absl::flat_hash_map<std::pair<std::string_view, ir::ShapeIndex>, size_t> by_name;
-  by_name.reserve(program.values.size());
+  absl::flat_hash_map<std::pair<ir::InstructionId, ir::ShapeIndex>, size_t> by_position;
+  by_position.reserve(program.values.size());
   for (size_t i = 0; i < program.values.size(); ++i) {
-    by_name.emplace(std::make_pair(program.values[i].instruction, program.values[i].index), i);
+    by_position.emplace(std::make_pair(program.values[i].instruction, program.values[i].index), i);
   }
   for (const RawLiveRange& raw : state.raw_live_ranges) {
-    auto it = by_name.find(std::make_pair(raw.instruction, raw.index));
-    if (it == by_name.end()) {
+    auto it = by_position.find(std::make_pair(raw.instruction, raw.index));
+    if (it == by_position.end()) {
       program.diagnostics.Warn(
           "live range of a value the buffer assignment does not list (ignored)",
           [&] { return raw.source->LocationString(raw.at); });
@@ -69,7 +69,7 @@ void AttachLiveRanges(ParseState& state) {
   for (const ir::Value& value : program.values) {
     if (value.live_range && max_time >= 0 && value.live_range->end > max_time) {
       program.diagnostics.Warn("live range ends after the schedule's last step",
-                               value.DisplayName());
+                               program.ValueName(value));
     }
   }
 }
@@ -77,14 +77,14 @@ void AttachLiveRanges(ParseState& state) {
 void CheckValuesFitAllocations(ir::Program& program) {
   for (const ir::Value& value : program.values) {
     if (!value.allocation.valid()) {
-      program.diagnostics.Warn("used value assigned to no allocation", value.DisplayName());
+      program.diagnostics.Warn("used value assigned to no allocation", program.ValueName(value));
       continue;
     }
     const ir::Allocation* allocation = program.FindAllocation(value.allocation);
     if (value.offset > allocation->size || value.size > allocation->size - value.offset) {
       program.diagnostics.Warn(
           "value extends past the end of its allocation",
-          StrCat(value.DisplayName(), " in allocation ", allocation->id.value()));
+          StrCat(program.ValueName(value), " in allocation ", allocation->id.value()));
     }
   }
 }
@@ -95,6 +95,7 @@ void FinishProgram(ParseState& state) {
   SortById(state.program);
   AttachLiveRanges(state);
   CheckValuesFitAllocations(state.program);
+  MarkNamesOnlyGraph(state.program.module);
   if (!state.raw_live_ranges.empty()) state.program.has_live_ranges = true;
 }
 

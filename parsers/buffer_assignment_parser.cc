@@ -126,7 +126,7 @@ absl::Status ParseAssignedValue(ParseState& state, Cursor c) {
     state.Warn("value assigned to more than one allocation (first kept)", c.position());
     return absl::OkStatus();
   }
-  value.instruction = ref.instruction;
+  value.instruction = state.names.Resolve(ref.instruction);
   value.index = std::move(ref.index);
   value.is_phi = ref.is_phi;
   value.color = ref.color;
@@ -251,11 +251,9 @@ bool LooksLikeBufferAssignment(std::string_view text) {
 }
 
 absl::StatusOr<ir::Program> ParseBufferAssignment(
-    const std::vector<std::shared_ptr<const SourceText>>& files,
-    std::string module_name) {
+    const std::vector<std::shared_ptr<const SourceText>>& files, ir::Program program) {
   if (files.empty()) return absl::InvalidArgumentError("no buffer-assignment file given");
-  internal::ParseState state;
-  state.program.module_name = std::move(module_name);
+  internal::ParseState state(std::move(program));
   state.program.input_format = "buffer-assignment";
   for (const auto& file : files) {
     state.program.source_files.push_back(file->name());

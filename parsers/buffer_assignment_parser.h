@@ -26,10 +26,11 @@
 namespace memplan::parsers {
 
 // `files` must not be empty; the first is the main buffer-assignment file.
-// The Program keeps every file alive and names the module `module_name`.
+// Reads into `program` (ir::Program::Named(name), or one holding the
+// module's graph read from its text, which the dump's names then resolve
+// against) and returns it, keeping every file alive.
 absl::StatusOr<ir::Program> ParseBufferAssignment(
-    const std::vector<std::shared_ptr<const SourceText>>& files,
-    std::string module_name);
+    const std::vector<std::shared_ptr<const SourceText>>& files, ir::Program program);
 
 // True if `text` starts like a buffer-assignment dump (used to sniff inputs).
 bool LooksLikeBufferAssignment(std::string_view text);

@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "ir/program.h"
 #include "parsers/cursor.h"
+#include "parsers/instruction_names.h"
 #include "parsers/line_position.h"
 #include "parsers/source_text.h"
 
@@ -33,7 +34,7 @@ enum class UsedValuePart { kNone, kPositions, kUses };
 
 // A BufferLiveRange line before it is matched to a value by name.
 struct RawLiveRange {
-  std::string_view instruction;
+  ir::InstructionId instruction;
   ir::ShapeIndex index;
   ir::LiveRange range;
   const SourceText* source;
@@ -42,6 +43,9 @@ struct RawLiveRange {
 
 struct ParseState : LinePosition {
   ir::Program program;
+  // Resolves names against program.module (which may hold the module's
+  // text, read first).
+  InstructionNames names{program.module};
 
   Section section = Section::kNone;
   LiveRangePart live_range_part = LiveRangePart::kNone;
@@ -61,6 +65,10 @@ struct ParseState : LinePosition {
   int64_t allocation_bytes = 0;
   int64_t value_bytes = 0;
   int64_t stated_peak_bytes = 0;
+
+  explicit ParseState(ir::Program start) : program(std::move(start)) {}
+  ParseState(const ParseState&) = delete;  // `names` refers to `program`
+  ParseState& operator=(const ParseState&) = delete;
 
   // Index of the value with `id` in program.values, created if new.
   size_t ValueIndex(int64_t id);

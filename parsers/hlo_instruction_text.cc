@@ -1,6 +1,7 @@
 #include "parsers/hlo_instruction_text.h"
 
 #include "parsers/cursor.h"
+#include "parsers/shape_parser.h"
 
 namespace memplan::parsers {
 namespace {
@@ -81,7 +82,14 @@ bool ParseInstructionText(std::string_view text, InstructionText* out) {
   c.ConsumeChar('%');
   out->name = c.ConsumeUntil(' ');
   if (out->name.empty() || !c.Consume(" = ")) return false;
-  SkipShape(c);
+  Cursor shape_cursor = c;
+  ir::Shape shape;
+  if (ParseShape(shape_cursor, &shape) && shape_cursor.Peek() == ' ') {
+    out->shape = std::move(shape);
+    c = shape_cursor;
+  } else {
+    SkipShape(c);
+  }
   c.SkipSpaces();
   out->opcode = c.ConsumeUntilAny("( ");
   if (out->opcode.empty() || c.Peek() != '(') return false;

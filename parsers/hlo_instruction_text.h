@@ -4,15 +4,18 @@
 #ifndef MEMPLAN_PARSERS_HLO_INSTRUCTION_TEXT_H_
 #define MEMPLAN_PARSERS_HLO_INSTRUCTION_TEXT_H_
 
+#include <optional>
 #include <string_view>
 
-#include "ir/program.h"
+#include "ir/metadata.h"
+#include "ir/shape.h"
 
 namespace memplan::parsers {
 
 struct InstructionText {
   std::string_view name;    // without '%'
   std::string_view opcode;  // "parameter", "custom-call", "fusion", ...
+  std::optional<ir::Shape> shape;  // absent when not printed or not understood
   ir::OpMetadata metadata;  // views into the text; quoted values unescaped
                             // only as far as dropping the quotes
 };

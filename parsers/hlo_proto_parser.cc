@@ -35,16 +35,6 @@ ir::Shape ShapeFromProto(const pb::ShapeProto& proto, int depth = 0) {
   return shape;
 }
 
-// The subshape at `index`, or nullptr when the index leaves the shape.
-const ir::Shape* Subshape(const ir::Shape& shape, const ir::ShapeIndex& index) {
-  const ir::Shape* at = &shape;
-  for (int64_t i : index) {
-    if (i < 0 || i >= static_cast<int64_t>(at->tuple_elements.size())) return nullptr;
-    at = &at->tuple_elements[i];
-  }
-  return at;
-}
-
 ir::OpMetadata MetadataFromProto(const pb::OpMetadata& m) {
   ir::OpMetadata metadata;
   metadata.op_type = View(m.op_type());
@@ -55,7 +45,7 @@ ir::OpMetadata MetadataFromProto(const pb::OpMetadata& m) {
   return metadata;
 }
 
-void ReadStackFrames(const pb::StackFrameIndexProto& index, ir::Program& program) {
+void ReadStackFrames(const pb::StackFrameIndexProto& index, ir::Module& module) {
   auto name_at = [](const auto& names, int32_t id) -> std::string_view {
     return id >= 1 && id <= names.size() ? View(names[id - 1]) : std::string_view();
   };
@@ -70,51 +60,135 @@ void ReadStackFrames(const pb::StackFrameIndexProto& index, ir::Program& program
       out.column = location.column();
     }
     out.parent_id = frame.parent_frame_id();
-    program.stack_frames.push_back(out);
+    module.stack_frames.push_back(out);
   }
 }
 
-struct InstructionInfo {
-  const pb::HloInstructionProto* proto;
-  ir::Shape shape;
-};
-
-ir::Instruction InstructionFromProto(const pb::HloInstructionProto& proto,
-                                     const pb::HloComputationProto& computation,
-                                     const ir::Shape& shape) {
-  ir::Instruction instruction;
-  instruction.id = proto.id();
-  instruction.name = View(proto.name());
-  instruction.opcode = View(proto.opcode());
-  instruction.computation = View(computation.name());
-  instruction.shape = shape;
-  instruction.metadata = MetadataFromProto(proto.metadata());
-  instruction.operand_ids.assign(proto.operand_ids().begin(), proto.operand_ids().end());
-  instruction.called_computation_ids.assign(proto.called_computation_ids().begin(),
-                                            proto.called_computation_ids().end());
-  return instruction;
+// The role of the k-th called computation of an instruction, by opcode (the
+// order XLA's called_computations() keeps).
+ir::CallRole CallRoleOf(ir::Opcode opcode, int k) {
+  switch (opcode) {
+    case ir::Opcode::kFusion:
+      return ir::CallRole::kFused;
+    case ir::Opcode::kWhile:
+      return k == 0 ? ir::CallRole::kWhileBody : ir::CallRole::kWhileCondition;
+    case ir::Opcode::kConditional:
+      return ir::CallRole::kBranch;
+    case ir::Opcode::kSort:
+      return ir::CallRole::kComparator;
+    case ir::Opcode::kSelectAndScatter:
+      return k == 0 ? ir::CallRole::kSelect : ir::CallRole::kScatter;
+    case ir::Opcode::kCustomCall:
+    case ir::Opcode::kAsyncStart:
+    case ir::Opcode::kAsyncUpdate:
+    case ir::Opcode::kAsyncDone:
+      return ir::CallRole::kCalled;
+    default:
+      return ir::CallRole::kToApply;
+  }
 }
 
-ir::Value ValueFromLogicalBuffer(const pb::LogicalBufferProto& buffer,
-                                 const absl::flat_hash_map<int64_t, InstructionInfo>& instructions,
+// Proto ids of instructions and computations to their dense ids.
+struct ProtoIds {
+  absl::flat_hash_map<int64_t, ir::InstructionId> instructions;
+  absl::flat_hash_map<int64_t, ir::ComputationId> computations;
+};
+
+// Records instruction `id` as parameter `number` of its computation.
+void AddParameter(ir::Module& module, ir::InstructionId id, int64_t number) {
+  module.mutable_attributes(id).parameter_number = number;
+  if (number < 0 || number >= (int64_t{1} << 20)) return;
+  ir::Computation& c = module.mutable_computation(module.instruction(id).computation);
+  if (c.parameters.size() <= static_cast<size_t>(number)) c.parameters.resize(number + 1);
+  c.parameters[number] = id;
+}
+
+// Operand and called-computation edges of every instruction.
+void ConnectEdges(const pb::HloModuleProto& proto, const ProtoIds& ids, ir::Program& program) {
+  ir::Module& module = program.module;
+  for (const pb::HloComputationProto& computation : proto.computations()) {
+    for (const pb::HloInstructionProto& instruction : computation.instructions()) {
+      ir::Instruction& i = module.mutable_instruction(ids.instructions.at(instruction.id()));
+      for (int64_t operand : instruction.operand_ids()) {
+        auto it = ids.instructions.find(operand);
+        if (it == ids.instructions.end()) {
+          program.diagnostics.Warn("operand id names no instruction (dropped)", i.name);
+          continue;
+        }
+        i.operands.push_back(it->second);
+      }
+      for (int k = 0; k < instruction.called_computation_ids_size(); ++k) {
+        auto it = ids.computations.find(instruction.called_computation_ids(k));
+        if (it == ids.computations.end()) {
+          program.diagnostics.Warn("called computation id names no computation (dropped)",
+                                   i.name);
+          continue;
+        }
+        i.calls.push_back({it->second, CallRoleOf(i.opcode, k)});
+      }
+    }
+  }
+}
+
+// The module's computations and instructions, with operand and call edges.
+ProtoIds BuildModule(const pb::HloModuleProto& proto, ir::Program& program) {
+  ir::Module& module = program.module;
+  ProtoIds ids;
+  for (const pb::HloComputationProto& computation : proto.computations()) {
+    ir::Computation c;
+    c.name = View(computation.name());
+    c.unique_id = computation.id();
+    ids.computations[computation.id()] = module.AddComputation(std::move(c));
+  }
+  for (const pb::HloComputationProto& computation : proto.computations()) {
+    const ir::ComputationId cid = ids.computations[computation.id()];
+    for (const pb::HloInstructionProto& instruction : computation.instructions()) {
+      ir::Instruction i;
+      i.computation = cid;
+      i.name = View(instruction.name());
+      i.opcode_text = View(instruction.opcode());
+      i.opcode = ir::OpcodeFromName(i.opcode_text);
+      i.shape = ShapeFromProto(instruction.shape());
+      i.metadata = MetadataFromProto(instruction.metadata());
+      i.unique_id = instruction.id();
+      i.is_root = instruction.id() == computation.root_id();
+      const ir::InstructionId id = module.AddInstruction(std::move(i));
+      if (!ids.instructions.emplace(instruction.id(), id).second) {
+        program.diagnostics.Warn("instruction id listed twice (first kept)", View(instruction.name()));
+      }
+      module.mutable_computation(cid).instructions.push_back(id);
+      if (instruction.id() == computation.root_id()) module.mutable_computation(cid).root = id;
+      if (module.instruction(id).opcode == ir::Opcode::kParameter) {
+        AddParameter(module, id, instruction.parameter_number());
+      }
+    }
+  }
+  ConnectEdges(proto, ids, program);
+  module.name = View(proto.name());
+  if (auto it = ids.computations.find(proto.entry_computation_id());
+      it != ids.computations.end()) {
+    module.entry = it->second;
+  }
+  ReadStackFrames(proto.stack_frame_index(), module);
+  return ids;
+}
+
+ir::Value ValueFromLogicalBuffer(const pb::LogicalBufferProto& buffer, const ProtoIds& ids,
                                  ir::Program& program) {
   ir::Value value;
   value.id = ir::ValueId(buffer.id());
   value.size = buffer.size();
   value.color = buffer.color();
   for (int64_t i : buffer.defined_at().shape_index()) value.index.push_back(i);
-  auto it = instructions.find(buffer.defined_at().instruction_id());
-  if (it == instructions.end()) {
-    value.instruction = View(buffer.defined_at().instruction_name());
+  auto it = ids.instructions.find(buffer.defined_at().instruction_id());
+  if (it == ids.instructions.end()) {
     program.diagnostics.Warn("logical buffer defined by an instruction the module lacks",
                              StrCat("logical buffer ", buffer.id()));
     return value;
   }
-  const pb::HloInstructionProto& instruction = *it->second.proto;
-  value.instruction = View(instruction.name());
-  value.opcode = View(instruction.opcode());
-  value.metadata = MetadataFromProto(instruction.metadata());
-  if (const ir::Shape* shape = Subshape(it->second.shape, value.index)) value.shape = *shape;
+  value.instruction = it->second;
+  const ir::Shape& shape = program.module.instruction(it->second).shape;
+  if (const ir::Shape* subshape = ir::Subshape(shape, value.index)) value.shape = *subshape;
   return value;
 }
 
@@ -136,7 +210,9 @@ ir::Allocation AllocationFromProto(const pb::BufferAllocationProto& proto) {
   return a;
 }
 
-ir::HeapTrace HeapTraceFromProto(const pb::HeapSimulatorTrace& proto) {
+ir::HeapTrace HeapTraceFromProto(
+    const pb::HeapSimulatorTrace& proto,
+    const absl::flat_hash_map<std::string_view, ir::InstructionId>& by_name) {
   ir::HeapTrace trace;
   trace.allocation = ir::AllocationId(proto.buffer_allocation_index());
   trace.whole_module = proto.whole_module_simulation();
@@ -156,47 +232,33 @@ ir::HeapTrace HeapTraceFromProto(const pb::HeapSimulatorTrace& proto) {
     }
     event.buffer = ir::ValueId(e.buffer_id());
     event.share_with = ir::ValueId(e.share_with_canonical_id());
-    event.instruction = View(e.instruction_name());
+    auto it = by_name.find(View(e.instruction_name()));
+    if (it != by_name.end()) event.instruction = it->second;
     trace.events.push_back(event);
   }
   return trace;
 }
 
 // Schedule of the entry computation, when the module has one.
-void ReadSchedule(const pb::HloModuleProto& module,
-                  const absl::flat_hash_map<int64_t, InstructionInfo>& instructions,
-                  ir::Program& program) {
+void ReadSchedule(const pb::HloModuleProto& module, const ProtoIds& ids, ir::Program& program) {
   auto it = module.schedule().sequences().find(module.entry_computation_id());
   if (it == module.schedule().sequences().end()) return;
   for (int64_t id : it->second.instruction_ids()) {
-    auto found = instructions.find(id);
-    program.schedule.instructions.push_back(
-        found == instructions.end() ? std::string_view() : View(found->second.proto->name()));
+    auto found = ids.instructions.find(id);
+    if (found == ids.instructions.end()) {
+      program.diagnostics.Warn("schedule names an instruction id the module lacks (dropped)",
+                               StrCat("instruction id ", id));
+      continue;
+    }
+    program.schedule.instructions.push_back(found->second);
   }
   program.schedule.max_time = static_cast<ir::ScheduleStep>(program.schedule.instructions.size());
 }
 
-absl::Status BuildProgram(const pb::HloProto& proto, const SourceText& source,
-                          ir::Program& program) {
-  if (!proto.has_buffer_assignment()) {
-    return source.ErrorAt(source.text().data(),
-                          "expected an HloProto with a buffer_assignment (field 3); dump after "
-                          "optimizations with --xla_dump_hlo_as_proto");
-  }
-  const pb::HloModuleProto& module = proto.hlo_module();
-  absl::flat_hash_map<int64_t, InstructionInfo> instructions;
-  for (const pb::HloComputationProto& computation : module.computations()) {
-    for (const pb::HloInstructionProto& instruction : computation.instructions()) {
-      ir::Shape shape = ShapeFromProto(instruction.shape());
-      program.instructions.push_back(InstructionFromProto(instruction, computation, shape));
-      instructions[instruction.id()] = {&instruction, std::move(shape)};
-    }
-  }
-  program.entry_computation = View(module.entry_computation_name());
-  ReadStackFrames(module.stack_frame_index(), program);
-  ReadSchedule(module, instructions, program);
-
-  const pb::BufferAssignmentProto& assignment = proto.buffer_assignment();
+// The buffer assignment's logical buffers and allocations as values and
+// allocations over the module.
+void ReadAssignment(const pb::BufferAssignmentProto& assignment, const ProtoIds& ids,
+                    ir::Program& program) {
   absl::flat_hash_map<int64_t, size_t> value_index;
   for (const pb::LogicalBufferProto& buffer : assignment.logical_buffers()) {
     if (!value_index.emplace(buffer.id(), program.values.size()).second) {
@@ -204,7 +266,7 @@ absl::Status BuildProgram(const pb::HloProto& proto, const SourceText& source,
                                StrCat("logical buffer ", buffer.id()));
       continue;
     }
-    program.values.push_back(ValueFromLogicalBuffer(buffer, instructions, program));
+    program.values.push_back(ValueFromLogicalBuffer(buffer, ids, program));
   }
   for (const pb::BufferAllocationProto& proto_allocation : assignment.buffer_allocations()) {
     ir::Allocation allocation = AllocationFromProto(proto_allocation);
@@ -224,9 +286,24 @@ absl::Status BuildProgram(const pb::HloProto& proto, const SourceText& source,
     }
     program.allocations.push_back(std::move(allocation));
   }
+  // The trace names instructions; the module's names are unique.
+  absl::flat_hash_map<std::string_view, ir::InstructionId> by_name;
+  for (const ir::Instruction& i : program.module.instructions()) by_name.emplace(i.name, i.id);
   for (const pb::HeapSimulatorTrace& trace : assignment.heap_simulator_traces()) {
-    program.heap_traces.push_back(HeapTraceFromProto(trace));
+    program.heap_traces.push_back(HeapTraceFromProto(trace, by_name));
   }
+}
+
+absl::Status BuildProgram(const pb::HloProto& proto, const SourceText& source,
+                          ir::Program& program) {
+  if (!proto.has_buffer_assignment()) {
+    return source.ErrorAt(source.text().data(),
+                          "expected an HloProto with a buffer_assignment (field 3); dump after "
+                          "optimizations with --xla_dump_hlo_as_proto");
+  }
+  const ProtoIds ids = BuildModule(proto.hlo_module(), program);
+  ReadSchedule(proto.hlo_module(), ids, program);
+  ReadAssignment(proto.buffer_assignment(), ids, program);
   return absl::OkStatus();
 }
 
@@ -246,10 +323,9 @@ void FinishProgram(ir::Program& program) {
       value.shape_text = program.Intern(ir::ShapeToString(value.shape));
     }
     if (value.allocation.valid()) continue;
-    program.diagnostics.Warn("logical buffer assigned to no allocation", value.DisplayName());
+    program.diagnostics.Warn("logical buffer assigned to no allocation", program.ValueName(value));
   }
-  program.notes.push_back(
-      "an HloProto carries no HloLiveRange: the live peak needs the text dump's live ranges");
+  program.notes.push_back({ir::NoteCode::kProtoHasNoLiveRanges, {}, {}});
 }
 
 }  // namespace
@@ -277,7 +353,7 @@ bool LooksLikeHloProto(std::string_view head, std::string_view file_name) {
 }
 
 absl::StatusOr<ir::Program> ParseHloProto(
-    const std::vector<std::shared_ptr<const SourceText>>& files, std::string module_name) {
+    const std::vector<std::shared_ptr<const SourceText>>& files, ir::Program program) {
   if (files.empty()) return absl::InvalidArgumentError("no HloProto file given");
   const SourceText& source = *files.front();
   auto proto = std::make_shared<pb::HloProto>();
@@ -286,10 +362,8 @@ absl::StatusOr<ir::Program> ParseHloProto(
     return source.ErrorAt(source.text().data(),
                           "expected a binary HloProto (protobuf); the file does not decode");
   }
-  ir::Program program;
   program.input_format = "hlo-proto";
-  program.module_name =
-      proto->hlo_module().name().empty() ? std::move(module_name) : proto->hlo_module().name();
+  if (!proto->hlo_module().name().empty()) program.module_name = proto->hlo_module().name();
   program.source_files.push_back(source.name());
   program.KeepAlive(files.front());
   RETURN_IF_ERROR(BuildProgram(*proto, source, program));

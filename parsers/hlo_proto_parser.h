@@ -20,7 +20,7 @@ namespace memplan::parsers {
 
 // `files` holds one file: the serialized HloProto.
 absl::StatusOr<ir::Program> ParseHloProto(
-    const std::vector<std::shared_ptr<const SourceText>>& files, std::string module_name);
+    const std::vector<std::shared_ptr<const SourceText>>& files, ir::Program program);
 
 // True if the file looks like a binary HloProto (by name, or by content that
 // is not text and starts with field 1 as a length-delimited message).

@@ -45,7 +45,8 @@ absl::Status ParseSequenceEntry(ParseState& state, Cursor c) {
     return state.Error(step_at, StrCat("expected schedule step ",
                                                   instructions.size(), ", found ", step));
   }
-  instructions.push_back(c.rest());
+  if (c.rest().empty()) return state.Error(c.position(), "expected an instruction name");
+  instructions.push_back(state.names.Resolve(c.rest()));
   return absl::OkStatus();
 }
 
@@ -54,10 +55,11 @@ absl::Status ParseBufferLiveRange(ParseState& state, Cursor c) {
   RawLiveRange raw;
   raw.at = c.position();
   raw.source = state.source;
-  raw.instruction = c.ConsumeUntil('{');
-  if (raw.instruction.empty() || !ParseShapeIndex(c, &raw.index)) {
+  const std::string_view name = c.ConsumeUntil('{');
+  if (name.empty() || !ParseShapeIndex(c, &raw.index)) {
     return state.Error(c.position(), "expected 'instruction{index}:start-end'");
   }
+  raw.instruction = state.names.Resolve(name);
   if (!c.ConsumeChar(':') || !c.ConsumeInt(&raw.range.start) || !c.ConsumeChar('-') ||
       !c.ConsumeInt(&raw.range.end)) {
     return state.Error(c.position(), "expected ':start-end' after the value name");
@@ -75,7 +77,9 @@ absl::Status ParseBufferLiveRange(ParseState& state, Cursor c) {
 absl::Status ParsePeakEntry(ParseState& state, Cursor c) {
   ir::StatedPeakEntry entry;
   // Instruction names never hold ':' or '{'; the name ends at either.
-  entry.instruction = c.ConsumeUntilAny("{:");
+  const std::string_view name = c.ConsumeUntilAny("{:");
+  if (name.empty()) return state.Error(c.position(), "expected an instruction name");
+  entry.instruction = state.names.Resolve(name);
   if (c.Peek() == '{') {
     ir::ShapeIndex index;
     if (!ParseShapeIndex(c, &index)) return state.Error(c.position(), "expected a shape index");

@@ -22,7 +22,7 @@ struct InputFormat {
   const char* name;
   bool (*sniff)(std::string_view head, std::string_view file_name);
   absl::StatusOr<ir::Program> (*parse)(const std::vector<std::shared_ptr<const SourceText>>&,
-                                       std::string module_name);
+                                       ir::Program program);
 };
 
 bool SniffBufferAssignment(std::string_view head, std::string_view) {
@@ -57,48 +57,34 @@ const InputFormat& FormatFor(const SourceText& main) {
 // Newer XLA names stack frames by id in metadata; their tables are in the
 // module's HLO text beside the dump.
 absl::Status AttachStackFrames(const DumpModule& module, ir::Program& program) {
-  if (module.hlo_text_file.empty() || !program.stack_frames.empty()) return absl::OkStatus();
-  const bool wanted = std::any_of(program.values.begin(), program.values.end(),
-                                  [](const ir::Value& v) { return v.metadata.stack_frame_id > 0; });
+  if (module.hlo_text_file.empty() || !program.module.stack_frames.empty()) {
+    return absl::OkStatus();
+  }
+  const auto& instructions = program.module.instructions();
+  const bool wanted =
+      std::any_of(instructions.begin(), instructions.end(),
+                  [](const ir::Instruction& i) { return i.metadata.stack_frame_id > 0; });
   if (!wanted) return absl::OkStatus();
   ASSIGN_OR_RETURN(auto source, SourceText::FromFile(module.hlo_text_file));
-  RETURN_IF_ERROR(ParseHloStackFrames(*source, &program.stack_frames));
+  RETURN_IF_ERROR(ParseHloStackFrames(*source, &program.module.stack_frames));
   program.source_files.push_back(module.hlo_text_file);
   program.KeepAlive(std::move(source));
   return absl::OkStatus();
 }
 
-absl::StatusOr<ir::Program> ParseModule(const DumpModule& module) {
+}  // namespace
+
+absl::StatusOr<ir::Program> LoadModule(const DumpModule& module) {
   std::vector<std::shared_ptr<const SourceText>> sources;
   for (const std::string& file : module.files) {
     ASSIGN_OR_RETURN(auto source, SourceText::FromFile(file));
     sources.push_back(std::move(source));
   }
-  ASSIGN_OR_RETURN(ir::Program program, FormatFor(*sources.front()).parse(sources, module.name));
+  ASSIGN_OR_RETURN(ir::Program program,
+                   FormatFor(*sources.front()).parse(sources, ir::Program::Named(module.name)));
   RETURN_IF_ERROR(AttachStackFrames(module, program));
   return program;
 }
-
-// Which module of a dump was analyzed and why, and the others it holds.
-std::string DescribeChoice(const DumpModule& chosen, const std::vector<DumpModule>& modules,
-                           const LoadOptions& options) {
-  if (modules.size() <= 1) return "";
-  std::string listed;
-  for (const DumpModule& m : modules) {
-    StrAppend(&listed, listed.empty() ? "" : ", ", m.name, " (", m.size_hint,
-              m.size_hint_is_total_bytes ? " bytes)" : " bytes of files)");
-  }
-  if (!options.module.empty()) {
-    return StrCat("analyzing module ", chosen.name, " (named by --module), one of ",
-                  modules.size(), " in the dump: ", listed);
-  }
-  return StrCat("analyzing module ", chosen.name, ", the largest of ", modules.size(),
-                " in the dump by ",
-                chosen.size_hint_is_total_bytes ? "'Total bytes used'" : "file size",
-                "; pick another with --module. Modules: ", listed);
-}
-
-}  // namespace
 
 absl::StatusOr<LoadedProgram> LoadProgram(const std::string& path,
                                           const LoadOptions& options) {
@@ -107,14 +93,14 @@ absl::StatusOr<LoadedProgram> LoadProgram(const std::string& path,
   DumpModule chosen;
   if (std::filesystem::is_directory(path, ec)) {
     ASSIGN_OR_RETURN(loaded.modules, FindDumpModules(path));
-    ASSIGN_OR_RETURN(chosen, ChooseModule(loaded.modules, options.module));
-    loaded.choice = DescribeChoice(chosen, loaded.modules, options);
+    ASSIGN_OR_RETURN(loaded.choice, ChooseModule(loaded.modules, options.module));
+    chosen = loaded.modules[loaded.choice->index];
   } else if (std::filesystem::exists(path, ec)) {
     chosen = ModuleForFile(path);
   } else {
     return absl::NotFoundError(StrCat(path, ": no such file or directory"));
   }
-  ASSIGN_OR_RETURN(loaded.program, ParseModule(chosen));
+  ASSIGN_OR_RETURN(loaded.program, LoadModule(chosen));
   return loaded;
 }
 

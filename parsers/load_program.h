@@ -3,6 +3,7 @@
 #ifndef MEMPLAN_PARSERS_LOAD_PROGRAM_H_
 #define MEMPLAN_PARSERS_LOAD_PROGRAM_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,20 +14,26 @@
 namespace memplan::parsers {
 
 struct LoadOptions {
-  // For a dump directory: which module (see ChooseModule); empty = largest.
+  // For a dump directory: which module (see ChooseModule); empty: the one
+  // with the most instructions.
   std::string module;
 };
 
 struct LoadedProgram {
   ir::Program program;
-  // The modules a directory held (empty for a single file), and a sentence
-  // saying which one was analyzed and why.
+  // The modules a directory held (empty for a single file), and which one
+  // was read and why (absent for a single file).
   std::vector<DumpModule> modules;
-  std::string choice;
+  std::optional<ModuleChoice> choice;
 };
 
+// Reads `path`: a file of any input format, or a dump directory (one
+// module of it, per `options`).
 absl::StatusOr<LoadedProgram> LoadProgram(const std::string& path,
                                           const LoadOptions& options);
+
+// Reads one module of a dump (as FindDumpModules lists them).
+absl::StatusOr<ir::Program> LoadModule(const DumpModule& module);
 
 }  // namespace memplan::parsers
 

@@ -539,11 +539,10 @@ void ResolveSizes2024(ReportState& state) {
     a.size = std::max(a.size, state.facts[i].rows_end);
   }
   if (!unresolved.empty()) {
-    program.notes.push_back(StrCat(
-        unresolved.size(), " of ", program.allocations.size(),
-        " allocation sizes are rounded as the report prints them (e.g. '",
-        state.facts[unresolved.front()].printed.text,
-        "', within 0.5%); the others are exact. Totals over allocations are approximate"));
+    program.notes.push_back({ir::NoteCode::kReportRoundedAllocationSizes,
+                             {static_cast<int64_t>(unresolved.size()),
+                              static_cast<int64_t>(program.allocations.size())},
+                             {std::string(state.facts[unresolved.front()].printed.text)}});
   }
 }
 
@@ -554,38 +553,27 @@ void FinishNotes(ReportState& state) {
       program.allocations[i].size = state.facts[i].rows_end;
     }
     if (state.any_color_total) program.stated_total_bytes = state.stated_sum;
-    program.notes.push_back(
-        "this memory-usage report (newer XLA) prints no allocation headers: each table is "
-        "taken as one allocation, numbered in the order printed and sized by the end of its "
-        "last row; categories (argument/output/temp) are not in this report, so they read 0");
+    program.notes.push_back({ir::NoteCode::kReportNoAllocationHeaders, {}, {}});
     int64_t listed = 0;
     for (const ir::Allocation& a : program.allocations) listed += a.size;
     if (state.any_color_total && listed != state.stated_sum) {
-      program.notes.push_back(StrCat(
-          state.stated_sum - listed,
-          " bytes of the stated total lie in no listed row: allocations the report leaves out "
-          "(it stops after 50 once the rest are small) or space after an allocation's last row"));
+      program.notes.push_back(
+          {ir::NoteCode::kReportBytesOutsideRows, {state.stated_sum - listed}, {}});
     }
   } else {
     ResolveSizes2024(state);
-    program.notes.push_back(
-        "values are the report's table rows: one per offset of an allocation, sized by the "
-        "largest of its shapes (the row's used_by_n_values values share that memory); "
-        "allocations listed without a table hold one value, which the report does not name");
+    program.notes.push_back({ir::NoteCode::kReportValuesAreRows, {}, {}});
     if (state.omitted_allocations > 0 && !state.with_values_seen) {
-      program.notes.push_back(StrCat("the report leaves out ", state.omitted_allocations,
-                                     " small allocations"));
+      program.notes.push_back(
+          {ir::NoteCode::kReportOmitsAllocations, {state.omitted_allocations}, {}});
     }
   }
   if (state.omitted_rows > 0) {
-    program.notes.push_back(StrCat("the report leaves out ", state.omitted_rows,
-                                   " table rows (each less than ", state.percentile,
-                                   "% of its allocation): their values are missing"));
+    program.notes.push_back(
+        {ir::NoteCode::kReportOmitsRows, {state.omitted_rows, state.percentile}, {}});
   }
   if (state.rounded_rows > 0) {
-    program.notes.push_back(StrCat(state.rounded_rows,
-                                   " value sizes are rounded as printed: their shapes do not "
-                                   "give the printed size"));
+    program.notes.push_back({ir::NoteCode::kReportRoundedValueSizes, {state.rounded_rows}, {}});
   }
 }
 
@@ -659,13 +647,13 @@ bool LooksLikeMemoryUsageReport(std::string_view head, std::string_view file_nam
 }
 
 absl::StatusOr<ir::Program> ParseMemoryUsageReport(
-    const std::vector<std::shared_ptr<const SourceText>>& files, std::string module_name) {
+    const std::vector<std::shared_ptr<const SourceText>>& files, ir::Program program) {
   if (files.size() != 1) {
     return absl::InvalidArgumentError("a memory-usage report is one file");
   }
   ReportState state;
   state.source = files.front().get();
-  state.program.module_name = std::move(module_name);
+  state.program = std::move(program);
   state.program.input_format = "memory-usage-report";
   state.program.source_files.push_back(files.front()->name());
   state.program.KeepAlive(files.front());

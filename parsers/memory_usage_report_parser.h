@@ -40,7 +40,7 @@ namespace memplan::parsers {
 // Reads `files.front()` (one report per module); InvalidArgument when
 // `files` does not hold exactly one file.
 absl::StatusOr<ir::Program> ParseMemoryUsageReport(
-    const std::vector<std::shared_ptr<const SourceText>>& files, std::string module_name);
+    const std::vector<std::shared_ptr<const SourceText>>& files, ir::Program program);
 
 // Sniff rule: `head` starts with "Total bytes used:" followed by "Allocations
 // sorted by size", or with "Memory Space:"; or `file_name` ends with

@@ -12,6 +12,7 @@
 #include "parsers/cursor.h"
 #include "parsers/line_position.h"
 #include "parsers/human_bytes.h"
+#include "parsers/instruction_names.h"
 #include "parsers/shape_parser.h"
 #include "parsers/utf8.h"
 
@@ -49,6 +50,13 @@ struct OomState : LinePosition {
   std::string_view log_prefix_start;
 
   int64_t current = -1;  // index into program.values of the open buffer
+  // What the message says of each value's instruction, by index into
+  // program.values: its name ("Buffer 3" when it names none) and facts.
+  struct BufferInstruction {
+    std::string_view name;
+    InstructionFacts facts;
+  };
+  std::vector<BufferInstruction> instructions;
   bool size_seen = false;
   HumanBytes printed_size;  // the open buffer's "Size:"
   absl::flat_hash_set<int64_t> buffer_numbers;
@@ -198,9 +206,9 @@ absl::Status OpenBuffer(OomState& state, Cursor& c, std::string_view name) {
   }
   ir::Value value;
   value.id = ir::ValueId(number);
-  value.instruction = name;
   state.current = static_cast<int64_t>(state.program.values.size());
   state.program.values.push_back(std::move(value));
+  state.instructions.push_back({name, {}});
   state.size_seen = false;
   return absl::OkStatus();
 }
@@ -231,25 +239,25 @@ void ReadShape(OomState& state, Cursor c) {
 // The TPU's "XLA label:" is HLO text, possibly cut short with "...":
 // "%fusion.6043 = f32[8,128]{1,0:T(8,128)} fusion(...)" or, newer,
 // "fusion.1265.remat3 = fusion(custom-call.224, ...), kind=kOutput".
-void ReadTpuLabel(std::string_view label, ir::Value& value) {
-  value.defining_text = label;
+void ReadTpuLabel(std::string_view label, OomState::BufferInstruction& instruction) {
   Cursor c(label);
   c.ConsumeChar('%');
   const std::string_view name = c.ConsumeUntil(' ');
   if (name.empty() || !c.Consume(" = ")) return;
-  value.instruction = name;
+  instruction.name = name;
   const std::string_view rest = c.rest();
   const std::string_view before_paren = rest.substr(0, rest.find('('));
   if (!before_paren.empty() && before_paren.size() < rest.size() &&
       before_paren.find_first_of("[ ") == std::string_view::npos) {
-    value.opcode = before_paren;  // no shape printed
+    instruction.facts.opcode = before_paren;  // no shape printed
     return;
   }
   ir::Shape shape;
   if (!ParseShape(c, &shape)) return;
   c.SkipSpaces();
   const std::string_view opcode = c.ConsumeUntilAny("( ");
-  if (!opcode.empty() && c.Peek() == '(') value.opcode = opcode;
+  if (!opcode.empty() && c.Peek() == '(') instruction.facts.opcode = opcode;
+  instruction.facts.shape = std::move(shape);
 }
 
 // One line inside "Peak buffers:" / "Largest program allocations": a field
@@ -261,7 +269,7 @@ absl::Status ParseBufferLine(OomState& state, Cursor c) {
     const char* name_start = c.position();
     c.Consume("Buffer ");
     RETURN_IF_ERROR(OpenBuffer(state, c, {}));
-    state.program.values[state.current].instruction =
+    state.instructions[state.current].name =
         std::string_view(name_start, c.position() - name_start);
     if (!c.ConsumeChar(':') || !TrimRight(c.rest()).empty()) {
       return state.Error(c.position(), "expected ':' ending 'Buffer N:'");
@@ -283,13 +291,14 @@ absl::Status ParseBufferLine(OomState& state, Cursor c) {
     return absl::OkStatus();
   }
   ir::Value& value = state.program.values[state.current];
+  OomState::BufferInstruction& instruction = state.instructions[state.current];
   if (c.Consume("Size: ")) {
     if (state.size_seen) return state.Error(c.position(), "expected one 'Size:' per buffer");
     return ReadSize(state, c);
   }
-  if (c.Consume("Operator: ")) return ParseOperator(state, c, &value.metadata);
+  if (c.Consume("Operator: ")) return ParseOperator(state, c, &instruction.facts.metadata);
   if (c.Consume("Entry Parameter Subshape: ")) {
-    value.opcode = "parameter";
+    instruction.facts.opcode = "parameter";
     ReadShape(state, c);
     return absl::OkStatus();
   }
@@ -298,11 +307,11 @@ absl::Status ParseBufferLine(OomState& state, Cursor c) {
     return absl::OkStatus();
   }
   if (c.Consume("XLA Label: ")) {
-    value.opcode = TrimRight(c.rest());
+    instruction.facts.opcode = TrimRight(c.rest());
     return absl::OkStatus();
   }
   if (c.Consume("XLA label: ")) {
-    ReadTpuLabel(TrimRight(c.rest()), value);
+    ReadTpuLabel(TrimRight(c.rest()), instruction);
     return absl::OkStatus();
   }
   if (c.Consume("Allocation type: ")) {
@@ -386,16 +395,16 @@ absl::Status ParseTpuLine(OomState& state, Cursor c, bool indented) {
     return absl::OkStatus();
   }
   if (c.StartsWith("Exceeded ")) {
-    state.program.notes.push_back(std::string(TrimRight(c.rest())));
+    state.program.notes.push_back({ir::NoteCode::kQuotedFromInput, {}, {std::string(TrimRight(c.rest()))}});
     return absl::OkStatus();
   }
   if (c.StartsWith("Total ") && c.rest().find(" usage >= ") != std::string_view::npos) {
-    state.program.notes.push_back(std::string(TrimNoteEnd(c.rest())));
+    state.program.notes.push_back({ir::NoteCode::kQuotedFromInput, {}, {std::string(TrimNoteEnd(c.rest()))}});
     state.part = Part::kUsage;
     return absl::OkStatus();
   }
   if (c.StartsWith("Program ") && c.rest().find(" requirement ") != std::string_view::npos) {
-    state.program.notes.push_back(std::string(TrimNoteEnd(c.rest())));
+    state.program.notes.push_back({ir::NoteCode::kQuotedFromInput, {}, {std::string(TrimNoteEnd(c.rest()))}});
     state.part = Part::kRequirement;
     return absl::OkStatus();
   }
@@ -446,7 +455,7 @@ bool StartsMessage(OomState& state, std::string_view line) {
   } else if ((at = line.find(kTpuOomMarker)) != std::string_view::npos) {
     state.style = Style::kTpu;
     state.part = Part::kUsage;
-    state.program.notes.push_back(std::string(TrimRight(line.substr(at))));
+    state.program.notes.push_back({ir::NoteCode::kQuotedFromInput, {}, {std::string(TrimRight(line.substr(at)))}});
   } else {
     return false;
   }
@@ -495,59 +504,60 @@ absl::Status ParseLine(OomState& state, std::string_view line) {
   return ParseTpuLine(state, c, indented);
 }
 
+// Each value's instruction into the graph (known only by what the message
+// says of it).
+void ResolveInstructions(OomState& state) {
+  ir::Program& program = state.program;
+  InstructionNames names(program.module);
+  for (size_t i = 0; i < program.values.size(); ++i) {
+    const OomState::BufferInstruction& buffer = state.instructions[i];
+    if (buffer.name.empty()) continue;
+    program.values[i].instruction = names.Resolve(buffer.name);
+    names.Describe(program.values[i].instruction, buffer.facts);
+  }
+  MarkNamesOnlyGraph(program.module);
+}
+
 void Finish(OomState& state) {
   ir::Program& program = state.program;
+  ResolveInstructions(state);
   std::sort(program.values.begin(), program.values.end(),
             [](const ir::Value& a, const ir::Value& b) { return a.id < b.id; });
   if (state.any_stat) program.stated_categories = state.stats;
   const bool gpu = state.style == Style::kGpu;
   if (state.trying_to_allocate) {
-    program.notes.push_back(StrCat("the runtime ran out of memory trying to allocate ",
-                                   *state.trying_to_allocate, " bytes"));
+    program.notes.push_back({ir::NoteCode::kOomAllocationFailed, {*state.trying_to_allocate}, {}});
   }
   if (state.any_rounded_stat) {
-    program.notes.push_back(StrCat("category totals are rounded as the message prints them "
-                                   "(e.g. '",
-                                   state.rounded_example, "', within 0.5%)"));
+    program.notes.push_back(
+        {ir::NoteCode::kOomCategoriesRounded, {}, {std::string(state.rounded_example)}});
   }
   if (gpu) {
-    std::string hint;
+    int64_t excess = 0;
     const ir::StatedCategoryBytes& s = state.stats;
     if (s.parameter && s.constant && s.maybe_live_out && s.preallocated_temp && s.total) {
       // Every allocation is in exactly one of these categories but for
       // donated parameters (parameter and maybe_live_out both) and
       // thread-local ones (neither): the excess over the total is about the
       // donated bytes.
-      const int64_t excess =
-          *s.parameter + *s.constant + *s.maybe_live_out + *s.preallocated_temp - *s.total;
-      if (excess > 0) {
-        hint = StrCat("; parameter + constant + maybe_live_out + temp exceed the total by about ",
-                      excess, " bytes, which suggests that many are donated");
-      }
+      excess = std::max<int64_t>(
+          0, *s.parameter + *s.constant + *s.maybe_live_out + *s.preallocated_temp - *s.total);
     }
-    program.notes.push_back(StrCat(
-        "alias bytes unknown: the message does not say which parameters are donated, so alias "
-        "reads 0",
-        hint));
+    program.notes.push_back({ir::NoteCode::kOomAliasUnknown, {excess}, {}});
   } else {
-    program.notes.push_back(
-        "the TPU message states no total allocation: total = argument + output - alias + temp");
+    program.notes.push_back({ir::NoteCode::kOomNoStatedTotal, {}, {}});
   }
-  program.notes.push_back(StrCat(
-      "values are XLA's '", gpu ? "Peak buffers" : "Largest program allocations",
-      "': the largest buffers live at the peak, largest first; the message lists no "
-      "allocations, schedule or live ranges"));
+  program.notes.push_back({ir::NoteCode::kOomValuesAreListedBuffers, {gpu ? 1 : 0}, {}});
   if (state.rounded_buffers > 0) {
-    program.notes.push_back(StrCat(state.rounded_buffers,
-                                   " buffer sizes are rounded as printed (no shape gives "
-                                   "them exactly)"));
+    program.notes.push_back({ir::NoteCode::kOomRoundedBufferSizes, {state.rounded_buffers}, {}});
   }
   if (!state.allocation_types.empty()) {
-    std::string types;
+    ir::Note note{ir::NoteCode::kOomAllocationTypes, {}, {}};
     for (const auto& [type, count] : state.allocation_types) {
-      StrAppend(&types, types.empty() ? "" : ", ", type, " x", count);
+      note.texts.emplace_back(type);
+      note.numbers.push_back(count);
     }
-    program.notes.push_back(StrCat("allocation types of the listed buffers: ", types));
+    program.notes.push_back(std::move(note));
   }
 }
 
@@ -579,11 +589,11 @@ bool LooksLikeOomMessage(std::string_view head, std::string_view) {
 }
 
 absl::StatusOr<ir::Program> ParseOomMessage(
-    const std::vector<std::shared_ptr<const SourceText>>& files, std::string module_name) {
+    const std::vector<std::shared_ptr<const SourceText>>& files, ir::Program program) {
   if (files.size() != 1) return absl::InvalidArgumentError("an out-of-memory message is one file");
   OomState state;
   state.source = files.front().get();
-  state.program.module_name = std::move(module_name);
+  state.program = std::move(program);
   state.program.input_format = "oom-message";
   state.program.source_files.push_back(files.front()->name());
   state.program.KeepAlive(files.front());

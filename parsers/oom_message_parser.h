@@ -50,7 +50,7 @@ inline constexpr std::string_view kTpuOomMarker = "Ran out of memory in memory s
 // one file. Only the first message of a log is read (a warning says so when
 // more follow).
 absl::StatusOr<ir::Program> ParseOomMessage(
-    const std::vector<std::shared_ptr<const SourceText>>& files, std::string module_name);
+    const std::vector<std::shared_ptr<const SourceText>>& files, ir::Program program);
 
 // Sniff rule: `head` contains "BufferAssignment OOM Debugging." or the TPU
 // "Ran out of memory in memory space ".

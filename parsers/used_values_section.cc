@@ -21,8 +21,8 @@ absl::Status StartUsedValue(ParseState& state, Cursor c) {
   RETURN_IF_ERROR(ParseValueRef(state, c, &ref));
   const size_t index = state.ValueIndex(ref.id);
   ir::Value& value = state.program.values[index];
-  if (value.instruction.empty()) {  // not (yet) seen in an allocation
-    value.instruction = ref.instruction;
+  if (!value.instruction.valid()) {  // not (yet) seen in an allocation
+    value.instruction = state.names.Resolve(ref.instruction);
     value.index = std::move(ref.index);
     value.is_phi = ref.is_phi;
     value.color = ref.color;
@@ -35,7 +35,9 @@ absl::Status StartUsedValue(ParseState& state, Cursor c) {
 // "  tuple.810.0 {}" or "  x.65"
 absl::Status ParsePosition(ParseState& state, Cursor c, ir::Value& value) {
   ir::ValuePosition position;
-  position.instruction = c.ConsumeUntil(' ');
+  const std::string_view name = c.ConsumeUntil(' ');
+  if (name.empty()) return state.Error(c.position(), "expected the position's instruction");
+  position.instruction = state.names.Resolve(name);
   if (c.ConsumeChar(' ') && !ParseShapeIndex(c, &position.index)) {
     return state.Error(c.position(), "expected a shape index after the position's instruction");
   }
@@ -46,7 +48,9 @@ absl::Status ParsePosition(ParseState& state, Cursor c, ir::Value& value) {
 // "  add.127, operand 0" or "  tuple.5, operand 1 {0}"
 absl::Status ParseUse(ParseState& state, Cursor c, ir::Value& value) {
   ir::ValueUse use;
-  use.instruction = c.ConsumeUntil(',');
+  const std::string_view name = c.ConsumeUntil(',');
+  if (name.empty()) return state.Error(c.position(), "expected the using instruction");
+  use.instruction = state.names.Resolve(name);
   if (!c.Consume(", operand ")) return state.Error(c.position(), "expected ', operand N'");
   if (!c.ConsumeInt(&use.operand_number)) return state.Error(c.position(), "expected an operand number");
   if (c.ConsumeChar(' ') && !ParseShapeIndex(c, &use.operand_index)) {
@@ -57,18 +61,15 @@ absl::Status ParseUse(ParseState& state, Cursor c, ir::Value& value) {
 }
 
 // " from instruction: %x = ..." (also "from instruction:%x" and without ':').
-void ParseDefiningInstruction(Cursor c, ir::Value& value) {
+void ParseDefiningInstruction(ParseState& state, Cursor c, const ir::Value& value) {
   c.SkipSpaces();
   c.Consume("from instruction");
   c.SkipSpaces();
   c.ConsumeChar(':');
   c.SkipSpaces();
-  value.defining_text = c.rest();
   InstructionText parsed;
-  if (ParseInstructionText(value.defining_text, &parsed)) {
-    value.opcode = parsed.opcode;
-    value.metadata = parsed.metadata;
-  }
+  if (!value.instruction.valid() || !ParseInstructionText(c.rest(), &parsed)) return;
+  state.names.Describe(value.instruction, {parsed.opcode, parsed.metadata, parsed.shape});
 }
 
 }  // namespace
@@ -87,7 +88,7 @@ absl::Status ParseUsedValueLine(ParseState& state, std::string_view line) {
     state.used_value_part = UsedValuePart::kUses;
   } else if (c.StartsWith(" from instruction")) {
     state.used_value_part = UsedValuePart::kNone;
-    ParseDefiningInstruction(c, value);
+    ParseDefiningInstruction(state, c, value);
   } else if (c.StartsWith("  (none)")) {
     return absl::OkStatus();  // newer XLA marks an empty list so
   } else if (c.Consume("  ") && state.used_value_part == UsedValuePart::kPositions) {

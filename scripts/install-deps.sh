@@ -8,6 +8,7 @@ packages=(
   libabsl-dev libprotobuf-dev protobuf-compiler
   llvm-14-dev zlib1g-dev libzstd-dev libtinfo-dev libedit-dev libxml2-dev libffi-dev libcurl4-openssl-dev
   libgraphviz-dev graphviz
+  libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
   chromium python3

@@ -224,10 +224,10 @@ TEST(Cli, ADirectoryNamesTheModuleItChose) {
   const CommandResult r = Memplan({"analyze", "samples/xla/two_modules"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_TRUE(r.out.starts_with("Module: jit_train_step\n")) << r.out;
-  // The sizes are the two dumps' own "Total bytes used" lines.
-  EXPECT_NE(r.out.find("analyzing module jit_train_step, the largest of 2 in the dump by "
-                       "'Total bytes used'; pick another with --module. Modules: "
-                       "jit_init_params (526360 bytes), jit_train_step (83886088 bytes)"),
+  // The counts are the instruction lines of each module's text.
+  EXPECT_NE(r.out.find("reading module jit_train_step (module 2), the program with the most HLO "
+                       "instructions (15 instructions) of 2 in the dump; the others: "
+                       "jit_init_params (module 1): 12 instructions"),
             std::string::npos)
       << r.out;
 
@@ -245,7 +245,8 @@ TEST(Cli, WithOutputFileTheChoiceGoesToStderr) {
   const CommandResult r = Memplan(
       {"analyze", "-o", "report.txt", test::SourcePath("samples/xla/two_modules")}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
-  EXPECT_NE(r.err.find("analyzing module jit_train_step"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("reading module jit_train_step"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(--module picks another)"), std::string::npos) << r.err;
   EXPECT_EQ(dir.List(), std::vector<std::string>{"report.txt"});
 }
 
@@ -254,7 +255,9 @@ TEST(Cli, ModuleFlagPicksAModule) {
       Memplan({"analyze", "--module=jit_init_params", "samples/xla/two_modules"});
   ASSERT_EQ(init.exit_code, 0) << Describe(init);
   EXPECT_TRUE(init.out.starts_with("Module: jit_init_params\n")) << init.out;
-  EXPECT_NE(init.out.find("named by --module"), std::string::npos) << init.out;
+  EXPECT_NE(init.out.find("reading module jit_init_params (module 1), as named"),
+            std::string::npos)
+      << init.out;
 
   const CommandResult ambiguous = Memplan({"analyze", "--module=jit", "samples/xla/two_modules"});
   EXPECT_EQ(ambiguous.exit_code, 2) << Describe(ambiguous);
@@ -262,8 +265,39 @@ TEST(Cli, ModuleFlagPicksAModule) {
 
   const CommandResult unknown = Memplan({"analyze", "--module=jit_eval", "samples/xla/two_modules"});
   EXPECT_EQ(unknown.exit_code, 2) << Describe(unknown);
-  EXPECT_NE(unknown.err.find("jit_init_params, jit_train_step"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("module_0001.jit_init_params.cpu_after_optimizations, "
+                             "module_0002.jit_train_step.cpu_after_optimizations"),
+            std::string::npos)
+      << unknown.err;
 }
 
 }  // namespace
+TEST(Cli, ModulesListsEveryModuleAndMarksTheDefault) {
+  const CommandResult r = Memplan({"modules", "samples/xla/two_modules"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  // One row per module, by stem; the default is the one with more instructions.
+  const size_t init = r.out.find("1  jit_init_params            12  514.02 KiB  513.01 KiB");
+  const size_t train = r.out.find("*  2  jit_train_step             15   80.00 MiB           -");
+  EXPECT_NE(init, std::string::npos) << r.out;
+  EXPECT_NE(train, std::string::npos) << r.out;
+  EXPECT_LT(init, train);
+
+  const CommandResult json = Memplan({"modules", "--format=json", "samples/xla/two_modules"});
+  ASSERT_EQ(json.exit_code, 0) << Describe(json);
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json.out);
+  ASSERT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError());
+  const llvm::json::Array* rows = parsed->getAsArray();
+  ASSERT_NE(rows, nullptr);
+  ASSERT_EQ(rows->size(), 2u);
+  const llvm::json::Object* train_row = (*rows)[1].getAsObject();
+  EXPECT_EQ(train_row->getInteger("total_allocation_bytes").getValueOr(-1), 83886088);
+  EXPECT_TRUE(train_row->getBoolean("default").getValueOr(false));
+  EXPECT_EQ(train_row->getInteger("instructions").getValueOr(-1), 15);
+  EXPECT_EQ((*rows)[0].getAsObject()->getInteger("live_peak_bytes").getValueOr(-1), 525320);
+
+  const CommandResult file =
+      Memplan({"modules", "samples/xla/seed004_gpu_decode-buffer-assignment.txt"});
+  EXPECT_EQ(file.exit_code, 2) << Describe(file);
+}
+
 }  // namespace memplan

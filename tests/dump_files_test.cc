@@ -76,42 +76,62 @@ std::vector<DumpModule> TwoModules() {
   return modules.ok() ? *modules : std::vector<DumpModule>{};
 }
 
-TEST(ChooseModule, DefaultIsTheLargestByTotalBytesNotTheFirstNorTheLargestFile) {
+TEST(ChooseModule, DefaultIsTheProgramWithTheMostInstructionsNotTheMostBytes) {
   const std::vector<DumpModule> modules = TwoModules();
   ASSERT_EQ(modules.size(), 2u);
-  // The sample is built so that the larger module is neither first by name
-  // nor the larger file.
-  EXPECT_GT(std::filesystem::file_size(modules[0].files[0]),
-            std::filesystem::file_size(modules[1].files[0]));
-  absl::StatusOr<DumpModule> chosen = ChooseModule(modules, "");
+  // Counted in each module's text: the helper jit has fewer instructions
+  // (and its buffer-assignment file is the larger one).
+  EXPECT_EQ(modules[0].instruction_count_basis, InstructionCountBasis::kModuleText);
+  EXPECT_EQ(modules[0].instruction_count, 12);
+  EXPECT_EQ(modules[1].instruction_count, 15);
+  absl::StatusOr<ModuleChoice> chosen = ChooseModule(modules, "");
   ASSERT_TRUE(chosen.ok()) << chosen.status();
-  EXPECT_EQ(chosen->name, "jit_train_step");
+  EXPECT_EQ(modules[chosen->index].name, "jit_train_step");
+  EXPECT_EQ(chosen->reason, ModuleChoiceReason::kMostInstructions);
 }
 
 TEST(ChooseModule, ByNameStemOrUniqueSubstring) {
   const std::vector<DumpModule> modules = TwoModules();
   for (std::string_view wanted :
        {"jit_init_params", "module_0001.jit_init_params.cpu_after_optimizations", "init"}) {
-    absl::StatusOr<DumpModule> chosen = ChooseModule(modules, wanted);
+    absl::StatusOr<ModuleChoice> chosen = ChooseModule(modules, wanted);
     ASSERT_TRUE(chosen.ok()) << wanted << ": " << chosen.status();
-    EXPECT_EQ(chosen->name, "jit_init_params") << wanted;
+    EXPECT_EQ(modules[chosen->index].name, "jit_init_params") << wanted;
+    EXPECT_EQ(chosen->reason, ModuleChoiceReason::kNamed);
   }
 }
 
 TEST(ChooseModule, AmbiguousOrUnknownNamesListTheCandidates) {
   const std::vector<DumpModule> modules = TwoModules();
-  absl::StatusOr<DumpModule> ambiguous = ChooseModule(modules, "jit");
+  absl::StatusOr<ModuleChoice> ambiguous = ChooseModule(modules, "jit");
   ASSERT_FALSE(ambiguous.ok());
   EXPECT_EQ(ambiguous.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(ambiguous.status().message().find("several"), std::string::npos);
-  EXPECT_NE(ambiguous.status().message().find("jit_init_params, jit_train_step"),
-            std::string::npos);
-  absl::StatusOr<DumpModule> unknown = ChooseModule(modules, "jit_eval");
+  EXPECT_NE(ambiguous.status().message().find(
+                "module_0001.jit_init_params.cpu_after_optimizations, "
+                "module_0002.jit_train_step.cpu_after_optimizations"),
+            std::string::npos)
+      << ambiguous.status();
+  absl::StatusOr<ModuleChoice> unknown = ChooseModule(modules, "jit_eval");
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.status().message().find("matches no module"), std::string::npos);
 }
 
-TEST(ChooseModule, TiesGoToTheFirstStem) {
+TEST(ChooseModule, TwoModulesOfOneNameAreAmbiguousByName) {
+  std::vector<DumpModule> modules(2);
+  modules[0].name = modules[1].name = "jit_step";
+  modules[0].stem = "module_0003.jit_step.cpu_after_optimizations";
+  modules[1].stem = "module_0007.jit_step.cpu_after_optimizations";
+  absl::StatusOr<ModuleChoice> by_name = ChooseModule(modules, "jit_step");
+  ASSERT_FALSE(by_name.ok());
+  EXPECT_NE(by_name.status().message().find("module_0003"), std::string::npos);
+  EXPECT_NE(by_name.status().message().find("module_0007"), std::string::npos);
+  absl::StatusOr<ModuleChoice> by_stem = ChooseModule(modules, modules[1].stem);
+  ASSERT_TRUE(by_stem.ok());
+  EXPECT_EQ(by_stem->index, 1u);
+}
+
+TEST(ChooseModule, TiesGoToMostBytesThenTheFirstStem) {
   std::vector<DumpModule> modules(3);
   modules[0].name = "a";
   modules[0].stem = "module_0003.a";
@@ -122,10 +142,48 @@ TEST(ChooseModule, TiesGoToTheFirstStem) {
   modules[2].name = "c";
   modules[2].stem = "module_0002.c";
   modules[2].size_hint = 9;
-  absl::StatusOr<DumpModule> chosen = ChooseModule(modules, "");
+  for (DumpModule& m : modules) m.instruction_count = 4;
+  absl::StatusOr<ModuleChoice> chosen = ChooseModule(modules, "");
   ASSERT_TRUE(chosen.ok());
-  EXPECT_EQ(chosen->name, "b");
+  EXPECT_EQ(modules[chosen->index].name, "b");
+  modules[2].instruction_count = 5;  // more instructions beat more bytes
+  chosen = ChooseModule(modules, "");
+  ASSERT_TRUE(chosen.ok());
+  EXPECT_EQ(modules[chosen->index].name, "c");
   EXPECT_FALSE(ChooseModule({}, "").ok());
+}
+
+TEST(FindDumpModules, ReadsDirectoriesOfProtosOrReportsAndPrefersTheBufferAssignment) {
+  test::TempDir dir;
+  namespace fs = std::filesystem;
+  const fs::path jax = test::SourcePath("samples/jax/mlp_train_step");
+  const std::string stem = "jit_mlp_train_step.cpu_after_optimizations";
+  fs::copy_file(jax / (stem + ".hlo.pb"), dir.File("module_0004." + stem + ".hlo.pb"));
+  // XLA's dump of the module before optimizations has no buffer assignment.
+  test::WriteFile(dir.File("module_0004.jit_mlp_train_step.before_optimizations.hlo.pb"), "x");
+  test::WriteFile(dir.File("module_0002.jit_helper.cpu_after_optimizations-memory-usage-report.txt"),
+                  test::ReadFileOrDie(jax / (stem + "-memory-usage-report.txt")));
+  absl::StatusOr<std::vector<DumpModule>> modules = FindDumpModules(dir.path());
+  ASSERT_TRUE(modules.ok()) << modules.status();
+  ASSERT_EQ(modules->size(), 2u);
+  EXPECT_TRUE((*modules)[0].files[0].ends_with("-memory-usage-report.txt"));
+  EXPECT_TRUE((*modules)[1].files[0].ends_with(".hlo.pb"));
+  EXPECT_EQ((*modules)[1].number, 4);
+  absl::StatusOr<LoadedProgram> loaded = LoadProgram(dir.path(), {});
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+
+  // With the text dump beside it, the buffer assignment is read instead.
+  for (std::string_view suffix : {"-buffer-assignment.txt", "-buffer-assignment-values.txt",
+                                  "-live-range.txt", ".txt"}) {
+    fs::copy_file(jax / (stem + std::string(suffix)),
+                  dir.File("module_0004." + stem + std::string(suffix)));
+  }
+  modules = FindDumpModules(dir.path());
+  ASSERT_TRUE(modules.ok()) << modules.status();
+  ASSERT_EQ(modules->size(), 2u);
+  EXPECT_TRUE((*modules)[1].files[0].ends_with("-buffer-assignment.txt"));
+  EXPECT_EQ((*modules)[1].instruction_count_basis, InstructionCountBasis::kModuleText);
+  EXPECT_GT((*modules)[1].instruction_count, 100);
 }
 
 TEST(LoadProgram, ADirectorySaysWhichModuleAndWhy) {
@@ -134,15 +192,16 @@ TEST(LoadProgram, ADirectorySaysWhichModuleAndWhy) {
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(loaded->program.module_name, "jit_train_step");
   EXPECT_EQ(loaded->modules.size(), 2u);
-  EXPECT_NE(loaded->choice.find("jit_train_step"), std::string::npos) << loaded->choice;
-  EXPECT_NE(loaded->choice.find("largest of 2"), std::string::npos) << loaded->choice;
+  ASSERT_TRUE(loaded->choice.has_value());
+  EXPECT_EQ(loaded->choice->reason, ModuleChoiceReason::kMostInstructions);
 
   LoadOptions named;
   named.module = "jit_init_params";
-  absl::StatusOr<LoadedProgram> init = LoadProgram(test::SourcePath("samples/xla/two_modules"), named);
+  absl::StatusOr<LoadedProgram> init =
+      LoadProgram(test::SourcePath("samples/xla/two_modules"), named);
   ASSERT_TRUE(init.ok()) << init.status();
   EXPECT_EQ(init->program.module_name, "jit_init_params");
-  EXPECT_NE(init->choice.find("--module"), std::string::npos) << init->choice;
+  EXPECT_EQ(init->choice->reason, ModuleChoiceReason::kNamed);
 }
 
 TEST(LoadProgram, ASingleFileNeedsNoChoice) {
@@ -152,7 +211,7 @@ TEST(LoadProgram, ASingleFileNeedsNoChoice) {
       {});
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(loaded->program.module_name, "jit_train_step");
-  EXPECT_TRUE(loaded->choice.empty());
+  EXPECT_FALSE(loaded->choice.has_value());
   EXPECT_EQ(loaded->program.source_files.size(), 1u);
 }
 

@@ -15,6 +15,7 @@
 #include "ir/strings.h"
 #include "parsers/load_program.h"
 #include "viz/html_page.h"
+#include "viz/describe.h"
 #include "viz/html_report.h"
 #include "viz/svg.h"
 
@@ -79,7 +80,7 @@ Rendered RenderSample(const std::string& relative, const HtmlReportLimits& limit
   analyzer::Analysis::Options options;
   options.top_n = limits.table_rows;
   const analyzer::Analysis analysis = analyzer::Analysis::Run(loaded->program, options);
-  std::string html = RenderHtmlReport({loaded->program, analysis, loaded->choice, limits});
+  std::string html = RenderHtmlReport({loaded->program, analysis, viz::DescribeModuleChoice(*loaded), limits});
   return {std::move(*loaded), std::move(html)};
 }
 
@@ -196,7 +197,9 @@ TEST(HtmlReport, WithoutLiveRanges) {
   for (int i = 0; i < 3; ++i) {
     ir::Value v;
     v.id = ir::ValueId(i);
-    v.instruction = program.Intern(StrCat("fusion.", i, "<&>"));
+    ir::Instruction instruction;
+    instruction.name = program.Intern(StrCat("fusion.", i, "<&>"));
+    v.instruction = program.module.AddInstruction(instruction);
     v.size = 256;
     v.offset = 256 * i;
     v.allocation = a.id;
@@ -222,13 +225,6 @@ ir::Program MillionValueProgram(int64_t n) {
   program.input_format = "buffer-assignment";
   program.source_files = {"generated"};
   const int64_t steps = n / 4 + 2;
-  program.schedule.instructions.reserve(steps);
-  for (int64_t s = 0; s < steps; ++s) {
-    program.schedule.instructions.push_back(program.Intern(StrCat("fusion.", s)));
-  }
-  program.schedule.max_time = steps - 1;
-  program.has_live_ranges = true;
-
   std::vector<std::string_view> op_names, op_types = {program.Intern("dot"),
                                                       program.Intern("add"),
                                                       program.Intern("reduce")};
@@ -238,6 +234,20 @@ ir::Program MillionValueProgram(int64_t n) {
     }
   }
   const std::string_view source = program.Intern("model.py");
+  program.schedule.instructions.reserve(steps);
+  for (int64_t s = 0; s < steps; ++s) {
+    ir::Instruction instruction;
+    instruction.name = program.Intern(StrCat("fusion.", s));
+    instruction.opcode = ir::Opcode::kFusion;
+    instruction.opcode_text = "fusion";
+    instruction.metadata.op_type = op_types[s % op_types.size()];
+    instruction.metadata.op_name = op_names[s % op_names.size()];
+    instruction.metadata.source_file = source;
+    instruction.metadata.source_line = static_cast<int64_t>(s % 2000) + 1;
+    program.schedule.instructions.push_back(program.module.AddInstruction(instruction));
+  }
+  program.schedule.max_time = steps - 1;
+  program.has_live_ranges = true;
 
   ir::Allocation param;
   param.id = ir::AllocationId(0);
@@ -253,7 +263,7 @@ ir::Program MillionValueProgram(int64_t n) {
   output.maybe_live_out = true;
 
   program.values.reserve(n + 2);
-  auto add = [&](ir::Allocation& a, std::string_view instruction, ir::ShapeIndex index,
+  auto add = [&](ir::Allocation& a, ir::InstructionId instruction, ir::ShapeIndex index,
                  int64_t size, int64_t offset, ir::LiveRange range) {
     ir::Value v;
     v.id = ir::ValueId(static_cast<int64_t>(program.values.size()));
@@ -263,11 +273,6 @@ ir::Program MillionValueProgram(int64_t n) {
     v.offset = offset;
     v.allocation = a.id;
     v.live_range = range;
-    const size_t k = program.values.size();
-    v.metadata.op_type = op_types[k % op_types.size()];
-    v.metadata.op_name = op_names[k % op_names.size()];
-    v.metadata.source_file = source;
-    v.metadata.source_line = static_cast<int64_t>(k % 2000) + 1;
     v.shape_text = "f32[...]";
     a.values.push_back(v.id);
     program.values.push_back(std::move(v));

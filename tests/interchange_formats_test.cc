@@ -74,7 +74,7 @@ TEST_P(InterchangeFormats, DotParsesAndIsCapped) {
   const size_t drawn = CountOf(dot, "[shape=ellipse");
   EXPECT_EQ(drawn, std::min<size_t>(candidates, 5));
   EXPECT_EQ(CountOf(dot, "\"left out\" [shape=note"), candidates > 5 ? 1u : 0u);
-  if (l.analysis.peak && !l.analysis.peak->instruction.empty() && drawn > 0) {
+  if (l.analysis.peak && l.analysis.peak->instruction.valid() && drawn > 0) {
     EXPECT_NE(dot.find("at the peak, step " + std::to_string(l.analysis.peak->step)),
               std::string::npos);
   }

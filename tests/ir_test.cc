@@ -197,12 +197,17 @@ TEST(Program, FindsValuesAndAllocationsById) {
   EXPECT_EQ(p.FindAllocation(ir::AllocationId()), nullptr);
 }
 
-TEST(Value, DisplayNameAddsTheIndexOnlyWhenThereIsOne) {
+TEST(Value, NameAddsTheIndexOnlyWhenThereIsOne) {
+  ir::Program p;
+  ir::Instruction instruction;
+  instruction.name = "custom-call.19.0";
   ir::Value v;
-  v.instruction = "custom-call.19.0";
-  EXPECT_EQ(v.DisplayName(), "custom-call.19.0");
+  v.instruction = p.module.AddInstruction(instruction);
+  EXPECT_EQ(p.ValueName(v), "custom-call.19.0");
   v.index = {1};
-  EXPECT_EQ(v.DisplayName(), "custom-call.19.0{1}");
+  EXPECT_EQ(p.ValueName(v), "custom-call.19.0{1}");
+  v.instruction = ir::InstructionId();
+  EXPECT_EQ(p.ValueName(v), "{1}");
 }
 
 TEST(StrongId, DefaultIsInvalidAndIdsOrder) {

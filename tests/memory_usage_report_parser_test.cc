@@ -27,13 +27,15 @@ namespace fs = std::filesystem;
 
 absl::StatusOr<ir::Program> Report(std::string_view text,
                                    std::string name = "r-memory-usage-report.txt") {
-  return parsers::ParseMemoryUsageReport({parsers::SourceText::FromString(name, text)}, "m");
+  return parsers::ParseMemoryUsageReport({parsers::SourceText::FromString(name, text)}, ir::Program::Named("m"));
 }
 
-bool HasNote(const ir::Program& p, std::string_view needle) {
-  return std::any_of(p.notes.begin(), p.notes.end(), [&](const std::string& n) {
-    return n.find(needle) != std::string::npos;
-  });
+// The first note with `code`, or nullptr.
+const ir::Note* FindNote(const ir::Program& p, ir::NoteCode code) {
+  for (const ir::Note& n : p.notes) {
+    if (n.code == code) return &n;
+  }
+  return nullptr;
 }
 
 std::string ErrorOf(std::string_view text) {
@@ -126,8 +128,8 @@ TEST(MemoryUsageReportNewest, OneAllocationPerTableAndOneValuePerRow) {
   EXPECT_EQ(p->values[3].allocation.value(), 2);
   EXPECT_EQ(p->values[3].color, 5);
   EXPECT_EQ(p->allocations[0].values.size(), 2u);
-  EXPECT_TRUE(HasNote(*p, "categories (argument/output/temp) are not in this report"));
-  EXPECT_FALSE(HasNote(*p, "lie in no listed row"));  // 1056 + 8 + 64 as stated
+  EXPECT_NE(FindNote(*p, ir::NoteCode::kReportNoAllocationHeaders), nullptr);
+  EXPECT_EQ(FindNote(*p, ir::NoteCode::kReportBytesOutsideRows), nullptr);  // 1056 + 8 + 64
   EXPECT_EQ(p->diagnostics.total(), 0);
 }
 
@@ -141,7 +143,8 @@ TEST(MemoryUsageReportNewest, TheRestLineIsNotedAndTheRowsAreMissing) {
       "  The rest 7 values are less than 5% of the total size and not shown.\n");
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(p->values.size(), 1u);
-  EXPECT_TRUE(HasNote(*p, "leaves out 7 table rows (each less than 5%"));
+  ASSERT_NE(FindNote(*p, ir::NoteCode::kReportOmitsRows), nullptr);
+  EXPECT_EQ(FindNote(*p, ir::NoteCode::kReportOmitsRows)->numbers, (std::vector<int64_t>{7, 5}));
 }
 
 TEST(MemoryUsageReportNewest, RowWhoseShapesDoNotGiveItsSizeKeepsThePrintedSize) {
@@ -153,7 +156,9 @@ TEST(MemoryUsageReportNewest, RowWhoseShapesDoNotGiveItsSizeKeepsThePrintedSize)
       "    2.00MiB(100%);    2.00MiB;            0;                1; f32[8]\n");
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(p->values[0].size, 2097152);
-  EXPECT_TRUE(HasNote(*p, "1 value sizes are rounded"));
+  ASSERT_NE(FindNote(*p, ir::NoteCode::kReportRoundedValueSizes), nullptr);
+  EXPECT_EQ(FindNote(*p, ir::NoteCode::kReportRoundedValueSizes)->numbers,
+            std::vector<int64_t>{1});
   EXPECT_EQ(p->diagnostics.total(), 1);
 }
 
@@ -218,7 +223,7 @@ TEST(MemoryUsageReportNewest, SamplesMatchTheirBufferAssignments) {
       EXPECT_EQ(p.allocations.size(), truth->program.allocations.size());
     } else {
       EXPECT_LT(stats.total_allocation_bytes, *p.stated_total_bytes);
-      EXPECT_TRUE(HasNote(p, "bytes of the stated total lie in no listed row"));
+      EXPECT_NE(FindNote(p, ir::NoteCode::kReportBytesOutsideRows), nullptr);
     }
   }
 }
@@ -234,7 +239,8 @@ TEST(MemoryUsageReport2024, Seed004SampleGivesTheDumpsNumbersExactly) {
   EXPECT_EQ(p.input_format, "memory-usage-report");
   EXPECT_EQ(p.module_name, "seed004_gpu_decode");
   EXPECT_EQ(p.stated_total_bytes, 1093622736);  // "Total bytes used: 1093622736 (1.02GiB)"
-  EXPECT_FALSE(HasNote(p, "rounded"));
+  EXPECT_EQ(FindNote(p, ir::NoteCode::kReportRoundedAllocationSizes), nullptr);
+  EXPECT_EQ(FindNote(p, ir::NoteCode::kReportRoundedValueSizes), nullptr);
   EXPECT_EQ(p.diagnostics.total(), 0);
 
   auto truth = parsers::LoadProgram(
@@ -316,7 +322,9 @@ TEST(MemoryUsageReport2024, HeadersGiveAllocationsWithExactSizesWhereDerivable) 
   EXPECT_EQ(p->values[0].offset, 524288);
   EXPECT_EQ(p->values[0].size, 524288);
   EXPECT_EQ(p->values[0].allocation.value(), 3);
-  EXPECT_TRUE(HasNote(*p, "2 of 5 allocation sizes are rounded"));
+  ASSERT_NE(FindNote(*p, ir::NoteCode::kReportRoundedAllocationSizes), nullptr);
+  EXPECT_EQ(FindNote(*p, ir::NoteCode::kReportRoundedAllocationSizes)->numbers,
+            (std::vector<int64_t>{2, 5}));
   EXPECT_EQ(p->diagnostics.total(), 0);
 }
 
@@ -332,7 +340,8 @@ TEST(MemoryUsageReport2024, TheLastUnknownSizeComesFromTheStatedTotal) {
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(p->allocations[2].size, 2097152);  // from its shape
   EXPECT_EQ(p->allocations[1].size, 4194292 - 2097152 - 1048576 - 40 - 24);
-  EXPECT_FALSE(HasNote(*p, "rounded"));
+  EXPECT_EQ(FindNote(*p, ir::NoteCode::kReportRoundedAllocationSizes), nullptr);
+  EXPECT_EQ(FindNote(*p, ir::NoteCode::kReportRoundedValueSizes), nullptr);
 }
 
 TEST(MemoryUsageReport2024, SummaryAloneStillGivesAllocations) {
@@ -340,7 +349,9 @@ TEST(MemoryUsageReport2024, SummaryAloneStillGivesAllocations) {
   auto p = Report(text);
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(p->allocations.size(), 3u);
-  EXPECT_TRUE(HasNote(*p, "leaves out 2 small allocations"));
+  ASSERT_NE(FindNote(*p, ir::NoteCode::kReportOmitsAllocations), nullptr);
+  EXPECT_EQ(FindNote(*p, ir::NoteCode::kReportOmitsAllocations)->numbers,
+            std::vector<int64_t>{2});
 }
 
 // ------------------------------------------------------------------- errors

@@ -18,13 +18,15 @@ namespace memplan {
 namespace {
 
 absl::StatusOr<ir::Program> Oom(std::string_view text) {
-  return parsers::ParseOomMessage({parsers::SourceText::FromString("oom.txt", text)}, "m");
+  return parsers::ParseOomMessage({parsers::SourceText::FromString("oom.txt", text)}, ir::Program::Named("m"));
 }
 
-bool HasNote(const ir::Program& p, std::string_view needle) {
-  return std::any_of(p.notes.begin(), p.notes.end(), [&](const std::string& n) {
-    return n.find(needle) != std::string::npos;
-  });
+// The first note with `code`, or nullptr.
+const ir::Note* FindNote(const ir::Program& p, ir::NoteCode code) {
+  for (const ir::Note& n : p.notes) {
+    if (n.code == code) return &n;
+  }
+  return nullptr;
 }
 
 std::string ErrorOf(std::string_view text) {
@@ -55,27 +57,29 @@ TEST(OomMessageGpu, SampleGivesStatsAndPeakBuffers) {
   EXPECT_EQ(s.total, 14194866913);                // "13.22GiB"
   EXPECT_EQ(s.fragmentation, 1599875318);         // "1.49GiB (11.27%)"
   EXPECT_FALSE(s.alias.has_value());
-  EXPECT_TRUE(HasNote(p, "trying to allocate 12103213056 bytes"));
-  EXPECT_TRUE(HasNote(p, "category totals are rounded"));
-  EXPECT_TRUE(HasNote(p, "alias bytes unknown"));
+  ASSERT_NE(FindNote(p, ir::NoteCode::kOomAllocationFailed), nullptr);
+  EXPECT_EQ(FindNote(p, ir::NoteCode::kOomAllocationFailed)->numbers,
+            std::vector<int64_t>{12103213056});
+  EXPECT_NE(FindNote(p, ir::NoteCode::kOomCategoriesRounded), nullptr);
+  EXPECT_NE(FindNote(p, ir::NoteCode::kOomAliasUnknown), nullptr);
 
   ASSERT_EQ(p.values.size(), 7u);
   for (size_t i = 0; i < p.values.size(); ++i) EXPECT_EQ(p.values[i].id.value(), i + 1);
   const ir::Value& logits = p.values[0];
-  EXPECT_EQ(logits.instruction, "Buffer 1");
+  EXPECT_EQ(test::NameOf(p, logits.instruction), "Buffer 1");
   EXPECT_EQ(logits.size, 3293642752);  // "3.07GiB", exact from f32[8,2048,50257]
   EXPECT_EQ(logits.shape_text, "f32[8,2048,50257]");
-  EXPECT_EQ(logits.opcode, "custom-call");
-  EXPECT_EQ(logits.metadata.source_file, "/home/user/gpt/model.py");
-  EXPECT_EQ(logits.metadata.source_line, 212);
-  EXPECT_TRUE(logits.metadata.op_name.starts_with("jit(train_step)/jit(main)/jvp(GPT)/lm_head/"));
-  EXPECT_EQ(p.values[1].metadata.op_type, "convert");
+  EXPECT_EQ(test::Defining(p, logits).opcode_text, "custom-call");
+  EXPECT_EQ(test::Defining(p, logits).metadata.source_file, "/home/user/gpt/model.py");
+  EXPECT_EQ(test::Defining(p, logits).metadata.source_line, 212);
+  EXPECT_TRUE(test::Defining(p, logits).metadata.op_name.starts_with("jit(train_step)/jit(main)/jvp(GPT)/lm_head/"));
+  EXPECT_EQ(test::Defining(p, p.values[1]).metadata.op_type, "convert");
   const ir::Value& embedding = p.values[4];
-  EXPECT_EQ(embedding.opcode, "parameter");  // "Entry Parameter Subshape:"
+  EXPECT_EQ(test::Defining(p, embedding).opcode, ir::Opcode::kParameter);  // "Entry Parameter Subshape:"
   EXPECT_EQ(embedding.shape_text, "f32[50257,1024]");
   EXPECT_EQ(embedding.size, 205852672);
-  EXPECT_TRUE(embedding.metadata.empty());
-  EXPECT_FALSE(HasNote(p, "buffer sizes are rounded"));  // every shape gives its size
+  EXPECT_TRUE(test::Defining(p, embedding).metadata.empty());
+  EXPECT_EQ(FindNote(p, ir::NoteCode::kOomRoundedBufferSizes), nullptr);  // shapes give sizes
 }
 
 TEST(OomMessageGpu, AnalyzeTakesTheStatedCategories) {
@@ -134,12 +138,15 @@ TEST(OomMessageGpu, LogPrefixOnEveryLineAndEscapedQuotes) {
   EXPECT_EQ(p->stated_categories->total, 1048576);
   EXPECT_FALSE(p->stated_categories->constant.has_value());
   ASSERT_EQ(p->values.size(), 1u);
-  EXPECT_EQ(p->values[0].metadata.op_name, "a \\\"b\\\" c");  // as printed, escapes kept
-  EXPECT_EQ(p->values[0].metadata.source_line, 9);
+  EXPECT_EQ(test::Defining(*p, p->values[0]).metadata.op_name, "a \\\"b\\\" c");  // as printed, escapes kept
+  EXPECT_EQ(test::Defining(*p, p->values[0]).metadata.source_line, 9);
   EXPECT_EQ(p->values[0].size, 1048576);
   // A tuple's shape gives its pointer table, not the printed size.
-  EXPECT_TRUE(HasNote(*p, "1 buffer sizes are rounded"));
-  EXPECT_TRUE(HasNote(*p, "trying to allocate 1048576 bytes"));
+  ASSERT_NE(FindNote(*p, ir::NoteCode::kOomRoundedBufferSizes), nullptr);
+  EXPECT_EQ(FindNote(*p, ir::NoteCode::kOomRoundedBufferSizes)->numbers, std::vector<int64_t>{1});
+  ASSERT_NE(FindNote(*p, ir::NoteCode::kOomAllocationFailed), nullptr);
+  EXPECT_EQ(FindNote(*p, ir::NoteCode::kOomAllocationFailed)->numbers,
+            std::vector<int64_t>{1048576});
   EXPECT_EQ(p->diagnostics.total(), 0);
 }
 
@@ -169,19 +176,27 @@ TEST(OomMessageTpu, SampleGivesUsageOutputTempAndLargestAllocations) {
   EXPECT_EQ(s.alias, 2684354560);            // "shares 2.50G with arguments"
   EXPECT_EQ(s.preallocated_temp, 17297980785);  // "HLO temp 16.11G"
   EXPECT_FALSE(s.total.has_value());
-  EXPECT_TRUE(HasNote(p, "Ran out of memory in memory space hbm. Used 18.62G of 15.48G hbm."));
-  EXPECT_TRUE(HasNote(p, "allocation types of the listed buffers: HLO temp x3"));
+  ASSERT_NE(FindNote(p, ir::NoteCode::kQuotedFromInput), nullptr);
+  EXPECT_EQ(FindNote(p, ir::NoteCode::kQuotedFromInput)->texts,
+            std::vector<std::string>{
+                "Ran out of memory in memory space hbm. Used 18.62G of 15.48G hbm. Exceeded "
+                "hbm capacity by 3.14G."});
+  const ir::Note* types = FindNote(p, ir::NoteCode::kOomAllocationTypes);
+  ASSERT_NE(types, nullptr);
+  ASSERT_FALSE(types->texts.empty());
+  EXPECT_EQ(types->texts[0], "HLO temp");
+  EXPECT_EQ(types->numbers[0], 3);
 
   ASSERT_EQ(p.values.size(), 3u);
-  EXPECT_EQ(p.values[0].instruction, "fusion.2231");
-  EXPECT_EQ(p.values[0].opcode, "fusion");
+  EXPECT_EQ(test::NameOf(p, p.values[0].instruction), "fusion.2231");
+  EXPECT_EQ(test::Defining(p, p.values[0]).opcode_text, "fusion");
   EXPECT_EQ(p.values[0].size, 3221225472);  // bf16[8,2048,98304] gives "3.00G" exactly
-  EXPECT_EQ(p.values[1].instruction, "convolution.77");
-  EXPECT_EQ(p.values[1].opcode, "convolution");
-  EXPECT_EQ(p.values[2].instruction, "copy.12");
-  EXPECT_EQ(p.values[2].opcode, "copy");
+  EXPECT_EQ(test::NameOf(p, p.values[1].instruction), "convolution.77");
+  EXPECT_EQ(test::Defining(p, p.values[1]).opcode_text, "convolution");
+  EXPECT_EQ(test::NameOf(p, p.values[2].instruction), "copy.12");
+  EXPECT_EQ(test::Defining(p, p.values[2]).opcode_text, "copy");
   EXPECT_EQ(p.values[2].size, 269484032);  // "257.00M": padded, no shape gives it
-  EXPECT_EQ(p.values[0].metadata.source_line, 519);
+  EXPECT_EQ(test::Defining(p, p.values[0]).metadata.source_line, 519);
 
   const analyzer::MemoryStats stats = analyzer::ComputeMemoryStats(p);
   EXPECT_EQ(stats.alias_bytes, 2684354560);

@@ -11,7 +11,9 @@
 
 #include "analyzer/analysis.h"
 #include "analyzer/attribution.h"
+#include "analyzer/source_resolution.h"
 #include "parsers/load_program.h"
+#include "tests/test_util.h"
 
 namespace memplan {
 namespace {
@@ -69,15 +71,24 @@ TEST(ProtoGroundTruth, TextAndProtoAgreeValueByValue) {
       const ir::Value* p = proto.program.FindValue(t.id);
       if (!p || !t.allocation.valid()) continue;
       ++compared;
-      EXPECT_EQ(t.instruction, p->instruction) << t.id.value();
-      EXPECT_EQ(t.index, p->index) << t.DisplayName();
-      EXPECT_EQ(t.size, p->size) << t.DisplayName();
-      EXPECT_EQ(t.allocation, p->allocation) << t.DisplayName();
-      EXPECT_EQ(t.offset, p->offset) << t.DisplayName();
+      const std::string name = text.program.ValueName(t);
+      EXPECT_EQ(test::NameOf(text.program, t.instruction),
+                test::NameOf(proto.program, p->instruction))
+          << t.id.value();
+      EXPECT_EQ(t.index, p->index) << name;
+      EXPECT_EQ(t.size, p->size) << name;
+      EXPECT_EQ(t.allocation, p->allocation) << name;
+      EXPECT_EQ(t.offset, p->offset) << name;
       // Stack frames come from the HLO text beside the dump, or the proto.
-      EXPECT_EQ(analyzer::AttributionPath(text.program, t, analyzer::AttributionKey::kSource),
-                analyzer::AttributionPath(proto.program, *p, analyzer::AttributionKey::kSource))
-          << t.DisplayName();
+      const ir::OpMetadata& tm = test::Defining(text.program, t).metadata;
+      const ir::OpMetadata& pm = test::Defining(proto.program, *p).metadata;
+      const auto ts = analyzer::CallStackOf(text.program.module, tm);
+      const auto ps = analyzer::CallStackOf(proto.program.module, pm);
+      ASSERT_EQ(ts.size(), ps.size()) << name;
+      for (size_t k = 0; k < ts.size(); ++k) EXPECT_EQ(*ts[k], *ps[k]) << name;
+      EXPECT_EQ(analyzer::SourceLocationOf(text.program.module, tm).line,
+                analyzer::SourceLocationOf(proto.program.module, pm).line)
+          << name;
     }
     EXPECT_GT(compared, 0);
   }
@@ -137,20 +148,20 @@ TEST(ProtoGroundTruth, InstructionsMatchTheHloText) {
       names_in_text.insert(line.substr(at + 1, eq - at - 1));
     }
     std::set<std::string> names_in_proto;
-    std::set<int64_t> ids;
     bool has_fused = false;
-    for (const ir::Instruction& i : proto.program.instructions) {
+    const ir::Module& module = proto.program.module;
+    for (const ir::Instruction& i : module.instructions()) {
       names_in_proto.insert(std::string(i.name));
-      ids.insert(i.id);
-      has_fused = has_fused || i.computation.find("fused") != std::string_view::npos;
+      ASSERT_TRUE(module.contains(i.computation)) << i.name;
+      has_fused = has_fused || module.computation(i.computation).name.find("fused") !=
+                                   std::string_view::npos;
+      for (ir::InstructionId operand : i.operands) EXPECT_TRUE(module.contains(operand)) << i.name;
     }
     EXPECT_EQ(names_in_proto, names_in_text);
     EXPECT_TRUE(has_fused);
-    for (const ir::Instruction& i : proto.program.instructions) {
-      for (int64_t operand : i.operand_ids) EXPECT_TRUE(ids.count(operand)) << i.name;
-    }
+    EXPECT_TRUE(module.gaps.empty());
     for (const ir::Value& v : proto.program.values) {
-      EXPECT_TRUE(names_in_proto.count(std::string(v.instruction))) << v.DisplayName();
+      EXPECT_TRUE(module.contains(v.instruction)) << proto.program.ValueName(v);
     }
   }
 }
@@ -163,7 +174,8 @@ TEST(ProtoGroundTruth, AttributionTreesSumToTheirValues) {
     ASSERT_TRUE(analysis.peak.has_value());
     for (auto key : {analyzer::AttributionKey::kOpName, analyzer::AttributionKey::kSource,
                      analyzer::AttributionKey::kOpType}) {
-      const auto root = analyzer::Attribute(loaded.program, analysis.peak->values, key);
+      const auto root =
+          analyzer::Attribute(loaded.program, analysis.origins, analysis.peak->values, key);
       EXPECT_EQ(root.bytes, analysis.peak->bytes);
       std::vector<const analyzer::AttributionNode*> stack = {&root};
       while (!stack.empty()) {

@@ -52,7 +52,7 @@ absl::StatusOr<ir::Program> ParseTexts(
   for (const auto& [name, contents] : files) {
     sources.push_back(parsers::SourceText::FromString(name, contents));
   }
-  return parsers::ParseBufferAssignment(sources, "test_module");
+  return parsers::ParseBufferAssignment(sources, ir::Program::Named("test_module"));
 }
 
 absl::StatusOr<ir::Program> ParseText(std::string_view text, std::string name) {

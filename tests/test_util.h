@@ -29,6 +29,16 @@ absl::StatusOr<ir::Program> ParseTexts(
     const std::vector<std::pair<std::string, std::string>>& files);
 absl::StatusOr<ir::Program> ParseText(std::string_view text, std::string name = "t.txt");
 
+// The name of instruction `id` ("" for an invalid id): tests compare names
+// where a reader knows them.
+inline std::string_view NameOf(const ir::Program& program, ir::InstructionId id) {
+  return program.InstructionName(id);
+}
+// The instruction defining `value` (requires a valid instruction id).
+inline const ir::Instruction& Defining(const ir::Program& program, const ir::Value& value) {
+  return program.DefiningInstruction(value);
+}
+
 // One input `memplan analyze` is run on in the invariant and golden tests.
 struct Sample {
   std::string name;    // test and golden-file name: "seed004", "jax_scan_loop"

@@ -3,6 +3,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 #include "viz/analyze_report.h"
+#include "viz/describe.h"
 
 namespace memplan::viz {
 namespace {
@@ -33,11 +34,13 @@ void WriteIndex(OStream& j, llvm::StringRef key, const ir::ShapeIndex& index) {
   });
 }
 
-void WriteValue(OStream& j, const ir::Program& program, const ir::Value& v) {
+void WriteValue(OStream& j, const ir::Program& program, const analyzer::Analysis& analysis,
+                const ir::Value& v) {
+  const ValueLabels labels = LabelsOf(program, analysis, v);
   j.object([&] {
     j.attribute("id", v.id.value());
-    j.attribute("name", Text(v.DisplayName()));
-    j.attribute("instruction", Text(v.instruction));
+    j.attribute("name", Text(labels.name));
+    j.attribute("instruction", Text(program.InstructionName(v.instruction)));
     WriteIndex(j, "index", v.index);
     j.attribute("size", v.size);
     j.attribute("allocation", v.allocation.valid() ? llvm::json::Value(v.allocation.value())
@@ -49,10 +52,13 @@ void WriteValue(OStream& j, const ir::Program& program, const ir::Value& v) {
     } else {
       j.attribute("category", nullptr);
     }
-    StringOrNull(j, "opcode", v.opcode);
-    StringOrNull(j, "op_type", v.metadata.op_type);
-    StringOrNull(j, "op_name", v.metadata.op_name);
-    const ir::Program::SourceLocation source = program.SourceOf(v.metadata);
+    StringOrNull(j, "opcode", labels.opcode);
+    StringOrNull(j, "op_type", labels.op_type);
+    StringOrNull(j, "op_name", labels.op_name);
+    const analyzer::ValueOrigin& origin = analysis.OriginOf(program, v);
+    const analyzer::SourceLocation source =
+        origin.source != nullptr ? analyzer::SourceLocationOf(program.module, *origin.source)
+                                 : analyzer::SourceLocation();
     StringOrNull(j, "source_file", source.file);
     if (source.line > 0) {
       j.attribute("source_line", source.line);
@@ -71,9 +77,9 @@ void WriteValue(OStream& j, const ir::Program& program, const ir::Value& v) {
 }
 
 void WriteValueList(OStream& j, llvm::StringRef key, const ir::Program& program,
-                    const std::vector<ir::ValueId>& ids) {
+                    const analyzer::Analysis& analysis, const std::vector<ir::ValueId>& ids) {
   j.attributeArray(key, [&] {
-    for (ir::ValueId id : ids) WriteValue(j, program, *program.FindValue(id));
+    for (ir::ValueId id : ids) WriteValue(j, program, analysis, *program.FindValue(id));
   });
 }
 
@@ -141,7 +147,7 @@ void WritePeak(OStream& j, const AnalyzeReportInput& input) {
   j.attributeObject("live_peak", [&] {
     j.attribute("bytes", peak->bytes);
     j.attribute("step", peak->step);
-    StringOrNull(j, "instruction", peak->instruction);
+    StringOrNull(j, "instruction", InstructionLabel(input.program, peak->instruction));
     j.attribute("last_step", input.analysis.timeline.last_step);
     WriteBytesByCategory(j, "bytes_by_category", peak->bytes_by_category);
     if (const auto& stated = input.analysis.stated_peak) {
@@ -157,13 +163,13 @@ void WritePeak(OStream& j, const AnalyzeReportInput& input) {
         }
         j.attribute("list_reproduced", stated->list_reproduced);
         j.attribute("matches", stated->matches);
-        StringOrNull(j, "explanation", stated->explanation);
+        StringOrNull(j, "explanation", DescribeStatedPeakMismatch(*stated, *peak));
       });
     } else {
       j.attribute("stated", nullptr);
     }
     j.attribute("value_count", static_cast<int64_t>(peak->values.size()));
-    WriteValueList(j, "values", input.program, peak->values);
+    WriteValueList(j, "values", input.program, input.analysis, peak->values);
   });
 }
 
@@ -208,7 +214,7 @@ void WriteAttribution(OStream& j, const analyzer::Analysis& analysis) {
   }
   j.attributeObject("attribution", [&] {
     j.attribute("by", Ref(analyzer::AttributionKeyName(analysis.attribution_key)));
-    j.attribute("scope", Text(analysis.attribution_scope));
+    j.attribute("scope", Ref(AttributionScopeName(analysis.attribution_scope)));
     j.attributeBegin("root");
     WriteAttributionNode(j, analysis.attribution);
     j.attributeEnd();
@@ -251,7 +257,18 @@ void WriteAnalyzeJson(const AnalyzeReportInput& input, llvm::raw_ostream& os) {
     StringOrNull(j, "module_choice", input.choice);
     j.attribute("input_format", program.input_format);
     j.attributeArray("notes", [&] {
-      for (const std::string& note : program.notes) j.value(Text(note));
+      for (const ir::Note& note : program.notes) {
+        j.object([&] {
+          j.attribute("code", Ref(ir::NoteCodeName(note.code)));
+          j.attributeArray("numbers", [&] {
+            for (int64_t n : note.numbers) j.value(n);
+          });
+          j.attributeArray("texts", [&] {
+            for (const std::string& t : note.texts) j.value(Text(t));
+          });
+          j.attribute("text", Text(DescribeNote(note)));
+        });
+      }
     });
     j.attribute("total_allocation_bytes", s.total_allocation_bytes);
     if (s.stated_total_bytes) {
@@ -278,7 +295,7 @@ void WriteAnalyzeJson(const AnalyzeReportInput& input, llvm::raw_ostream& os) {
       }
     });
     j.attribute("value_count", static_cast<int64_t>(program.values.size()));
-    WriteValueList(j, "top_values", program, input.analysis.top_values);
+    WriteValueList(j, "top_values", program, input.analysis, input.analysis.top_values);
     WriteWarnings(j, program);
   });
   os << "\n";

@@ -29,7 +29,7 @@ std::string RenderAnalyzeJson(const AnalyzeReportInput& input);
 void WriteAnalyzeJson(const AnalyzeReportInput& input, llvm::raw_ostream& os);
 
 // The JSON document's schema version; bump on incompatible change.
-inline constexpr int kAnalyzeJsonSchemaVersion = 1;
+inline constexpr int kAnalyzeJsonSchemaVersion = 2;
 
 }  // namespace memplan::viz
 

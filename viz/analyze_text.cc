@@ -4,6 +4,7 @@
 #include "ir/strings.h"
 #include "absl/strings/str_join.h"
 #include "viz/analyze_report.h"
+#include "viz/describe.h"
 #include "viz/format.h"
 #include "viz/table.h"
 
@@ -12,13 +13,6 @@ namespace {
 
 using analyzer::Analysis;
 using Align = TextTable::Align;
-
-// "file:line", from the metadata or the innermost stack frame; "" if unknown.
-std::string SourceOf(const ir::Program& program, const ir::OpMetadata& m) {
-  const ir::Program::SourceLocation source = program.SourceOf(m);
-  if (source.file.empty()) return "";
-  return source.line > 0 ? StrCat(source.file, ":", source.line) : std::string(source.file);
-}
 
 void AppendCategories(std::string& out, const Analysis& analysis) {
   const analyzer::MemoryStats& s = analysis.stats;
@@ -59,15 +53,17 @@ std::string CategoryBreakdown(const analyzer::BytesByCategory& bytes) {
   return parts.empty() ? "nothing" : absl::StrJoin(parts, ", ");
 }
 
-void AppendValueTable(std::string& out, const ir::Program& program,
+void AppendValueTable(std::string& out, const ir::Program& program, const Analysis& analysis,
                       const std::vector<ir::ValueId>& ids, size_t limit) {
   TextTable table({{"#", Align::kRight}, {"size", Align::kRight}, {"bytes", Align::kRight},
                    {"value"}, {"shape"}, {"op_type"}, {"op_name"}, {"source"}});
   for (size_t i = 0; i < ids.size() && i < limit; ++i) {
     const ir::Value* v = program.FindValue(ids[i]);
+    ValueLabels labels = LabelsOf(program, analysis, *v);
     table.AddRow({StrCat(i + 1), HumanBytes(v->size), GroupedBytes(v->size),
-                  v->DisplayName(), std::string(v->shape_text), std::string(v->metadata.op_type),
-                  std::string(v->metadata.op_name), SourceOf(program, v->metadata)});
+                  std::move(labels.name), std::string(v->shape_text),
+                  std::string(labels.op_type), std::string(labels.op_name),
+                  std::move(labels.source)});
   }
   out += table.Render();
   if (ids.size() > limit) StrAppend(&out, "  ... ", ids.size() - limit, " more\n");
@@ -84,7 +80,9 @@ void AppendPeak(std::string& out, const AnalyzeReportInput& input) {
   const analyzer::LivePeak& peak = *analysis.peak;
   StrAppend(&out, "  ", HumanBytes(peak.bytes), " (", GroupedBytes(peak.bytes),
                   " bytes) at step ", peak.step, " of ", analysis.timeline.last_step);
-  if (!peak.instruction.empty()) StrAppend(&out, ", instruction ", peak.instruction);
+  if (peak.instruction.valid()) {
+    StrAppend(&out, ", instruction ", InstructionLabel(input.program, peak.instruction));
+  }
   StrAppend(&out, "\n  live there: ", CategoryBreakdown(peak.bytes_by_category), "\n");
   if (peak.bytes > analysis.stats.total_allocation_bytes) {
     StrAppend(&out, "  (more than the total allocation: at a step where a buffer passes to its\n"
@@ -97,10 +95,13 @@ void AppendPeak(std::string& out, const AnalyzeReportInput& input) {
               stated->matches ? "the same peak" : "another step", "\n");
     StrAppend(&out, "    our live ranges at step ", stated->stated_step, " give ",
               stated->list_reproduced ? "exactly that list" : "a DIFFERENT list", "\n");
-    if (!stated->matches) StrAppend(&out, "    why the steps differ: ", stated->explanation, "\n");
+    if (!stated->matches) {
+      StrAppend(&out, "    why the steps differ: ", DescribeStatedPeakMismatch(*stated, peak),
+                "\n");
+    }
   }
   StrAppend(&out, "\n  Live at the peak: ", peak.values.size(), " values, largest first\n");
-  AppendValueTable(out, input.program, peak.values, static_cast<size_t>(input.top_n));
+  AppendValueTable(out, input.program, analysis, peak.values, static_cast<size_t>(input.top_n));
   out += "\n";
 }
 
@@ -153,9 +154,8 @@ void AppendAttributionNode(std::string& out, const analyzer::AttributionNode& no
 void AppendAttribution(std::string& out, const AnalyzeReportInput& input) {
   const Analysis& analysis = input.analysis;
   if (analysis.attributed_values.empty()) return;
-  StrAppend(&out, "Attribution of the ", analysis.attribution_scope, " by ",
-            analyzer::AttributionKeyName(analysis.attribution_key),
-            " (--by=op|source|type)\n");
+  StrAppend(&out, "Attribution of the ", AttributionScopeName(analysis.attribution_scope),
+            " by ", analyzer::AttributionKeyName(analysis.attribution_key), "\n");
   AppendAttributionNode(out, analysis.attribution, analysis.attribution.bytes, 0, input.top_n);
   out += "\n";
 }
@@ -191,7 +191,9 @@ std::string RenderAnalyzeText(const AnalyzeReportInput& input) {
   StrAppend(&out, "Module: ", program.module_name, "\n");
   StrAppend(&out, "Input:  ", absl::StrJoin(program.source_files, "\n        "), "\n");
   if (!input.choice.empty()) StrAppend(&out, "Note:   ", input.choice, "\n");
-  for (const std::string& note : program.notes) StrAppend(&out, "Note:   ", note, "\n");
+  for (const ir::Note& note : program.notes) {
+    StrAppend(&out, "Note:   ", DescribeNote(note), "\n");
+  }
   StrAppend(&out, "Values: ", program.values.size(), " in ", program.allocations.size(),
                   " allocations\n\n");
   AppendCategories(out, input.analysis);
@@ -201,7 +203,8 @@ std::string RenderAnalyzeText(const AnalyzeReportInput& input) {
   AppendAllocations(out, input);
   StrAppend(&out, "Largest values (", input.analysis.top_values.size(), " of ",
                   program.values.size(), ")\n");
-  AppendValueTable(out, program, input.analysis.top_values, input.analysis.top_values.size());
+  AppendValueTable(out, program, input.analysis, input.analysis.top_values,
+                   input.analysis.top_values.size());
   out += "\n";
   AppendWarnings(out, program);
   return out;

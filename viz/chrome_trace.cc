@@ -10,6 +10,7 @@
 #include "ir/strings.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
+#include "viz/describe.h"
 #include "viz/format.h"
 
 namespace memplan::viz {
@@ -24,12 +25,6 @@ constexpr int64_t kScheduleTid = 0;
 constexpr size_t kMaxScheduleSlices = 100000;
 
 llvm::StringRef Ref(std::string_view s) { return llvm::StringRef(s.data(), s.size()); }
-
-std::string SourceOf(const ir::OpMetadata& m) {
-  if (m.source_file.empty()) return "";
-  return m.source_line > 0 ? StrCat(m.source_file, ":", m.source_line)
-                           : std::string(m.source_file);
-}
 
 // One track of slices: an allocation, or another lane of one.
 struct Track {
@@ -175,14 +170,14 @@ std::string RenderChromeTrace(const ir::Program& program, const analyzer::Analys
         j.attributeObject("args", [&] {
           j.attribute("bytes", peak.bytes);
           j.attribute("size", HumanBytes(peak.bytes));
-          j.attribute("instruction", Ref(peak.instruction));
+          j.attribute("instruction", Ref(InstructionLabel(program, peak.instruction)));
           j.attribute("values", static_cast<int64_t>(peak.values.size()));
         });
       });
       if (schedule_track) {
         for (size_t step = 0; step < sequence.size(); ++step) {
           j.object([&] {
-            j.attribute("name", Ref(sequence[step]));
+            j.attribute("name", Ref(InstructionLabel(program, sequence[step])));
             j.attribute("cat", "instruction");
             j.attribute("ph", "X");
             j.attribute("pid", kPid);
@@ -195,8 +190,9 @@ std::string RenderChromeTrace(const ir::Program& program, const analyzer::Analys
       for (const Track& t : tracks) {
         for (const ir::Value* v : t.values) {
           const ir::Allocation* a = program.FindAllocation(v->allocation);
+          const ValueLabels labels = LabelsOf(program, analysis, *v);
           j.object([&] {
-            j.attribute("name", v->DisplayName());
+            j.attribute("name", labels.name);
             j.attribute("cat", Ref(analyzer::CategoryName(analyzer::CategoryOf(*a))));
             j.attribute("ph", "X");
             j.attribute("pid", kPid);
@@ -207,8 +203,8 @@ std::string RenderChromeTrace(const ir::Program& program, const analyzer::Analys
               j.attribute("shape", Ref(v->shape_text));
               j.attribute("size", v->size);
               j.attribute("size_human", HumanBytes(v->size));
-              j.attribute("op_name", Ref(v->metadata.op_name));
-              j.attribute("source", SourceOf(v->metadata));
+              j.attribute("op_name", Ref(labels.op_name));
+              j.attribute("source", labels.source);
               j.attribute("allocation", v->allocation.value());
               j.attribute("offset", v->offset);
               j.attribute("value_id", v->id.value());

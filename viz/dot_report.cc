@@ -12,7 +12,9 @@
 
 #include "analyzer/value_category.h"
 #include "ir/strings.h"
+#include "viz/describe.h"
 #include "viz/format.h"
+#include "viz/svg.h"
 
 namespace memplan::viz {
 namespace {
@@ -21,22 +23,11 @@ constexpr size_t kMaxLabelLine = 60;
 // Users drawn per value; the label counts the rest.
 constexpr size_t kMaxUsersPerValue = 8;
 
-const char* FillColor(const ir::Program& program, const ir::Value& v) {
+// The category colour every view uses (viz/svg.h), white when unassigned.
+std::string_view FillColor(const ir::Program& program, const ir::Value& v) {
   const ir::Allocation* a = program.FindAllocation(v.allocation);
   if (a == nullptr) return "#ffffff";
-  switch (analyzer::CategoryOf(*a)) {
-    case analyzer::ValueCategory::kParameter:
-      return "#9ecae1";
-    case analyzer::ValueCategory::kOutput:
-      return "#a1d99b";
-    case analyzer::ValueCategory::kTemporary:
-      return "#fdae6b";
-    case analyzer::ValueCategory::kConstant:
-      return "#d9d9d9";
-    case analyzer::ValueCategory::kThreadLocal:
-      return "#bcbddc";
-  }
-  return "#ffffff";
+  return CategoryColor(static_cast<int>(analyzer::CategoryOf(*a)));
 }
 
 std::string Shorten(std::string_view s) {
@@ -64,7 +55,9 @@ std::string Fixed2(double x) {
 }
 
 std::string ValueNode(const ir::Value& v) { return StrCat("\"v", v.id.value(), "\""); }
-std::string InstructionNode(std::string_view name) { return DotQuote(StrCat("i:", name)); }
+std::string InstructionNode(const ir::Program& program, ir::InstructionId id) {
+  return DotQuote(StrCat("i:", program.InstructionName(id)));
+}
 
 // The values to draw from: live at the peak, else every value; largest
 // first, then by id.
@@ -112,31 +105,33 @@ std::string RenderDot(const ir::Program& program, const analyzer::Analysis& anal
 
   // Instructions in the graph: those defining a shown value, and up to
   // kMaxUsersPerValue users of each shown value (earliest in the schedule
-  // first). Sorted by name.
-  std::map<std::string_view, std::string_view> opcode_of;
-  for (const ir::Value& v : program.values) {
-    std::string_view& opcode = opcode_of[v.instruction];
-    if (opcode.empty()) opcode = v.opcode;
-  }
-  std::map<std::string_view, int64_t> step_of;
+  // first). Listed by name.
+  std::map<ir::InstructionId, int64_t> step_of;
   for (size_t i = 0; i < program.schedule.instructions.size(); ++i) {
     step_of.emplace(program.schedule.instructions[i], static_cast<int64_t>(i));
   }
-  std::set<std::string_view> defining;
-  for (const ir::Value* v : shown) defining.insert(v->instruction);
-  std::map<ir::ValueId, std::vector<std::string_view>> users_of;  // drawn users
-  std::map<ir::ValueId, int64_t> hidden_users;
-  std::set<std::string_view> instructions(defining.begin(), defining.end());
+  const auto by_name = [&](ir::InstructionId a, ir::InstructionId b) {
+    const std::string_view na = program.InstructionName(a);
+    const std::string_view nb = program.InstructionName(b);
+    return na != nb ? na < nb : a < b;
+  };
+  std::set<ir::InstructionId> defining;
   for (const ir::Value* v : shown) {
-    std::vector<std::string_view> users;
+    if (v->instruction.valid()) defining.insert(v->instruction);
+  }
+  std::map<ir::ValueId, std::vector<ir::InstructionId>> users_of;  // drawn users
+  std::map<ir::ValueId, int64_t> hidden_users;
+  std::set<ir::InstructionId> instructions(defining.begin(), defining.end());
+  for (const ir::Value* v : shown) {
+    std::vector<ir::InstructionId> users;
     for (const ir::ValueUse& use : v->uses) users.push_back(use.instruction);
-    std::sort(users.begin(), users.end(), [&](std::string_view a, std::string_view b) {
+    std::sort(users.begin(), users.end(), [&](ir::InstructionId a, ir::InstructionId b) {
       const auto sa = step_of.find(a);
       const auto sb = step_of.find(b);
       const int64_t ia = sa == step_of.end() ? INT64_MAX : sa->second;
       const int64_t ib = sb == step_of.end() ? INT64_MAX : sb->second;
       if (ia != ib) return ia < ib;
-      return a < b;
+      return by_name(a, b);
     });
     users.erase(std::unique(users.begin(), users.end()), users.end());
     if (users.size() > kMaxUsersPerValue) {
@@ -146,7 +141,7 @@ std::string RenderDot(const ir::Program& program, const analyzer::Analysis& anal
     instructions.insert(users.begin(), users.end());
     users_of[v->id] = std::move(users);
   }
-  std::string_view peak_instruction;
+  ir::InstructionId peak_instruction;
   if (analysis.peak) peak_instruction = analysis.peak->instruction;
 
   std::string out;
@@ -155,7 +150,9 @@ std::string RenderDot(const ir::Program& program, const analyzer::Analysis& anal
   if (analysis.peak) {
     title = StrCat(program.module_name, ": live peak ", HumanBytes(analysis.peak->bytes), " (",
                    GroupedBytes(analysis.peak->bytes), " bytes) at step ", analysis.peak->step);
-    if (!peak_instruction.empty()) StrAppend(&title, ", ", peak_instruction);
+    if (peak_instruction.valid()) {
+      StrAppend(&title, ", ", program.InstructionName(peak_instruction));
+    }
   } else {
     title = StrCat(program.module_name, ": largest values (the input has no live ranges)");
   }
@@ -165,16 +162,16 @@ std::string RenderDot(const ir::Program& program, const analyzer::Analysis& anal
   out += "  edge [color=\"#555555\", arrowsize=0.7];\n\n";
 
   out += "  // instructions\n";
-  for (std::string_view name : instructions) {
-    std::vector<std::string> lines = {Shorten(name)};
-    const auto opcode = opcode_of.find(name);
-    if (opcode != opcode_of.end() && !opcode->second.empty()) {
-      lines.push_back(StrCat("(", opcode->second, ")"));
-    }
-    const bool at_peak = analysis.peak && name == peak_instruction;
+  std::vector<ir::InstructionId> listed(instructions.begin(), instructions.end());
+  std::sort(listed.begin(), listed.end(), by_name);
+  for (ir::InstructionId id : listed) {
+    std::vector<std::string> lines = {Shorten(program.InstructionName(id))};
+    const std::string_view opcode = program.module.instruction(id).opcode_text;
+    if (!opcode.empty()) lines.push_back(StrCat("(", opcode, ")"));
+    const bool at_peak = analysis.peak && id == peak_instruction;
     if (at_peak) lines.push_back(StrCat("at the peak, step ", analysis.peak->step));
-    std::string style = defining.count(name) ? "rounded" : "\"rounded,dashed\"";
-    StrAppend(&out, "  ", InstructionNode(name), " [shape=box, style=", style,
+    std::string style = defining.count(id) ? "rounded" : "\"rounded,dashed\"";
+    StrAppend(&out, "  ", InstructionNode(program, id), " [shape=box, style=", style,
               ", label=", Label(lines),
               at_peak ? ", color=\"#d62728\", fontcolor=\"#d62728\", penwidth=2" : "", "];\n");
   }
@@ -184,30 +181,33 @@ std::string RenderDot(const ir::Program& program, const analyzer::Analysis& anal
   for (const ir::Value* v : shown) max_size = std::max(max_size, v->size);
   std::string edges;
   for (const ir::Value* v : shown) {
-    const std::vector<std::string_view>& users = users_of[v->id];
-    std::vector<std::string> lines = {Shorten(v->DisplayName()), Shorten(v->shape_text),
+    const std::vector<ir::InstructionId>& users = users_of[v->id];
+    std::vector<std::string> lines = {Shorten(program.ValueName(*v)), Shorten(v->shape_text),
                                       StrCat(HumanBytes(v->size), " (", GroupedBytes(v->size),
                                              " B)")};
     if (const int64_t hidden = hidden_users[v->id]; hidden > 0) {
       lines.push_back(StrCat(hidden, hidden == 1 ? " more user" : " more users", " not shown"));
     }
     const double scale = std::sqrt(static_cast<double>(v->size) / static_cast<double>(max_size));
-    StrAppend(&out, "  ", ValueNode(*v), " [shape=ellipse, style=filled, fillcolor=\"",
+    StrAppend(&out, "  ", ValueNode(*v), " [shape=ellipse, style=filled, fontcolor=\"#ffffff\", fillcolor=\"",
               FillColor(program, *v), "\", width=", Fixed2(1.0 + 2.5 * scale),
               ", height=", Fixed2(0.5 + 0.5 * scale), ", label=", Label(lines), "];\n");
 
-    StrAppend(&edges, "  ", InstructionNode(v->instruction), " -> ", ValueNode(*v), ";\n");
-    for (std::string_view user : users) {
-      StrAppend(&edges, "  ", ValueNode(*v), " -> ", InstructionNode(user), ";\n");
+    if (v->instruction.valid()) {
+      StrAppend(&edges, "  ", InstructionNode(program, v->instruction), " -> ", ValueNode(*v),
+                ";\n");
     }
-    std::set<std::string_view> held;
+    for (ir::InstructionId user : users) {
+      StrAppend(&edges, "  ", ValueNode(*v), " -> ", InstructionNode(program, user), ";\n");
+    }
+    std::set<ir::InstructionId> held;
     for (const ir::ValuePosition& p : v->positions) {
       if (p.instruction == v->instruction ||
           std::find(users.begin(), users.end(), p.instruction) != users.end() ||
           !instructions.count(p.instruction) || !held.insert(p.instruction).second) {
         continue;
       }
-      StrAppend(&edges, "  ", ValueNode(*v), " -> ", InstructionNode(p.instruction),
+      StrAppend(&edges, "  ", ValueNode(*v), " -> ", InstructionNode(program, p.instruction),
                 " [style=dashed, arrowhead=none];\n");
     }
   }
@@ -216,8 +216,7 @@ std::string RenderDot(const ir::Program& program, const analyzer::Analysis& anal
     StrAppend(&out, "  \"left out\" [shape=note, label=",
               Label({StrCat(hidden, hidden == 1 ? " more value" : " more values",
                             analysis.peak ? " live at the peak" : "", " not shown"),
-                     StrCat(HumanBytes(hidden_bytes), " (", GroupedBytes(hidden_bytes), " B)"),
-                     "(show more with --top)"}),
+                     StrCat(HumanBytes(hidden_bytes), " (", GroupedBytes(hidden_bytes), " B)")}),
               "];\n");
   }
 
@@ -225,17 +224,10 @@ std::string RenderDot(const ir::Program& program, const analyzer::Analysis& anal
   out += edges;
 
   out += "\n  subgraph cluster_legend {\n    label=\"category\"; fontsize=10; color=\"#bbbbbb\";\n";
-  static constexpr struct {
-    const char* name;
-    const char* color;
-  } kLegend[] = {{"parameter", "#9ecae1"},
-                 {"output", "#a1d99b"},
-                 {"temporary", "#fdae6b"},
-                 {"constant", "#d9d9d9"},
-                 {"thread-local", "#bcbddc"}};
-  for (const auto& entry : kLegend) {
-    StrAppend(&out, "    \"legend:", entry.name, "\" [shape=box, style=filled, fillcolor=\"",
-              entry.color, "\", label=\"", entry.name, "\"];\n");
+  for (int c = 0; c < analyzer::kNumValueCategories; ++c) {
+    const std::string_view name = analyzer::CategoryName(static_cast<analyzer::ValueCategory>(c));
+    StrAppend(&out, "    \"legend:", name, "\" [shape=box, style=filled, fillcolor=\"",
+              CategoryColor(c), "\", fontcolor=\"#ffffff\", label=\"", name, "\"];\n");
   }
   out += "  }\n}\n";
   return out;

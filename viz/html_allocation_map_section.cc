@@ -13,6 +13,7 @@
 #include "ir/strings.h"
 #include "viz/format.h"
 #include "viz/html_page.h"
+#include "viz/describe.h"
 #include "viz/html_sections.h"
 #include "viz/svg.h"
 
@@ -56,15 +57,15 @@ std::string AllocationTitle(const ir::Allocation& a, size_t values) {
                 GroupedBytes(static_cast<int64_t>(values)), " values");
 }
 
-std::string ValueTip(const ir::Value& v) {
-  std::string tip = StrCat(v.DisplayName(), " (value ", v.id.value(), ")");
+std::string ValueTip(const ReportContext& context, const ir::Value& v) {
+  const ValueLabels labels = LabelsOf(context.program, context.analysis, v);
+  std::string tip = StrCat(labels.name, " (value ", v.id.value(), ")");
   if (!v.shape_text.empty()) StrAppend(&tip, "\nshape: ", v.shape_text);
   StrAppend(&tip, "\nsize: ", HumanBytes(v.size), " (", GroupedBytes(v.size), " bytes)");
   StrAppend(&tip, "\noffset: ", GroupedBytes(v.offset), " to ", GroupedBytes(v.offset + v.size));
   StrAppend(&tip, "\nlive: steps ", v.live_range->start, " to ", v.live_range->end);
-  if (!v.metadata.op_type.empty()) StrAppend(&tip, "\nop_type: ", v.metadata.op_type);
-  const std::string source = SourceOf(v.metadata);
-  if (!source.empty()) StrAppend(&tip, "\nsource: ", source);
+  if (!labels.op_type.empty()) StrAppend(&tip, "\nop_type: ", labels.op_type);
+  if (!labels.source.empty()) StrAppend(&tip, "\nsource: ", labels.source);
   return tip;
 }
 
@@ -198,7 +199,8 @@ std::string RenderPanel(const ReportContext& context, const ir::Allocation& a) {
     const double width = std::max(1.0, x1 - x0), height = std::max(1.0, bottom - top);
     // A thin white edge keeps neighbours apart, where there is room for it.
     AppendSvgRect(out, x0, std::min(top, bottom - 1), width, height,
-                  PaletteColor(v->instruction), ValueTip(*v),
+                  PaletteColor(context.program.InstructionName(v->instruction)),
+                  ValueTip(context, *v),
                   width >= 4 && height >= 4 ? "stroke=\"#ffffff\" stroke-width=\"0.5\"" : "");
     out += "\n";
   }

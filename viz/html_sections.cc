@@ -5,18 +5,13 @@
 
 #include "analyzer/value_category.h"
 #include "ir/strings.h"
+#include "viz/describe.h"
 #include "viz/format.h"
 #include "viz/html_page.h"
 #include "viz/html_sections.h"
 #include "viz/svg.h"
 
 namespace memplan::viz {
-
-std::string SourceOf(const ir::OpMetadata& m) {
-  if (m.source_file.empty()) return "";
-  return m.source_line > 0 ? StrCat(m.source_file, ":", m.source_line)
-                           : std::string(m.source_file);
-}
 
 std::string SamplingNotice(std::string_view text) {
   return StrCat("<p class=\"notice\">", HtmlEscape(text), "</p>\n");
@@ -33,8 +28,7 @@ using analyzer::Analysis;
 
 // "…/dir/file.py:12": the last two components of a long source path (the
 // whole path goes in the row's tooltip).
-std::string ShortSource(const ir::OpMetadata& m) {
-  std::string full = SourceOf(m);
+std::string ShortSource(const std::string& full) {
   size_t cut = std::string::npos;
   int slashes = 0;
   for (size_t i = full.size(); i-- > 0;) {
@@ -115,13 +109,14 @@ void AppendCategoryTable(std::string& out, const analyzer::MemoryStats& s) {
   out += "</table>\n";
 }
 
-void AppendValueRow(std::string& out, const ir::Program& program, size_t rank,
-                    const ir::Value& v) {
-  std::string tip = StrCat(v.DisplayName(), " (value ", v.id.value(), "): ",
+void AppendValueRow(std::string& out, const ir::Program& program, const Analysis& analysis,
+                    size_t rank, const ir::Value& v) {
+  const ValueLabels labels = LabelsOf(program, analysis, v);
+  std::string tip = StrCat(labels.name, " (value ", v.id.value(), "): ",
                            GroupedBytes(v.size), " bytes");
-  if (!v.metadata.op_name.empty()) StrAppend(&tip, "\nop_name: ", v.metadata.op_name);
-  if (!v.opcode.empty()) StrAppend(&tip, "\nopcode: ", v.opcode);
-  if (!v.metadata.source_file.empty()) StrAppend(&tip, "\nsource: ", SourceOf(v.metadata));
+  if (!labels.op_name.empty()) StrAppend(&tip, "\nop_name: ", labels.op_name);
+  if (!labels.opcode.empty()) StrAppend(&tip, "\nopcode: ", labels.opcode);
+  if (!labels.source.empty()) StrAppend(&tip, "\nsource: ", labels.source);
   std::string category;
   std::string where;
   if (const ir::Allocation* a = program.FindAllocation(v.allocation)) {
@@ -131,17 +126,19 @@ void AppendValueRow(std::string& out, const ir::Program& program, size_t rank,
   const std::string range =
       v.live_range ? StrCat(v.live_range->start, "\xE2\x80\x93", v.live_range->end) : "";
   StrAppend(&out, "<tr data-tip=\"", HtmlEscape(tip), "\">", Td(StrCat(rank), "num"),
-            Td(HumanBytes(v.size), "num"), Td(v.DisplayName(), "mono"), Td(v.shape_text, "mono"),
-            Td(category), Td(where, "num"), Td(range, "num"), Td(v.metadata.op_type),
-            Td(ShortSource(v.metadata), "mono"), "</tr>\n");
+            Td(HumanBytes(v.size), "num"), Td(labels.name, "mono"), Td(v.shape_text, "mono"),
+            Td(category), Td(where, "num"), Td(range, "num"), Td(labels.op_type),
+            Td(ShortSource(labels.source), "mono"), "</tr>\n");
 }
 
-void AppendValueTable(std::string& out, const ir::Program& program,
+void AppendValueTable(std::string& out, const ir::Program& program, const Analysis& analysis,
                       const std::vector<const ir::Value*>& values) {
   StrAppend(&out, "<div class=\"scroll\"><table>\n<tr>", Th("#", true), Th("size", true),
             Th("value"), Th("shape"), Th("category"), Th("alloc @ offset", true),
             Th("live range", true), Th("op_type"), Th("source"), "</tr>\n");
-  for (size_t i = 0; i < values.size(); ++i) AppendValueRow(out, program, i + 1, *values[i]);
+  for (size_t i = 0; i < values.size(); ++i) {
+    AppendValueRow(out, program, analysis, i + 1, *values[i]);
+  }
   out += "</table></div>\n";
 }
 
@@ -218,8 +215,8 @@ std::string RenderSummarySection(const ReportContext& context) {
   if (analysis.peak) {
     out += Card("live peak", HumanBytes(analysis.peak->bytes),
                 StrCat("step ", analysis.peak->step, " of ", analysis.timeline.last_step,
-                       analysis.peak->instruction.empty() ? "" : ": ",
-                       analysis.peak->instruction));
+                       analysis.peak->instruction.valid() ? ": " : "",
+                       InstructionLabel(program, analysis.peak->instruction)));
   } else {
     out += Card("live peak", "not known", "the input has no live ranges");
   }
@@ -262,8 +259,9 @@ std::string RenderSummarySection(const ReportContext& context) {
   const analyzer::LivePeak& peak = *analysis.peak;
   StrAppend(&out, "<p><b>", HumanBytes(peak.bytes), "</b> (", GroupedBytes(peak.bytes),
             " bytes) at step ", peak.step, " of ", analysis.timeline.last_step);
-  if (!peak.instruction.empty()) {
-    StrAppend(&out, ", instruction <code>", HtmlEscape(peak.instruction), "</code>");
+  if (peak.instruction.valid()) {
+    StrAppend(&out, ", instruction <code>", HtmlEscape(InstructionLabel(program, peak.instruction)),
+              "</code>");
   }
   StrAppend(&out, "; ", Count(peak.values.size()), " values live there: ",
             HtmlEscape(CategoryBreakdown(peak.bytes_by_category)), ".</p>\n");
@@ -278,7 +276,7 @@ std::string RenderSummarySection(const ReportContext& context) {
               ".</p>\n");
     if (!stated->matches) {
       StrAppend(&out, "<p class=\"muted\">Why the steps differ: ",
-                HtmlEscape(stated->explanation), "</p>\n");
+                HtmlEscape(DescribeStatedPeakMismatch(*stated, peak)), "</p>\n");
     }
   } else {
     out += "<p class=\"muted\">The dump states no peak list to check against.</p>\n";
@@ -321,7 +319,7 @@ std::string RenderPeakValuesSection(const ReportContext& context) {
     out += SamplingNotice(StrCat("showing the ", Count(values.size()), " largest of ",
                                  Count(total), " values"));
   }
-  AppendValueTable(out, program, values);
+  AppendValueTable(out, program, context.analysis, values);
   return out;
 }
 
@@ -329,10 +327,10 @@ std::string RenderAttributionSection(const ReportContext& context) {
   const Analysis& analysis = context.analysis;
   if (analysis.attributed_values.empty()) return "";
   std::string out;
-  StrAppend(&out, "<p>The ", HtmlEscape(analysis.attribution_scope), " (",
+  StrAppend(&out, "<p>The ", HtmlEscape(AttributionScopeName(analysis.attribution_scope)), " (",
             Count(analysis.attributed_values.size()), " values) by <b>",
             analyzer::AttributionKeyName(analysis.attribution_key),
-            "</b> (<code>--by=op|source|type</code>). Click a line to fold or unfold it.</p>\n");
+            "</b>. Click a line to fold or unfold it.</p>\n");
   AttributionWriter writer(context.limits, analysis.attribution.bytes);
   std::string tree;
   writer.Write(tree, analysis.attribution, 0);
@@ -421,8 +419,8 @@ std::string RenderNotesSection(const ReportContext& context) {
   std::string out;
   if (!program.notes.empty()) {
     out += "<ul>\n";
-    for (const std::string& note : program.notes) {
-      StrAppend(&out, "<li>", HtmlEscape(note), "</li>\n");
+    for (const ir::Note& note : program.notes) {
+      StrAppend(&out, "<li>", HtmlEscape(DescribeNote(note)), "</li>\n");
     }
     out += "</ul>\n";
   }

@@ -42,7 +42,6 @@ std::string RenderAllocationsSection(const ReportContext& context);
 std::string RenderNotesSection(const ReportContext& context);
 
 // Shared by the sections.
-std::string SourceOf(const ir::OpMetadata& metadata);  // "file:line" or ""
 // "showing the 2,000 largest of 1,000,000 values" as a highlighted notice.
 std::string SamplingNotice(std::string_view text);
 // "<td class=num>1.50 KiB</td><td class=num>1,536</td>"

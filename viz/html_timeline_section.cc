@@ -18,6 +18,7 @@
 #include "ir/strings.h"
 #include "viz/format.h"
 #include "viz/html_page.h"
+#include "viz/describe.h"
 #include "viz/html_sections.h"
 #include "viz/svg.h"
 
@@ -203,7 +204,9 @@ std::string RenderTimelineSection(const ReportContext& context) {
             SvgNumber(y_of(static_cast<double>(peak.bytes))),
             "\" r=\"3.5\" fill=\"#b3261e\"/>");
   std::string label = StrCat("peak ", HumanBytes(peak.bytes), " at step ", peak.step);
-  if (!peak.instruction.empty()) StrAppend(&label, " (", peak.instruction, ")");
+  if (peak.instruction.valid()) {
+    StrAppend(&label, " (", InstructionLabel(context.program, peak.instruction), ")");
+  }
   const bool right_half = peak_x > (kLeft + kRight) / 2;
   AppendSvgText(out, right_half ? peak_x - 6 : peak_x + 6, kTop - 12, label,
                 right_half ? "end" : "start", "peaklabel");
@@ -234,12 +237,13 @@ std::string RenderTimelineSection(const ReportContext& context) {
       const ir::ScheduleStep s = rows[i].rep;
       StrAppend(&out, i ? "," : "",
                 JsonStringForScript(s < static_cast<ir::ScheduleStep>(schedule.size())
-                                        ? schedule[s]
+                                        ? InstructionLabel(context.program, schedule[s])
                                         : std::string_view()));
     }
   } else {
     for (size_t i = 0; i < schedule.size(); ++i) {
-      StrAppend(&out, i ? "," : "", JsonStringForScript(schedule[i]));
+      StrAppend(&out, i ? "," : "",
+                JsonStringForScript(InstructionLabel(context.program, schedule[i])));
     }
   }
   out += "],\"rows\":[";

@@ -1,0 +1,99 @@
+#include "analyzer/alpa_stage_memory.h"
+
+#include "ir/strings.h"
+
+namespace memplan::analyzer {
+namespace {
+
+// Bytes of one device's shard of `aval`; -1 when unknown.
+int64_t ShardBytes(const ir::JaxprAval& aval, const ir::OpShardingProto& sharding) {
+  if (!aval.known || aval.dtype == ir::DType::kInvalid) return -1;
+  int64_t n = 1;
+  for (int64_t d : sharding.ShardDims(aval.dims)) {
+    if (d < 0) return -1;
+    n *= d;
+  }
+  return n * ir::DTypeStorageBytes(aval.dtype);
+}
+
+}  // namespace
+
+absl::StatusOr<AlpaStageMemory> AlpaStageMemoryTable(const ir::AlpaStageDocument& doc,
+                                                     size_t profile_index) {
+  if (profile_index >= doc.profiles.size()) {
+    return absl::InvalidArgumentError(StrCat(doc.source_name, ": no StageProfileResult number ",
+                                             profile_index + 1));
+  }
+  const ir::AlpaStageProfile& profile = doc.profiles[profile_index];
+  AlpaStageMemory out;
+  out.stage_index = profile.stage_index;
+  out.config = profile_index;
+  for (size_t i = 0; i < doc.configs.size(); ++i) {
+    if (!profile.stage_index.empty() && doc.configs[i].stage_index == profile.stage_index) {
+      out.config = i;
+      break;
+    }
+  }
+  if (out.config >= doc.configs.size() || out.config >= doc.compiled.size()) {
+    return absl::InvalidArgumentError(StrCat(doc.source_name, ": no StageConfig and CompileOutput for the ",
+                                             "StageProfileResult at line ", profile.input_line));
+  }
+  const ir::AlpaStageConfig& config = doc.configs[out.config];
+  const ir::AlpaCompileOutput& compiled = doc.compiled[out.config];
+  for (size_t m = 0; m < profile.modules.size(); ++m) {
+    const ir::AlpaModuleProfile& measured = profile.modules[m];
+    if (m >= config.module_names.size() || m >= compiled.modules.size()) {
+      return absl::InvalidArgumentError(StrCat(doc.source_name, ": module ", m, " of the profile at line ",
+                                               profile.input_line, " has no name or compile output"));
+    }
+    AlpaModuleMemory row;
+    row.name = config.module_names[m];
+    const ir::AlpaMergedJaxpr* merged = nullptr;
+    for (const ir::AlpaMergedJaxpr& j : doc.jaxprs) {
+      if (j.name == row.name) merged = &j;
+    }
+    if (merged == nullptr) {
+      return absl::InvalidArgumentError(StrCat(doc.source_name, ": no ", row.name, ":merged_jaxpr"));
+    }
+    const ir::Jaxpr& top = merged->jaxpr.jaxpr(merged->jaxpr.top);
+    const ir::AlpaCompiledModule& shardings = compiled.modules[m];
+    if (top.invars.size() != measured.invar_sizes.size() ||
+        top.invars.size() != shardings.input_shardings.size()) {
+      return absl::InvalidArgumentError(
+          StrCat(doc.source_name, ": ", row.name, " has ", top.invars.size(), " inputs, but the profile lists ",
+                 measured.invar_sizes.size(), " and the compile output ", shardings.input_shardings.size()));
+    }
+    const std::vector<ir::OpShardingProto>& outs = shardings.output_sharding.tuple_shardings;
+    if (top.outvars.size() != measured.outvar_sizes.size() || top.outvars.size() != outs.size()) {
+      return absl::InvalidArgumentError(
+          StrCat(doc.source_name, ": ", row.name, " has ", top.outvars.size(), " outputs, but the profile lists ",
+                 measured.outvar_sizes.size(), " and the output sharding ", outs.size()));
+    }
+    const std::vector<bool>& donated = m < config.module_donate_invars.size() &&
+                                               config.module_donate_invars[m].size() == top.invars.size()
+                                           ? config.module_donate_invars[m]
+                                           : measured.donated_invars;
+    for (size_t i = 0; i < top.invars.size(); ++i) {
+      const int64_t bytes = ShardBytes(merged->jaxpr.var(top.invars[i]).aval, shardings.input_shardings[i]);
+      row.invar_bytes.push_back(bytes);
+      row.argument_bytes += bytes;
+      if (donated[i]) row.donated_bytes += bytes;
+      if (bytes != measured.invar_sizes[i]) ++row.invar_mismatches;
+    }
+    for (size_t i = 0; i < top.outvars.size(); ++i) {
+      const ir::JaxprAtom& atom = top.outvars[i];
+      const ir::JaxprAval& aval = atom.IsLiteral() ? atom.literal_aval : merged->jaxpr.var(atom.var).aval;
+      const int64_t bytes = ShardBytes(aval, outs[i]);
+      row.outvar_bytes.push_back(bytes);
+      row.output_bytes += bytes;
+      if (bytes != measured.outvar_sizes[i]) ++row.outvar_mismatches;
+    }
+    row.alpa_temp = measured.temp_buffer_size;
+    row.alpa_peak = measured.peak_memory;
+    row.peak = row.argument_bytes + row.output_bytes - row.donated_bytes + row.alpa_temp;
+    out.modules.push_back(std::move(row));
+  }
+  return out;
+}
+
+}  // namespace memplan::analyzer

@@ -1,0 +1,163 @@
+#include "analyzer/source_resolution.h"
+
+#include <algorithm>
+#include <deque>
+
+namespace memplan::analyzer {
+namespace {
+
+constexpr int kMaxStackDepth = 256;
+// Edges followed before giving up: enough for nested fusions inside loop
+// bodies, small enough that a pathological graph stays cheap.
+constexpr int kMaxSteps = 64;
+
+bool HasOpName(const ir::OpMetadata& m) { return !m.op_name.empty(); }
+
+}  // namespace
+
+OriginResolver::OriginResolver(const ir::Module& module) : module_(module), call_graph_(module) {}
+
+ValueOrigin OriginResolver::Resolve(ir::InstructionId start, const ir::ShapeIndex& index) const {
+  ValueOrigin out;
+  if (!module_.contains(start)) return out;
+  // Breadth first, so the nearest instruction with metadata wins; within one
+  // instruction, the ways through in the order NextSteps lists them.
+  std::deque<Step> pending{{start, index, MetadataOrigin::kOwn}};
+  std::vector<std::pair<ir::InstructionId, ir::ShapeIndex>> seen;
+  for (int steps = 0; steps < kMaxSteps && !pending.empty(); ++steps) {
+    Step step = std::move(pending.front());
+    pending.pop_front();
+    auto key = std::make_pair(step.id, step.index);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(std::move(key));
+    const ir::OpMetadata& m = module_.instruction(step.id).metadata;
+    if (out.op == nullptr && HasOpName(m)) {
+      out.op = &m;
+      out.op_instruction = step.id;
+      out.op_origin = step.origin;
+    }
+    if (out.source == nullptr && HasSource(module_, m)) {
+      out.source = &m;
+      out.source_instruction = step.id;
+      out.source_origin = step.origin;
+    }
+    if (!out.argument.valid() && IsEntryParameter(step.id)) out.argument = step.id;
+    if (out.op != nullptr && out.source != nullptr) break;
+    for (Step& next : NextSteps(step)) pending.push_back(std::move(next));
+  }
+  return out;
+}
+
+std::vector<OriginResolver::Step> OriginResolver::NextSteps(const Step& step) const {
+  const ir::Instruction& instruction = module_.instruction(step.id);
+  std::vector<Step> next;
+  const MetadataOrigin inside =
+      step.origin == MetadataOrigin::kOwn ? MetadataOrigin::kInside : step.origin;
+  const MetadataOrigin through =
+      step.origin == MetadataOrigin::kOwn ? MetadataOrigin::kThrough : step.origin;
+  const auto operand = [&](size_t k, ir::ShapeIndex at) {
+    if (k < instruction.operands.size() && module_.contains(instruction.operands[k])) {
+      next.push_back({instruction.operands[k], std::move(at), through});
+    }
+  };
+  // What a called computation computes: its root (loop conditions compute
+  // no value of the loop).
+  for (const ir::CalledComputation& call : instruction.calls) {
+    if (call.role == ir::CallRole::kWhileCondition || !module_.contains(call.computation)) {
+      continue;
+    }
+    const ir::InstructionId root = module_.computation(call.computation).root;
+    if (module_.contains(root)) next.push_back({root, step.index, inside});
+  }
+  switch (instruction.opcode) {
+    case ir::Opcode::kTuple:
+      if (!step.index.empty()) {
+        operand(static_cast<size_t>(step.index.front()),
+                ir::ShapeIndex(step.index.begin() + 1, step.index.end()));
+        return next;
+      }
+      break;
+    case ir::Opcode::kGetTupleElement: {
+      const int64_t element = module_.attributes(instruction).tuple_index;
+      if (element >= 0) {
+        ir::ShapeIndex at{element};
+        at.insert(at.end(), step.index.begin(), step.index.end());
+        operand(0, std::move(at));
+        return next;
+      }
+      break;
+    }
+    case ir::Opcode::kParameter: {
+      // A called computation's parameter is its caller's operand.
+      if (!module_.contains(instruction.computation)) return next;
+      const int64_t number = module_.attributes(instruction).parameter_number;
+      for (ir::InstructionId caller : call_graph_.Callers(instruction.computation)) {
+        const ir::Instruction& c = module_.instruction(caller);
+        // A loop body's parameter holds what the body's root wrote into the
+        // same element on the iteration before (else the loop's init).
+        if (c.opcode == ir::Opcode::kWhile) {
+          const ir::InstructionId root = module_.computation(instruction.computation).root;
+          if (module_.contains(root) && root != step.id) {
+            next.push_back({root, step.index, inside});
+          }
+        }
+        // A loop's body and condition take the loop's one operand.
+        const size_t k = c.opcode == ir::Opcode::kWhile ? 0 : static_cast<size_t>(number);
+        if (number >= 0 && k < c.operands.size() && module_.contains(c.operands[k])) {
+          next.push_back({c.operands[k], step.index, through});
+        }
+      }
+      return next;
+    }
+    default:
+      break;
+  }
+  // Anything else XLA made without metadata (a convert, copy, bitcast or
+  // transpose it inserted) stands for what it was made from: its operands,
+  // in order; same-shaped pass-throughs keep the index.
+  const bool keeps_index = instruction.opcode == ir::Opcode::kCopy ||
+                           instruction.opcode == ir::Opcode::kBitcast ||
+                           instruction.opcode == ir::Opcode::kOptimizationBarrier ||
+                           instruction.opcode == ir::Opcode::kWhile;
+  for (size_t k = 0; k < instruction.operands.size(); ++k) {
+    operand(k, keeps_index ? step.index : ir::ShapeIndex());
+  }
+  return next;
+}
+
+bool OriginResolver::IsEntryParameter(ir::InstructionId id) const {
+  const ir::Instruction& instruction = module_.instruction(id);
+  return instruction.opcode == ir::Opcode::kParameter && instruction.computation.valid() &&
+         instruction.computation == module_.entry;
+}
+
+bool HasSource(const ir::Module& module, const ir::OpMetadata& metadata) {
+  return !metadata.source_file.empty() || module.FindStackFrame(metadata.stack_frame_id) != nullptr;
+}
+
+SourceLocation SourceLocationOf(const ir::Module& module, const ir::OpMetadata& metadata) {
+  const ir::SourceFrame* frame = module.FindStackFrame(metadata.stack_frame_id);
+  if (!metadata.source_file.empty()) {
+    return {metadata.source_file, metadata.source_line,
+            frame != nullptr ? frame->function : std::string_view()};
+  }
+  if (frame != nullptr) return {frame->file, frame->line, frame->function};
+  return {};
+}
+
+std::vector<const ir::SourceFrame*> CallStackOf(const ir::Module& module,
+                                                const ir::OpMetadata& metadata) {
+  std::vector<const ir::SourceFrame*> stack;
+  int64_t id = metadata.stack_frame_id;
+  for (int depth = 0; depth < kMaxStackDepth; ++depth) {
+    const ir::SourceFrame* frame = module.FindStackFrame(id);
+    if (frame == nullptr) break;
+    stack.push_back(frame);
+    if (frame->parent_id == id) break;
+    id = frame->parent_id;
+  }
+  std::reverse(stack.begin(), stack.end());
+  return stack;
+}
+
+}  // namespace memplan::analyzer

@@ -1,0 +1,49 @@
+#include <cstdio>
+
+#include "analyzer/call_tree_analysis.h"
+#include "cli/commands.h"
+#include "cli/output_file.h"
+#include "parsers/load_call_tree.h"
+#include "viz/call_tree_report.h"
+
+namespace memplan::cli {
+
+int RunCalltree(const CalltreeFlags& flags) {
+  if (flags.top < 0) {
+    std::fprintf(stderr, "memplan: --top must be 0 (all) or more\n");
+    return kExitBadInput;
+  }
+  absl::StatusOr<ir::CallTree> tree = parsers::LoadCallTree(flags.path);
+  if (!tree.ok()) {
+    std::fprintf(stderr, "memplan: %.*s\n", static_cast<int>(tree.status().message().size()),
+                 tree.status().message().data());
+    return kExitBadInput;
+  }
+  const analyzer::CallTreeSummary summary = analyzer::SummarizeCallTree(*tree);
+  const analyzer::CallTreeMemory memory = analyzer::AnalyzeCallTreeMemory(*tree, summary);
+  viz::CallTreeReportInput input{*tree, summary, memory, flags.top};
+  std::string rendered;
+  switch (flags.format) {
+    case CalltreeFormat::kText:
+      rendered = viz::RenderCallTreeText(input);
+      break;
+    case CalltreeFormat::kJson:
+      rendered = viz::RenderCallTreeJson(input);
+      break;
+    case CalltreeFormat::kDot:
+      if (!flags.top_given) input.top = 100;
+      rendered = viz::RenderCallTreeDot(input);
+      break;
+    case CalltreeFormat::kFolded:
+      rendered = viz::RenderCallTreeFolded(input);
+      break;
+  }
+  if (absl::Status written = WriteOutput(flags.output, rendered); !written.ok()) {
+    std::fprintf(stderr, "memplan: %.*s\n", static_cast<int>(written.message().size()),
+                 written.message().data());
+    return kExitBadInput;
+  }
+  return kExitOk;
+}
+
+}  // namespace memplan::cli

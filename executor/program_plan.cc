@@ -1,0 +1,76 @@
+#include "executor/program_plan.h"
+
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "ir/strings.h"
+
+namespace memplan::executor {
+
+absl::StatusOr<ExecutorPlan> PlanFromProgram(const ir::Program& program) {
+  ExecutorPlan plan;
+  plan.name = program.module_name;
+  for (const std::string& file : program.source_files) {
+    StrAppend(&plan.source, plan.source.empty() ? "" : ", ", file);
+  }
+  if (program.allocations.empty()) {
+    return absl::InvalidArgumentError(
+        StrCat(plan.source.empty() ? std::string("the input") : plan.source,
+               ": error: expected allocations to replay; this input states only totals"));
+  }
+  RankPlan rank;
+  rank.rank = 0;
+  absl::flat_hash_map<ir::AllocationId, std::pair<int64_t, int64_t>> placement;  // base, size
+  int64_t base = 0;
+  for (const ir::Allocation& allocation : program.allocations) {
+    placement[allocation.id] = {base, allocation.size};
+    base += allocation.size;
+  }
+  rank.arena_bytes = base;
+
+  int64_t without_range = 0;
+  bool any_value = false;
+  for (const ir::Value& value : program.values) {
+    auto it = placement.find(value.allocation);
+    if (it == placement.end()) continue;
+    any_value = true;
+    const auto [allocation_base, allocation_size] = it->second;
+    if (value.offset < 0 || value.size < 0 || value.offset > allocation_size - value.size) {
+      return absl::InvalidArgumentError(
+          StrCat(plan.source, ": error: value ", value.id.value(), " (", value.size, " bytes at offset ",
+                 value.offset, ") lies outside allocation ", value.allocation.value(), " of ",
+                 allocation_size, " bytes"));
+    }
+    PlanBuffer buffer;
+    buffer.id = value.id.value();
+    buffer.bytes = value.size;
+    buffer.offset = allocation_base + value.offset;
+    if (value.live_range) {
+      buffer.start = value.live_range->start;
+      buffer.end = value.live_range->end;
+    } else if (program.has_live_ranges) {
+      ++without_range;  // the analyzer does not count it either
+      continue;
+    }
+    rank.buffers.push_back(buffer);
+  }
+  if (!any_value) {
+    for (const ir::Allocation& allocation : program.allocations) {
+      rank.buffers.push_back({allocation.id.value(), allocation.size, 0, 0, placement[allocation.id].first});
+    }
+    plan.notes.push_back("the input lists allocations but no values: each allocation is one buffer, "
+                         "live at step 0");
+  } else if (!program.has_live_ranges) {
+    plan.notes.push_back("the input has no live ranges: every value is live at step 0, so a pool "
+                         "replay holds them all at once");
+  }
+  if (without_range > 0) {
+    plan.notes.push_back(StrCat(without_range, " values without a live range are not replayed as "
+                                               "buffers (the arena still holds their allocations)"));
+  }
+  // Buffers are sorted by id because values are.
+  plan.ranks.push_back(std::move(rank));
+  return plan;
+}
+
+}  // namespace memplan::executor

@@ -1,0 +1,129 @@
+#include "ir/jaxpr.h"
+
+#include <string>
+#include <utility>
+
+namespace memplan::ir {
+
+namespace {
+
+// numpy's long names to JAX's short ones, as jax's short_dtype_name does:
+// float -> f, uint -> u, int -> i, complex -> c.
+std::string ShortName(std::string_view name) {
+  static constexpr std::pair<std::string_view, std::string_view> kRules[] = {
+      {"float", "f"}, {"uint", "u"}, {"int", "i"}, {"complex", "c"}};
+  std::string s(name);
+  for (const auto& [from, to] : kRules) {
+    std::string out;
+    size_t i = 0;
+    while (i < s.size()) {
+      if (s.compare(i, from.size(), from) == 0) {
+        out += to;
+        i += from.size();
+      } else {
+        out += s[i++];
+      }
+    }
+    s = std::move(out);
+  }
+  return s;
+}
+
+}  // namespace
+
+DType JaxDTypeFromName(std::string_view name) {
+  const std::string s = ShortName(name);
+  struct Entry {
+    std::string_view name;
+    DType type;
+  };
+  static constexpr Entry kTable[] = {
+      {"bool", DType::kPred},      {"i1", DType::kS1},          {"i2", DType::kS2},
+      {"i4", DType::kS4},          {"i8", DType::kS8},          {"i16", DType::kS16},
+      {"i32", DType::kS32},        {"i64", DType::kS64},        {"u1", DType::kU1},
+      {"u2", DType::kU2},          {"u4", DType::kU4},          {"u8", DType::kU8},
+      {"u16", DType::kU16},        {"u32", DType::kU32},        {"u64", DType::kU64},
+      {"bf16", DType::kBF16},      {"f16", DType::kF16},        {"f32", DType::kF32},
+      {"f64", DType::kF64},        {"c64", DType::kC64},        {"c128", DType::kC128},
+      {"f4_e2m1fn", DType::kF4E2M1FN}, {"f8_e5m2", DType::kF8E5M2}, {"f8_e4m3", DType::kF8E4M3},
+      {"f8_e4m3fn", DType::kF8E4M3FN}, {"f8_e4m3b11fnuz", DType::kF8E4M3B11FNUZ},
+      {"f8_e5m2fnuz", DType::kF8E5M2FNUZ}, {"f8_e4m3fnuz", DType::kF8E4M3FNUZ},
+      {"f8_e3m4", DType::kF8E3M4}, {"f8_e8m0fnu", DType::kF8E8M0FNU},
+  };
+  for (const Entry& e : kTable) {
+    if (e.name == s) return e.type;
+  }
+  return DType::kInvalid;
+}
+
+int64_t JaxprAval::ElementCount() const {
+  if (!known) return -1;
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0) return -1;
+    if (d != 0 && n > INT64_MAX / d) return -1;
+    n *= d;
+  }
+  return n;
+}
+
+int64_t JaxprAval::ByteSize() const {
+  if (dtype_name == "float0") return 0;
+  const int64_t n = ElementCount();
+  if (n < 0 || dtype == DType::kInvalid) return -1;
+  const int64_t per = DTypeStorageBytes(dtype);
+  if (per > 0 && n > INT64_MAX / per) return -1;
+  return n * per;
+}
+
+std::optional<int64_t> JaxprParamValue::AsInt() const {
+  if (kind != Kind::kNumber || text.empty()) return std::nullopt;
+  size_t i = text[0] == '-' ? 1 : 0;
+  if (i == text.size()) return std::nullopt;
+  int64_t v = 0;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c < '0' || c > '9' || v > (INT64_MAX - 9) / 10) return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  return text[0] == '-' ? -v : v;
+}
+
+std::optional<std::vector<int64_t>> JaxprParamValue::AsIntList() const {
+  if (kind != Kind::kTuple && kind != Kind::kList) return std::nullopt;
+  std::vector<int64_t> out;
+  for (const JaxprParamValue& e : elements) {
+    const std::optional<int64_t> v = e.AsInt();
+    if (!v) return std::nullopt;
+    out.push_back(*v);
+  }
+  return out;
+}
+
+const JaxprParam* JaxprEqn::FindParam(std::string_view name) const {
+  for (const JaxprParam& p : params) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+std::optional<DotDimensionNumbers> DotGeneralDimensions(const JaxprEqn& eqn) {
+  const JaxprParam* p = eqn.FindParam("dimension_numbers");
+  if (p == nullptr) return std::nullopt;
+  const JaxprParamValue& v = p->value;
+  if (v.kind != JaxprParamValue::Kind::kTuple || v.elements.size() != 2) return std::nullopt;
+  const JaxprParamValue& contracting = v.elements[0];
+  const JaxprParamValue& batch = v.elements[1];
+  if (contracting.elements.size() != 2 || batch.elements.size() != 2) return std::nullopt;
+  DotDimensionNumbers d;
+  const auto lc = contracting.elements[0].AsIntList(), rc = contracting.elements[1].AsIntList();
+  const auto lb = batch.elements[0].AsIntList(), rb = batch.elements[1].AsIntList();
+  if (!lc || !rc || !lb || !rb) return std::nullopt;
+  d.lhs_contracting = *lc;
+  d.rhs_contracting = *rc;
+  d.lhs_batch = *lb;
+  d.rhs_batch = *rb;
+  return d;
+}
+
+}  // namespace memplan::ir

@@ -1,0 +1,186 @@
+// The program graph: one HLO module as Module -> Computations ->
+// Instructions, with dense strong ids, operand edges, called-computation
+// edges, shapes with layouts, metadata and typed attributes (HloAttributes).
+// Every input lowers into it: HLO text and the HloProto give the whole
+// graph; a buffer-assignment dump without its module text gives the
+// instructions it names (Module::gaps says what is missing); a jaxpr lowers
+// into the same structure.
+//
+// Ids are dense: InstructionId(k) is instructions()[k], ComputationId(k) is
+// computations()[k]. Names are for display and for parsers resolving what an
+// input names; analyses follow ids and edges.
+//
+// Text fields are std::string_view into input that the owning Program keeps
+// alive (ir/program.h).
+#ifndef MEMPLAN_IR_MODULE_H_
+#define MEMPLAN_IR_MODULE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "ir/hlo_attributes.h"
+#include "ir/ids.h"
+#include "ir/metadata.h"
+#include "ir/opcode.h"
+#include "ir/shape.h"
+
+namespace memplan::ir {
+
+// Why an instruction calls a computation. The order of an instruction's
+// calls is XLA's called_computations() order (while: body then condition;
+// conditional: branches in order; select-and-scatter: select then scatter).
+enum class CallRole : uint8_t {
+  kFused,           // fusion: the fused computation
+  kWhileBody,       // while: body=
+  kWhileCondition,  // while: condition=
+  kBranch,          // conditional: branch_computations= / true_ / false_computation=
+  kToApply,         // reduce, all-reduce, map, scatter, reduce-window, call: to_apply=
+  kComparator,      // sort: to_apply=
+  kSelect,          // select-and-scatter: select=
+  kScatter,         // select-and-scatter: scatter=
+  kCalled,          // custom-call called_computations=, async-start calls=
+};
+
+struct CalledComputation {
+  ComputationId computation;
+  CallRole role = CallRole::kCalled;
+  friend bool operator==(const CalledComputation&, const CalledComputation&) = default;
+};
+
+struct Instruction {
+  InstructionId id;
+  // The computation holding it; invalid when the input names the instruction
+  // but not where it lives (a buffer-assignment dump read without its module).
+  ComputationId computation;
+  std::string_view name;  // without '%'
+  Opcode opcode = Opcode::kUnknown;
+  std::string_view opcode_text;  // as the input spells it (also for kUnknown)
+  Shape shape;                   // dtype kInvalid when the input does not say
+  std::vector<InstructionId> operands;
+  std::vector<CalledComputation> calls;
+  OpMetadata metadata;
+  int64_t unique_id = -1;  // the HloProto's instruction id; -1 from text
+  int32_t attributes = -1;  // Module::attributes(); -1 when it has none
+  bool is_root = false;
+};
+
+struct Computation {
+  ComputationId id;
+  std::string_view name;
+  // In input order. In a scheduled module (ModuleHeader::is_scheduled) this
+  // is the computation's schedule.
+  std::vector<InstructionId> instructions;
+  InstructionId root;
+  // By parameter number; an invalid id where the input lacks that number.
+  std::vector<InstructionId> parameters;
+  int64_t unique_id = -1;  // the HloProto's computation id; -1 from text
+};
+
+// input_output_alias={ {0}: (1, {}, may-alias) }: output element
+// `output_index` shares memory with parameter `parameter_number` at
+// `parameter_index`.
+struct InputOutputAlias {
+  ShapeIndex output_index;
+  int64_t parameter_number = 0;
+  ShapeIndex parameter_index;
+  bool must_alias = false;
+  friend bool operator==(const InputOutputAlias&, const InputOutputAlias&) = default;
+};
+
+// buffer_donor={ (0, {}) }: a parameter the program may reuse.
+struct BufferDonor {
+  int64_t parameter_number = 0;
+  ShapeIndex parameter_index;
+  friend bool operator==(const BufferDonor&, const BufferDonor&) = default;
+};
+
+// What the "HloModule name, ..." line (or HloModuleProto) says of the module.
+struct ModuleHeader {
+  bool is_scheduled = false;
+  // entry_computation_layout={(f32[8]{0}, ...)->f32[8]{0}}; empty when absent.
+  std::vector<Shape> entry_parameter_shapes;
+  std::optional<Shape> entry_result_shape;
+  int64_t replica_count = 1;
+  int64_t num_partitions = 1;
+  std::vector<InputOutputAlias> input_output_aliases;
+  std::vector<BufferDonor> buffer_donors;
+  // Header attributes kept as written (allow_spmd_sharding_propagation_to_
+  // output, frontend_attributes, ...).
+  std::vector<UnknownAttribute> other;
+};
+
+// Parts of the graph an input did not provide.
+enum class GraphGap : uint8_t {
+  kComputations,  // which computation holds each instruction, and roots
+  kOperands,      // operand and called-computation edges
+  kShapes,        // shapes of instructions that define no listed value
+  kAttributes,    // typed attributes
+};
+
+class Module {
+ public:
+  std::string_view name;
+  ComputationId entry;  // invalid when the input does not say
+  ModuleHeader header;
+  // Stack frames by id - 1 (stack_frames[0] has id 1).
+  std::vector<SourceFrame> stack_frames;
+  // Empty when the input gave the whole graph.
+  std::vector<GraphGap> gaps;
+
+  const std::vector<Instruction>& instructions() const { return instructions_; }
+  const std::vector<Computation>& computations() const { return computations_; }
+  size_t instruction_count() const { return instructions_.size(); }
+
+  // Require a valid id of this module.
+  const Instruction& instruction(InstructionId id) const { return instructions_[id.value()]; }
+  Instruction& mutable_instruction(InstructionId id) { return instructions_[id.value()]; }
+  const Computation& computation(ComputationId id) const { return computations_[id.value()]; }
+  Computation& mutable_computation(ComputationId id) { return computations_[id.value()]; }
+  bool contains(InstructionId id) const {
+    return id.valid() && id.value() < static_cast<int64_t>(instructions_.size());
+  }
+  bool contains(ComputationId id) const {
+    return id.valid() && id.value() < static_cast<int64_t>(computations_.size());
+  }
+
+  // The entry computation, or nullptr.
+  const Computation* entry_computation() const {
+    return contains(entry) ? &computations_[entry.value()] : nullptr;
+  }
+
+  // Appends `instruction` (its id is assigned here) and returns its id.
+  InstructionId AddInstruction(Instruction instruction);
+  // Appends `computation` (its id is assigned here) and returns its id.
+  ComputationId AddComputation(Computation computation);
+
+  // The instruction's typed attributes; an empty set when it has none.
+  const HloAttributes& attributes(InstructionId id) const;
+  const HloAttributes& attributes(const Instruction& instruction) const;
+  // Its attributes for writing, created empty on first use.
+  HloAttributes& mutable_attributes(InstructionId id);
+
+  // The frame with `id`, or nullptr.
+  const SourceFrame* FindStackFrame(int64_t id) const {
+    return id >= 1 && id <= static_cast<int64_t>(stack_frames.size()) ? &stack_frames[id - 1]
+                                                                        : nullptr;
+  }
+
+  bool has_gap(GraphGap gap) const;
+
+ private:
+  std::vector<Instruction> instructions_;
+  std::vector<Computation> computations_;
+  std::vector<HloAttributes> attributes_;
+};
+
+// "name{1,2}": an instruction and a shape index, as XLA names a value.
+std::string InstructionDisplayName(const Module& module, InstructionId id, const ShapeIndex& index);
+
+// The subshape of `shape` at `index`, or nullptr when the index leaves it.
+const Shape* Subshape(const Shape& shape, const ShapeIndex& index);
+
+}  // namespace memplan::ir
+
+#endif  // MEMPLAN_IR_MODULE_H_

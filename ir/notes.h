@@ -1,0 +1,70 @@
+// What an input cannot tell, or how a number was derived, as data: a code
+// and its numbers (and any text quoted from the input). Views word each code
+// (viz/notes.h); libraries never build the sentence.
+#ifndef MEMPLAN_IR_NOTES_H_
+#define MEMPLAN_IR_NOTES_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace memplan::ir {
+
+enum class NoteCode : uint16_t {
+  // A line of the input worth repeating as it reads. texts: {line}.
+  kQuotedFromInput,
+  // An HloProto carries no HloLiveRange, so there is no live peak.
+  kProtoHasNoLiveRanges,
+  // The module text beside a dump was not found. texts: {expected path}.
+  kNoModuleText,
+
+  // OOM messages.
+  // numbers: {bytes the failing allocation asked for}.
+  kOomAllocationFailed,
+  // Category totals are rounded as printed. texts: {an example}.
+  kOomCategoriesRounded,
+  // The message does not say which parameters are donated, so alias reads 0.
+  // numbers: {excess of parameter+constant+output+temp over the total, or 0}.
+  kOomAliasUnknown,
+  // The TPU message states no total: total = argument + output - alias + temp.
+  kOomNoStatedTotal,
+  // Values are the message's buffer list. numbers: {1 for the GPU "Peak
+  // buffers", 0 for the TPU "Largest program allocations"}.
+  kOomValuesAreListedBuffers,
+  // numbers: {buffers whose sizes are rounded as printed}.
+  kOomRoundedBufferSizes,
+  // The listed buffers' allocation types. texts: {type...}; numbers: {count...}.
+  kOomAllocationTypes,
+
+  // Memory-usage reports.
+  // numbers: {rounded allocation sizes, allocations}; texts: {an example}.
+  kReportRoundedAllocationSizes,
+  // The newer report prints no allocation headers (each table one allocation)
+  // and no categories.
+  kReportNoAllocationHeaders,
+  // numbers: {bytes of the stated total in no listed row}.
+  kReportBytesOutsideRows,
+  // Values are the report's table rows (one per offset).
+  kReportValuesAreRows,
+  // numbers: {small allocations left out}.
+  kReportOmitsAllocations,
+  // numbers: {rows left out, the percentage each is below}.
+  kReportOmitsRows,
+  // numbers: {value sizes rounded as printed}.
+  kReportRoundedValueSizes,
+};
+
+// A stable keyword for `code` ("oom-allocation-failed"), for JSON.
+std::string_view NoteCodeName(NoteCode code);
+
+struct Note {
+  NoteCode code;
+  std::vector<int64_t> numbers;
+  std::vector<std::string> texts;
+  friend bool operator==(const Note&, const Note&) = default;
+};
+
+}  // namespace memplan::ir
+
+#endif  // MEMPLAN_IR_NOTES_H_

@@ -1,0 +1,171 @@
+// HLO opcodes as XLA spells them in HLO text and HloInstructionProto.opcode.
+// An opcode memplan does not know reads as kUnknown; the instruction keeps
+// the spelling it was read with (Instruction::opcode_text).
+#ifndef MEMPLAN_IR_OPCODE_H_
+#define MEMPLAN_IR_OPCODE_H_
+
+#include <cstdint>
+#include <string_view>
+
+namespace memplan::ir {
+
+enum class Opcode : uint8_t {
+  kUnknown,
+  kAbs,
+  kAcos,
+  kAcosh,
+  kAdd,
+  kAddDependency,
+  kAfterAll,
+  kAllGather,
+  kAllGatherDone,
+  kAllGatherStart,
+  kAllReduce,
+  kAllReduceDone,
+  kAllReduceStart,
+  kAllToAll,
+  kAnd,
+  kAsin,
+  kAsinh,
+  kAsyncDone,
+  kAsyncStart,
+  kAsyncUpdate,
+  kAtan,
+  kAtan2,
+  kAtanh,
+  kBatchNormGrad,
+  kBatchNormInference,
+  kBatchNormTraining,
+  kBitcast,
+  kBitcastConvert,
+  kBroadcast,
+  kCall,
+  kCbrt,
+  kCeil,
+  kCholesky,
+  kClamp,
+  kClz,
+  kCollectiveBroadcast,
+  kCollectivePermute,
+  kCollectivePermuteDone,
+  kCollectivePermuteStart,
+  kCollectiveReduce,
+  kCompare,
+  kComplex,
+  kConcatenate,
+  kConditional,
+  kConstant,
+  kConvert,
+  kConvolution,
+  kCopy,
+  kCopyDone,
+  kCopyStart,
+  kCos,
+  kCosh,
+  kCustomCall,
+  kDivide,
+  kDomain,
+  kDot,
+  kDynamicReshape,
+  kDynamicSlice,
+  kDynamicUpdateSlice,
+  kErf,
+  kExp,
+  kExpm1,
+  kFft,
+  kFloor,
+  kFusion,
+  kGather,
+  kGetDimensionSize,
+  kGetTupleElement,
+  kImag,
+  kInfeed,
+  kIota,
+  kIsFinite,
+  kLog,
+  kLog1p,
+  kLogistic,
+  kMap,
+  kMaximum,
+  kMinimum,
+  kMulhi,
+  kMultiply,
+  kNegate,
+  kNot,
+  kOptimizationBarrier,
+  kOr,
+  kOutfeed,
+  kPad,
+  kParameter,
+  kPartitionId,
+  kPopulationCount,
+  kPower,
+  kRaggedAllToAll,
+  kRaggedDot,
+  kReal,
+  kRecv,
+  kRecvDone,
+  kReduce,
+  kReducePrecision,
+  kReduceScatter,
+  kReduceWindow,
+  kRemainder,
+  kReplicaId,
+  kReshape,
+  kReverse,
+  kRng,
+  kRngBitGenerator,
+  kRngGetAndUpdateState,
+  kRoundNearestAfz,
+  kRoundNearestEven,
+  kRsqrt,
+  kScaledDot,
+  kScan,
+  kScatter,
+  kSelect,
+  kSelectAndScatter,
+  kSend,
+  kSendDone,
+  kSetDimensionSize,
+  kShiftLeft,
+  kShiftRightArithmetic,
+  kShiftRightLogical,
+  kShuffle,
+  kSign,
+  kSin,
+  kSinh,
+  kSlice,
+  kSort,
+  kSqrt,
+  kStochasticConvert,
+  kSubtract,
+  kTan,
+  kTanh,
+  kTopK,
+  kTranspose,
+  kTriangularSolve,
+  kTuple,
+  kWhile,
+  kXor,
+};
+
+// The spelling XLA prints ("dot", "get-tuple-element"); "unknown" for
+// kUnknown.
+std::string_view OpcodeName(Opcode opcode);
+
+// The opcode spelt `name`, or kUnknown.
+Opcode OpcodeFromName(std::string_view name);
+
+// Collectives that move data between devices, in their synchronous or
+// "-start" forms (all-reduce, all-gather, reduce-scatter, all-to-all,
+// collective-permute, collective-broadcast, ragged-all-to-all, send, recv).
+bool IsCollective(Opcode opcode);
+
+// Instructions whose called computations run in a control-flow context
+// (while, conditional, call, async-start): their bodies hold buffers of
+// their own, as opposed to fused or applied computations.
+bool CallsControlFlow(Opcode opcode);
+
+}  // namespace memplan::ir
+
+#endif  // MEMPLAN_IR_OPCODE_H_

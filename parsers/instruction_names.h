@@ -1,0 +1,61 @@
+// Turning the instruction names an input prints into ids of the program
+// graph. A buffer-assignment dump, an OOM message or a report names
+// instructions; when the module's text was read first they resolve to its
+// instructions, otherwise each new name becomes an instruction known only by
+// name (no computation), which the input's own lines may describe further.
+// This is the one place where names are joined; analyses follow ids.
+#ifndef MEMPLAN_PARSERS_INSTRUCTION_NAMES_H_
+#define MEMPLAN_PARSERS_INSTRUCTION_NAMES_H_
+
+#include <optional>
+#include <string_view>
+
+#include "absl/container/flat_hash_map.h"
+#include "ir/module.h"
+#include "ir/strings.h"
+
+namespace memplan::parsers {
+
+// What an input says of an instruction besides its name; empty fields say
+// nothing.
+struct InstructionFacts {
+  std::string_view opcode;
+  ir::OpMetadata metadata;
+  std::optional<ir::Shape> shape;
+};
+
+class InstructionNames {
+ public:
+  // Indexes the instructions `module` already holds. `module` must outlive
+  // this object, and its names must stay valid as long as it does.
+  explicit InstructionNames(ir::Module& module);
+
+  // The instruction named `name`, added (known only by name) when the module
+  // has none. `name` must stay valid as long as the module (a view into
+  // input the Program keeps alive). Requires a non-empty name.
+  ir::InstructionId Resolve(std::string_view name);
+
+  // The instruction named `name`, or an invalid id.
+  ir::InstructionId Find(std::string_view name) const;
+
+  // Records `facts` on instruction `id` where the module knows less: only for
+  // an instruction not read from module text (no computation), and only the
+  // fields it does not have yet.
+  void Describe(ir::InstructionId id, const InstructionFacts& facts);
+
+  // Instructions added because the module did not have them.
+  int64_t added() const { return added_; }
+
+ private:
+  ir::Module& module_;
+  absl::flat_hash_map<absl::string_view, ir::InstructionId> by_name_;
+  int64_t added_ = 0;
+};
+
+// Records on `module` what a graph built only from names lacks (a no-op when
+// the module has computations, i.e. came from module text or a proto).
+void MarkNamesOnlyGraph(ir::Module& module);
+
+}  // namespace memplan::parsers
+
+#endif  // MEMPLAN_PARSERS_INSTRUCTION_NAMES_H_
