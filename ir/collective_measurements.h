@@ -39,6 +39,10 @@ struct CollectiveRun {
   // Host of each rank, in rank order, when the output lists them; empty
   // otherwise.
   std::vector<std::string> rank_hosts;
+  // The global ranks the collective ran among, when the input says
+  // (`memplan validate`'s "group"); empty otherwise. Ranks are numbered as
+  // devices are: rank r on node r / gpus_per_node.
+  std::vector<int64_t> group_devices;
   std::string device;  // "NVIDIA H100 80GB HBM3"; empty when not printed
   std::vector<CollectiveSample> samples;  // in file order
 

@@ -210,9 +210,40 @@ absl::StatusOr<ir::CollectiveMeasurements> NcclTestsJson(const SourceText& sourc
 }
 
 // ---------------------------------------------------------------------------
-// memplan.collectives.v1.
+// memplan.collectives.v1, and memplan.validate.v1 whose per-rank
+// "collectives" have the same record shape.
 
 constexpr std::string_view kMemplanSchema = "memplan.collectives.v1";
+constexpr std::string_view kValidateSchema = "memplan.validate.v1";
+
+// One record: collective, bytes, count, dtype, time_us, algbw_gbps,
+// busbw_gbps, wrong.
+absl::StatusOr<ir::CollectiveKind> ReadRecord(const SourceText& source, const Fields& f,
+                                              const JsonPath& path, ir::CollectiveSample& s) {
+  std::string name;
+  ASSIGN_OR_RETURN(name, f.String("collective"));
+  const std::optional<ir::CollectiveKind> kind = ir::CollectiveFromName(name);
+  if (!kind) {
+    return f.Error("collective",
+                   "expected all_reduce, all_gather, reduce_scatter, all_to_all, send_recv, "
+                   "broadcast or reduce");
+  }
+  ASSIGN_OR_RETURN(s.bytes, f.Integer("bytes"));
+  ASSIGN_OR_RETURN(s.count, f.Integer("count", /*required=*/false));
+  ASSIGN_OR_RETURN(s.dtype, f.String("dtype", /*required=*/false));
+  ASSIGN_OR_RETURN(s.time_us, f.Number("time_us"));
+  if (!std::isfinite(s.time_us) || s.time_us < 0) {
+    return f.Error("time_us", "expected a time in microseconds (finite, not negative)");
+  }
+  ASSIGN_OR_RETURN(s.algbw_gbps, f.Number("algbw_gbps"));
+  ASSIGN_OR_RETURN(s.busbw_gbps, f.Number("busbw_gbps"));
+  if (f.Get("wrong") != nullptr) {
+    ASSIGN_OR_RETURN(s.wrong_elements, f.Integer("wrong"));
+  }
+  s.location = source.LocationString(source.text().data() +
+                                     LocateJsonValue(source.text(), path).value_or(0));
+  return *kind;
+}
 
 absl::StatusOr<ir::CollectiveMeasurements> MemplanJson(const SourceText& source,
                                                        const Value& document,
@@ -247,22 +278,17 @@ absl::StatusOr<ir::CollectiveMeasurements> MemplanJson(const SourceText& source,
     const JsonPath path = {{"results", -1}, {"", static_cast<int64_t>(i)}};
     ASSIGN_OR_RETURN(const Object* result, ObjectAt(source, (*results)[i], path));
     const Fields f(source, *result, path);
-    ASSIGN_OR_RETURN(std::string name, f.String("collective"));
-    const std::optional<ir::CollectiveKind> kind = ir::CollectiveFromName(name);
-    if (!kind) {
-      return f.Error("collective",
-                     "expected all_reduce, all_gather, reduce_scatter, all_to_all, send_recv, "
-                     "broadcast or reduce");
-    }
+    ir::CollectiveSample s;
+    ASSIGN_OR_RETURN(const ir::CollectiveKind kind, ReadRecord(source, f, path, s));
     PendingRun* run = nullptr;
     for (PendingRun& r : runs) {
-      if (r.run.kind == *kind) run = &r;
+      if (r.run.kind == kind) run = &r;
     }
     if (run == nullptr) {
       PendingRun fresh;
       fresh.at = f.At("collective");
-      fresh.program = {kind, fresh.at, StrCat("collective ", name)};
-      fresh.run.kind = *kind;
+      fresh.program = {kind, fresh.at, StrCat("collective ", ir::CollectiveName(kind))};
+      fresh.run.kind = kind;
       fresh.run.tool = StrCat("memplan bench-collectives (", backend, ")");
       fresh.run.location = source.LocationString(fresh.at);
       fresh.run.ranks = ranks;
@@ -271,26 +297,87 @@ absl::StatusOr<ir::CollectiveMeasurements> MemplanJson(const SourceText& source,
       runs.push_back(std::move(fresh));
       run = &runs.back();
     }
-    ir::CollectiveSample s;
-    ASSIGN_OR_RETURN(s.bytes, f.Integer("bytes"));
-    ASSIGN_OR_RETURN(s.count, f.Integer("count", /*required=*/false));
-    ASSIGN_OR_RETURN(s.dtype, f.String("dtype", /*required=*/false));
-    ASSIGN_OR_RETURN(s.time_us, f.Number("time_us"));
-    if (!std::isfinite(s.time_us) || s.time_us < 0) {
-      return f.Error("time_us", "expected a time in microseconds (finite, not negative)");
-    }
-    ASSIGN_OR_RETURN(s.algbw_gbps, f.Number("algbw_gbps"));
-    ASSIGN_OR_RETURN(s.busbw_gbps, f.Number("busbw_gbps"));
-    if (f.Get("wrong") != nullptr) {
-      ASSIGN_OR_RETURN(s.wrong_elements, f.Integer("wrong"));
-    }
-    s.location = source.LocationString(source.text().data() +
-                                       LocateJsonValue(source.text(), path).value_or(0));
     run->run.samples.push_back(std::move(s));
     run->busbw_at.push_back(f.At("busbw_gbps"));
   }
   if (runs.empty()) return top.Error("results", "expected at least one result");
   ir::CollectiveMeasurements out;
+  for (PendingRun& run : runs) {
+    RETURN_IF_ERROR(internal::FinishRun(source, options, run, out.diagnostics));
+    out.runs.push_back(std::move(run.run));
+  }
+  return out;
+}
+
+// memplan validate --format=json: each rank's "collectives", one run per
+// collective and group (the records of every rank that ran it).
+absl::StatusOr<ir::CollectiveMeasurements> ValidateJson(const SourceText& source,
+                                                        const Value& document,
+                                                        const CollectiveParseOptions& options) {
+  ASSIGN_OR_RETURN(const Object* root, ObjectAt(source, document, {}));
+  const Fields top(source, *root, {});
+  std::string backend;
+  ASSIGN_OR_RETURN(backend, top.String("backend", /*required=*/false));
+  const llvm::json::Array* ranks = root->getArray("ranks");
+  if (ranks == nullptr) return top.Error("ranks", "expected an array of per-rank reports");
+  ir::CollectiveMeasurements out;
+  std::vector<PendingRun> runs;
+  std::vector<std::vector<int64_t>> groups;  // of runs, by index
+  for (size_t r = 0; r < ranks->size(); ++r) {
+    const JsonPath rank_path = {{"ranks", -1}, {"", static_cast<int64_t>(r)}};
+    ASSIGN_OR_RETURN(const Object* rank, ObjectAt(source, (*ranks)[r], rank_path));
+    const Fields rf(source, *rank, rank_path);
+    std::string device;
+    ASSIGN_OR_RETURN(device, rf.String("device", /*required=*/false));
+    const llvm::json::Array* collectives = rank->getArray("collectives");
+    if (collectives == nullptr) continue;
+    for (size_t i = 0; i < collectives->size(); ++i) {
+      JsonPath path = rank_path;
+      path.push_back({"collectives", -1});
+      path.push_back({"", static_cast<int64_t>(i)});
+      ASSIGN_OR_RETURN(const Object* record, ObjectAt(source, (*collectives)[i], path));
+      const Fields f(source, *record, path);
+      ir::CollectiveSample s;
+      ASSIGN_OR_RETURN(const ir::CollectiveKind kind, ReadRecord(source, f, path, s));
+      ASSIGN_OR_RETURN(const int64_t group_size, f.Integer("ranks"));
+      if (group_size < 1) return f.Error("ranks", "expected at least 1 rank");
+      std::vector<int64_t> group;
+      if (const llvm::json::Array* g = record->getArray("group")) {
+        for (size_t k = 0; k < g->size(); ++k) {
+          auto member = (*g)[k].getAsInteger();
+          if (!member || *member < 0) return f.Error("group", "expected rank numbers");
+          group.push_back(*member);
+        }
+        if (static_cast<int64_t>(group.size()) != group_size) {
+          return f.Error("group", StrCat("expected ", group_size, " ranks, as 'ranks' says"));
+        }
+      }
+      size_t index = runs.size();
+      for (size_t k = 0; k < runs.size(); ++k) {
+        if (runs[k].run.kind == kind && runs[k].run.ranks == group_size && groups[k] == group) {
+          index = k;
+        }
+      }
+      if (index == runs.size()) {
+        PendingRun fresh;
+        fresh.at = f.At("collective");
+        fresh.program = {kind, fresh.at, StrCat("collective ", ir::CollectiveName(kind))};
+        fresh.run.kind = kind;
+        fresh.run.tool = StrCat("memplan validate (", backend, ")");
+        fresh.run.location = source.LocationString(fresh.at);
+        fresh.run.ranks = group_size;
+        fresh.run.group_devices = group;
+        fresh.run.device = device;
+        runs.push_back(std::move(fresh));
+        groups.push_back(group);
+      }
+      runs[index].run.samples.push_back(std::move(s));
+      runs[index].busbw_at.push_back(f.At("busbw_gbps"));
+    }
+  }
+  if (runs.empty()) {
+    return top.Error("ranks", "expected at least one collective in the ranks' reports");
+  }
   for (PendingRun& run : runs) {
     RETURN_IF_ERROR(internal::FinishRun(source, options, run, out.diagnostics));
     out.runs.push_back(std::move(run.run));
@@ -308,9 +395,12 @@ absl::StatusOr<ir::CollectiveMeasurements> FromJson(const SourceText& source,
                                                     const CollectiveParseOptions& options) {
   if (!IsMemplanDocument(document)) return NcclTestsJson(source, document, options);
   const Fields top(source, *document.getAsObject(), {});
-  ASSIGN_OR_RETURN(std::string schema, top.String("schema"));
+  std::string schema;
+  ASSIGN_OR_RETURN(schema, top.String("schema"));
+  if (schema == kValidateSchema) return ValidateJson(source, document, options);
   if (schema != kMemplanSchema) {
-    return top.Error("schema", StrCat("expected \"", kMemplanSchema, "\""));
+    return top.Error("schema", StrCat("expected \"", kMemplanSchema, "\" or \"", kValidateSchema,
+                                      "\""));
   }
   return MemplanJson(source, document, options);
 }

@@ -5,8 +5,9 @@
 //     "[1,0]<stdout>:" prefixes, NCCL log lines in between, several runs
 //     in one file;
 //   - nccl-tests' JSON (-J, nccl-tests >= 2.17.3, file versions 1 to 3);
-//   - memplan's own memplan.collectives.v1 JSON (`memplan bench-collectives`,
-//     schema in docs/cost-model.md).
+//   - memplan's own memplan.collectives.v1 JSON and text (`memplan
+//     bench-collectives`, docs/collectives-json.md), and the per-rank
+//     "collectives" of memplan.validate.v1 (`memplan validate`).
 // Each run becomes an ir::CollectiveRun. See docs/cost-model.md, "Calibration".
 #ifndef MEMPLAN_PARSERS_COLLECTIVE_MEASUREMENTS_PARSER_H_
 #define MEMPLAN_PARSERS_COLLECTIVE_MEASUREMENTS_PARSER_H_
@@ -42,13 +43,15 @@ absl::StatusOr<ir::CollectiveMeasurements> ParseNcclTestsText(
 absl::StatusOr<ir::CollectiveMeasurements> ParseNcclTestsJson(
     const SourceText& source, const CollectiveParseOptions& options);
 
-// memplan.collectives.v1. `options.collective`, when set, must not
-// contradict the file (each result names its collective).
+// memplan.collectives.v1 or memplan.validate.v1. `options.collective`,
+// when set, must not contradict the file (each record names its
+// collective).
 absl::StatusOr<ir::CollectiveMeasurements> ParseMemplanCollectivesJson(
     const SourceText& source, const CollectiveParseOptions& options);
 
-// Picks the parser by content: JSON whose "schema" is memplan.collectives.v1,
-// other JSON (nccl-tests -J), else nccl-tests' text.
+// Picks the parser by content: JSON with a "schema" (memplan.collectives.v1,
+// memplan.validate.v1), other JSON (nccl-tests -J), else nccl-tests' text
+// (which memplan bench-collectives also prints).
 absl::StatusOr<ir::CollectiveMeasurements> ParseCollectiveMeasurements(
     const SourceText& source, const CollectiveParseOptions& options);
 

@@ -196,6 +196,7 @@ struct Preamble {
   std::string tool = "nccl-tests";
   KindHint program;
   KindHint command;
+  int64_t declared_ranks = 0;  // "# memplan bench-collectives: backend host, 2 ranks, ..."
   std::map<int64_t, RankLine> ranks;
   bool ranks_truncated = false;
   bool saw_table = false;
@@ -277,6 +278,33 @@ class TextParser {
       auto kind = internal::CollectiveOfProgram(name, &at);
       if (kind && !finished_.empty() && !finished_.back().program.kind) {
         finished_.back().program = {kind, name.data() + at, StrCat("the program ", TrimLeft(name))};
+      }
+      return absl::OkStatus();
+    }
+    // memplan bench-collectives' own text: a preamble line, then one table
+    // per collective after "# Collective: NAME".
+    if (StartsWith(body, "memplan bench-collectives:")) {
+      RETURN_IF_ERROR(EndTable());
+      NewPreambleIfTableSeen();
+      const std::vector<Token> t = Tokenize(body);
+      for (size_t i = 0; i + 1 < t.size(); ++i) {
+        if (t[i].text == "backend") {
+          std::string_view backend = t[i + 1].text;
+          if (!backend.empty() && backend.back() == ',') backend.remove_suffix(1);
+          preamble_.tool = StrCat("memplan bench-collectives (", backend, ")");
+        }
+        if (t[i + 1].text.substr(0, 5) == "ranks") {
+          preamble_.declared_ranks = ParseInt(t[i].text).value_or(0);
+        }
+      }
+      return absl::OkStatus();
+    }
+    if (StartsWith(body, "Collective: ")) {
+      RETURN_IF_ERROR(EndTable());
+      const std::string_view name = TrimLeft(body.substr(12));
+      std::string_view word = name.substr(0, name.find_first_of(" \t\r"));
+      if (auto kind = ir::CollectiveFromName(word)) {
+        preamble_.program = {kind, name.data(), StrCat("the collective ", word)};
       }
       return absl::OkStatus();
     }
@@ -483,7 +511,10 @@ class TextParser {
     current_.run.tool = preamble_.tool;
     current_.program = preamble_.program;
     current_.command = preamble_.command;
-    if (preamble_.ranks.empty() || preamble_.ranks_truncated) return;
+    if (preamble_.ranks.empty() || preamble_.ranks_truncated) {
+      current_.run.ranks = preamble_.declared_ranks;
+      return;
+    }
     const int64_t group = preamble_.ranks.begin()->second.group;
     for (const auto& [rank, r] : preamble_.ranks) {
       if (r.group != group) continue;

@@ -46,6 +46,9 @@ GroupPlacement PlacementOf(const ir::CollectiveRun& run, const Hardware& base, b
     p.nodes = static_cast<int64_t>(per_host.size());
     for (const auto& [h, c] : per_host) p.ranks_per_node = std::max(p.ranks_per_node, c);
     for (const auto& [h, c] : per_host) p.uniform &= c == p.ranks_per_node;
+  } else if (static_cast<int64_t>(run.group_devices.size()) == run.ranks && run.ranks > 0) {
+    p = PlaceGroup(run.group_devices, base.gpus_per_node);
+    *assumed = true;  // rank r on node r / gpus_per_node
   } else {
     p = PlaceEvenly(n, base.gpus_per_node);
     *assumed = true;

@@ -125,6 +125,10 @@ absl::StatusOr<Hardware> LoadHardwareText(std::string_view text, const std::stri
 
 std::optional<std::string> PresetForDevice(std::string_view device) {
   while (!device.empty() && device.back() == ' ') device.remove_suffix(1);
+  // `memplan bench-collectives` adds " (device 0 of 8, ...)".
+  if (const size_t paren = device.find(" ("); paren != std::string_view::npos) {
+    device = device.substr(0, paren);
+  }
   for (const Preset& p : BuiltinPresets()) {
     absl::StatusOr<HardwareOverlay> overlay = ParseHardwareYaml(p.yaml, std::string(p.name));
     if (!overlay.ok() || !overlay->device_names) continue;

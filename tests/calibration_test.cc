@@ -88,6 +88,25 @@ TEST(CalibrationTest, RecoversTheNetworkStageOfHierarchicalRuns) {
   EXPECT_FALSE(c->runs[0].placement_assumed);
 }
 
+TEST(CalibrationTest, GroupDevicesPlaceTheRunByNode) {
+  // A validate record of the group {0, 8}: one rank on each of two nodes,
+  // so the network: t = 2 * 5us + S / 20GB/s (all-reduce over 2: 2 steps,
+  // 2*(1/2)*S bus bytes).
+  ir::CollectiveRun run = MakeRun(CollectiveKind::kAllReduce, {});
+  run.ranks = 2;
+  run.group_devices = {0, 8};
+  for (int k = 16; k <= 26; ++k) {
+    const double s = std::ldexp(1.0, k);
+    AddSample(run, static_cast<int64_t>(s), 2 * 5e-6 + s / 20e9);
+  }
+  absl::StatusOr<Calibration> c = Calibrate(Load("h100"), {&run, 1}, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->runs[0].route, Route::kNetwork);
+  EXPECT_EQ(c->fits[0].link, Link::kNetwork);
+  EXPECT_NEAR(c->fits[0].fit.alpha / 5e-6, 1.0, 1e-6);
+  EXPECT_NEAR(c->fits[0].fit.bandwidth / 20e9, 1.0, 1e-9);
+}
+
 TEST(CalibrationTest, NegativeInterceptIsClampedAtZero) {
   // Times that grow faster than linearly: the best line has alpha < 0.
   ir::CollectiveRun run = MakeRun(CollectiveKind::kAllGather, std::vector<std::string>(4, "a"));

@@ -281,6 +281,37 @@ TEST(NcclTestsTextTest, AllReduceIsInferredFromItsBusFactor) {
   EXPECT_EQ(m->runs[0].kind, CollectiveKind::kAllReduce);
 }
 
+TEST(NcclTestsTextTest, MemplanBenchCollectivesText) {
+  // `memplan bench-collectives` prints nccl-tests' out-of-place columns, one
+  // table per collective after "# Collective: NAME", and the rank count in
+  // its first line.
+  const std::string text =
+      "# memplan bench-collectives: backend host, 2 ranks, transport MPI (Open MPI v4.1.4)\n"
+      "# device (rank 0): host memory as a device of 10.76 GiB (11548370944 bytes)\n"
+      "#\n"
+      "# Collective: all_reduce\n"
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong\n"
+      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n"
+      "     1048576        262144     float     sum      -1   3562.2    0.29    0.29       0\n"
+      "# Out of bounds values : 0 OK\n"
+      "# Avg bus bandwidth    : 0.29\n"
+      "#\n"
+      "# Collective: all_gather\n"
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong\n"
+      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n"
+      "     1048576        131072     float    none      -1   1000.0    1.05    0.52       0\n";
+  auto m = ParseInline(text);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->runs.size(), 2u);
+  EXPECT_EQ(m->runs[0].kind, CollectiveKind::kAllReduce);
+  EXPECT_EQ(m->runs[0].tool, "memplan bench-collectives (host)");
+  EXPECT_EQ(m->runs[0].ranks, 2);
+  EXPECT_EQ(m->runs[1].kind, CollectiveKind::kAllGather);
+  EXPECT_EQ(m->runs[1].ranks, 2);
+  EXPECT_EQ(m->runs[1].samples.size(), 1u);
+  EXPECT_FALSE(m->runs[1].samples[0].in_place);
+}
+
 // ---------------------------------------------------------------------------
 // Inline inputs: errors name file:line:col.
 
@@ -450,11 +481,36 @@ TEST(MemplanCollectivesJsonTest, OneRunPerCollective) {
   EXPECT_EQ(m->runs[1].ranks, 4);
 }
 
+TEST(MemplanCollectivesJsonTest, ValidateReportsGroupRecordsByCollectiveAndGroup) {
+  // memplan.validate.v1 (docs/executor-plan.md): each rank lists the
+  // collectives it ran, with the group.
+  constexpr std::string_view kValidate = R"json({"schema":"memplan.validate.v1","backend":"cuda",
+"ranks":[
+ {"rank":0,"outcome":"ok","device":"NVIDIA H100 80GB HBM3 (device 0 of 8)","collectives":[
+  {"collective":"all_reduce","bytes":4096,"count":1024,"dtype":"float","time_us":20.48,
+   "algbw_gbps":0.2,"busbw_gbps":0.2,"wrong":0,"ranks":2,"group":[0,8],"op":0,"step":0},
+  {"collective":"all_gather","bytes":8192,"count":2048,"dtype":"float","time_us":40.96,
+   "algbw_gbps":0.2,"busbw_gbps":0.1,"wrong":0,"ranks":2,"group":[0,1],"op":1,"step":1}]},
+ {"rank":8,"outcome":"ok","device":"NVIDIA H100 80GB HBM3 (device 0 of 8)","collectives":[
+  {"collective":"all_reduce","bytes":4096,"count":1024,"dtype":"float","time_us":20.48,
+   "algbw_gbps":0.2,"busbw_gbps":0.2,"wrong":0,"ranks":2,"group":[0,8],"op":0,"step":0}]}]})json";
+  auto m = ParseInline(kValidate, {}, "v.json");
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->runs.size(), 2u);
+  EXPECT_EQ(m->runs[0].kind, CollectiveKind::kAllReduce);
+  EXPECT_EQ(m->runs[0].samples.size(), 2u);  // from ranks 0 and 8
+  EXPECT_EQ(m->runs[0].group_devices, (std::vector<int64_t>{0, 8}));
+  EXPECT_EQ(m->runs[0].tool, "memplan validate (cuda)");
+  EXPECT_EQ(m->runs[1].kind, CollectiveKind::kAllGather);
+  EXPECT_EQ(m->runs[1].ranks, 2);
+}
+
 TEST(MemplanCollectivesJsonTest, Errors) {
   auto wrong_schema = ParseInline(R"({"schema":"memplan.collectives.v2"})", {}, "b.json");
   ASSERT_FALSE(wrong_schema.ok());
   EXPECT_TRUE(absl::StrContains(wrong_schema.status().message(),
-                                "b.json:1:11: error: schema: expected \"memplan.collectives.v1\""))
+                                "b.json:1:11: error: schema: expected \"memplan.collectives.v1\" or "
+                                "\"memplan.validate.v1\""))
       << wrong_schema.status();
   auto bad_busbw = ParseInline(
       R"({"schema":"memplan.collectives.v1","backend":"host","ranks":4,"results":[

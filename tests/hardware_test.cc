@@ -158,6 +158,8 @@ TEST(PresetsTest, DevicesAsNcclTestsPrintsThem) {
   EXPECT_EQ(PresetForDevice("NVIDIA B200"), "b200");
   EXPECT_EQ(PresetForDevice("A100-SXM4-40GB"), std::nullopt);  // no 40GB preset
   EXPECT_EQ(PresetForDevice("NVIDIA H200 NVL"), std::nullopt);
+  // As memplan bench-collectives prints it.
+  EXPECT_EQ(PresetForDevice("NVIDIA H100 80GB HBM3 (device 0 of 8, 79.1 GiB)"), "h100");
 }
 
 TEST(HardwareYamlTest, CanonicalYamlReadsBackTheSameValues) {
