@@ -29,7 +29,9 @@ bool SameValues(const memplan::simulator::Hardware& a, const memplan::simulator:
          a.hbm_bandwidth == b.hbm_bandwidth && a.peak_flops == b.peak_flops &&
          a.gpus_per_node == b.gpus_per_node && a.nvlink.bandwidth == b.nvlink.bandwidth &&
          a.nvlink.latency == b.nvlink.latency && a.network.bandwidth == b.network.bandwidth &&
-         a.network.latency == b.network.latency && a.collectives.size() == b.collectives.size();
+         a.network.latency == b.network.latency && a.collectives.size() == b.collectives.size() &&
+         a.efficiency.matmul == b.efficiency.matmul && a.efficiency.vector == b.efficiency.vector &&
+         a.efficiency.memory == b.efficiency.memory;
 }
 
 }  // namespace

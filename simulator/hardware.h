@@ -50,6 +50,13 @@ struct AlphaBeta {
   double bandwidth = 0;  // bus bandwidth, bytes/s
 };
 
+// Achieved / peak, per op class: the roofline's efficiency factors.
+struct Efficiency {
+  double matmul = 0.7;  // dot and convolution against the dense Tensor Core peak
+  double vector = 0.5;  // elementwise and reductions against the f32 peak
+  double memory = 0.8;  // HBM traffic against hbm_bandwidth
+};
+
 struct Hardware {
   std::string name;         // "h100"
   std::string description;  // one line
@@ -66,6 +73,7 @@ struct Hardware {
   LinkSpec network;
   // Calibrated alpha-beta per (link, collective); absent ones use the link.
   std::map<std::pair<Link, ir::CollectiveKind>, AlphaBeta> collectives;
+  Efficiency efficiency;
 
   const LinkSpec& link(Link l) const { return l == Link::kNvlink ? nvlink : network; }
 

@@ -3,6 +3,7 @@
 // -fno-rtti, like LLVM.
 #include "simulator/hardware_yaml.h"
 
+#include <charconv>
 #include <functional>
 #include <memory>
 #include <set>
@@ -152,7 +153,7 @@ class Reader {
     return ForEach(
         root, "a hardware file",
         {"name", "description", "extends", "device_names", "device", "node", "links",
-         "collectives"},
+         "collectives", "efficiency"},
         [&](const std::string& key, yaml::Node*, yaml::Node* value) -> absl::Status {
           if (key == "name") {
             ASSIGN_OR_RETURN(out_.name, Scalar(value, "a name"));
@@ -177,6 +178,8 @@ class Reader {
             return Links(value);
           } else if (key == "collectives") {
             return Collectives(value);
+          } else if (key == "efficiency") {
+            return EfficiencyOf(value);
           }
           return absl::OkStatus();
         });
@@ -239,6 +242,25 @@ class Reader {
                    });
   }
 
+  absl::Status EfficiencyOf(yaml::Node* node) {
+    return ForEach(node, "efficiency", {"matmul", "vector", "memory"},
+                   [&](const std::string& key, yaml::Node*, yaml::Node* v) -> absl::Status {
+                     ASSIGN_OR_RETURN(const std::string text,
+                                      Scalar(v, "a fraction of the peak in (0, 1]"));
+                     double value = 0;
+                     const auto [end, ec] =
+                         std::from_chars(text.data(), text.data() + text.size(), value);
+                     if (ec != std::errc() || end != text.data() + text.size() ||
+                         !(value > 0 && value <= 1)) {
+                       return Error(v, "expected a fraction of the peak in (0, 1], e.g. 0.7");
+                     }
+                     (key == "matmul" ? out_.matmul_efficiency
+                      : key == "vector" ? out_.vector_efficiency
+                                        : out_.memory_efficiency) = value;
+                     return absl::OkStatus();
+                   });
+  }
+
   absl::Status Collectives(yaml::Node* node) {
     std::vector<std::string_view> collective_names;
     for (ir::CollectiveKind kind : ir::kAllCollectiveKinds) {
@@ -278,6 +300,12 @@ class Reader {
   std::string syntax_error_;
   HardwareOverlay out_;
 };
+
+std::string ShortestDecimal(double v) {
+  char buffer[64];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), v);
+  return ec == std::errc() ? std::string(buffer, end) : StrCat(v);
+}
 
 void Line(std::string& out, std::string_view indent, std::string_view key,
           std::string_view value, std::string_view comment = "") {
@@ -350,6 +378,9 @@ Hardware ApplyOverlay(Hardware base, const HardwareOverlay& o) {
   if (o.network_bandwidth) base.network.bandwidth = *o.network_bandwidth;
   if (o.network_latency) base.network.latency = *o.network_latency;
   for (const auto& [key, fit] : o.collectives) base.collectives[key] = fit;
+  if (o.matmul_efficiency) base.efficiency.matmul = *o.matmul_efficiency;
+  if (o.vector_efficiency) base.efficiency.vector = *o.vector_efficiency;
+  if (o.memory_efficiency) base.efficiency.memory = *o.memory_efficiency;
   return base;
 }
 
@@ -377,6 +408,10 @@ std::string HardwareToYaml(const Hardware& hw) {
     Line(out, "    ", "bandwidth", FormatQuantity(hw.link(l).bandwidth, Quantity::kBandwidth));
     Line(out, "    ", "latency", FormatQuantity(hw.link(l).latency, Quantity::kDuration));
   }
+  out += "efficiency:\n";
+  Line(out, "  ", "matmul", ShortestDecimal(hw.efficiency.matmul));
+  Line(out, "  ", "vector", ShortestDecimal(hw.efficiency.vector));
+  Line(out, "  ", "memory", ShortestDecimal(hw.efficiency.memory));
   if (!hw.collectives.empty()) {
     out += "collectives:\n";
     std::optional<Link> current;

@@ -36,6 +36,9 @@ struct HardwareOverlay {
   std::optional<double> network_bandwidth;
   std::optional<double> network_latency;
   std::map<std::pair<Link, ir::CollectiveKind>, AlphaBeta> collectives;
+  std::optional<double> matmul_efficiency;
+  std::optional<double> vector_efficiency;
+  std::optional<double> memory_efficiency;
 };
 
 // Parses a hardware file. InvalidArgument "file:line:col: error: ..." (with

@@ -110,6 +110,9 @@ TEST(PresetsTest, H100SxmDatasheet) {
   EXPECT_EQ(hw.network.bandwidth, 400e9 / 8);
   EXPECT_DOUBLE_EQ(hw.nvlink.latency, 1.9e-6);
   EXPECT_DOUBLE_EQ(hw.network.latency, 4e-6);
+  EXPECT_EQ(hw.efficiency.matmul, 0.7);
+  EXPECT_EQ(hw.efficiency.vector, 0.5);
+  EXPECT_EQ(hw.efficiency.memory, 0.8);
 }
 
 TEST(PresetsTest, H200A100B200Datasheets) {
@@ -179,6 +182,9 @@ TEST(HardwareYamlTest, CanonicalYamlReadsBackTheSameValues) {
     EXPECT_DOUBLE_EQ(back->nvlink.latency, hw.nvlink.latency);
     EXPECT_EQ(back->network.bandwidth, hw.network.bandwidth);
     EXPECT_DOUBLE_EQ(back->network.latency, hw.network.latency);
+    EXPECT_EQ(back->efficiency.matmul, hw.efficiency.matmul);
+    EXPECT_EQ(back->efficiency.vector, hw.efficiency.vector);
+    EXPECT_EQ(back->efficiency.memory, hw.efficiency.memory);
   }
 }
 
@@ -260,6 +266,8 @@ TEST(HardwareYamlErrorTest, EachErrorNamesItsPlace) {
               "hw.yaml:3:16: error: unknown key 'fp4' in device.peak_flops");
   ExpectError("extends: h100\ncollectives:\n  nvlink:\n    all_reduce: {alpha: 2us}\n",
               "hw.yaml:4:5: error: expected both alpha and bandwidth for all_reduce on nvlink");
+  ExpectError("extends: h100\nefficiency: {matmul: 1.2}\n",
+              "hw.yaml:2:22: error: expected a fraction of the peak in (0, 1], e.g. 0.7");
   ExpectError("extends: h100\ncollectives:\n  pcie: {}\n",
               "hw.yaml:3:3: error: unknown key 'pcie' in collectives");
   ExpectError("name: bare\n",
