@@ -33,6 +33,20 @@ struct CalibrateFlags {
 };
 int RunCalibrate(const CalibrateFlags& flags);
 
+enum class CostFormat { kText, kJson };
+
+// memplan cost PROGRAM [--hw NAME|FILE] [--format=text|json] [--top N] [-o FILE]
+struct CostFlags {
+  std::string path;
+  std::string module;       // of a dump directory; empty: the default
+  std::string hw = "h100";
+  std::string f32_dots = "tf32";  // or "f32"
+  CostFormat format = CostFormat::kText;
+  int top = 10;
+  std::string output = "-";
+};
+int RunCost(const CostFlags& flags);
+
 }  // namespace memplan::cli
 
 #endif  // MEMPLAN_CLI_SIMULATOR_COMMANDS_H_

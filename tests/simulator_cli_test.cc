@@ -154,5 +154,47 @@ TEST(CalibrateCli, BadInputExitsTwoAndWritesNothing) {
             "141GB\n");
 }
 
+TEST(CostCli, CostsASampleAndSaysWhatItCannotCount) {
+  const std::string pb =
+      "samples/jax/mlp_train_step/jit_mlp_train_step.cpu_after_optimizations.hlo.pb";
+  const CommandResult a = Memplan({"cost", pb, "--format=json", "--top=0"});
+  ASSERT_EQ(a.exit_code, 0) << Describe(a);
+  EXPECT_EQ(Memplan({"cost", pb, "--format=json", "--top=0"}).out, a.out);  // deterministic
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(a.out);
+  ASSERT_TRUE(static_cast<bool>(json)) << llvm::toString(json.takeError());
+  const llvm::json::Object* o = json->getAsObject();
+  EXPECT_EQ(o->getString("schema"), llvm::Optional<llvm::StringRef>("memplan.cost.v1"));
+  EXPECT_EQ(o->getString("module"), llvm::Optional<llvm::StringRef>("jit_mlp_train_step"));
+  const llvm::json::Object* xla = o->getObject("xla");
+  ASSERT_NE(xla, nullptr);
+  // Every instruction's time is listed (--top=0) and they add up.
+  double sum = 0;
+  for (const llvm::json::Value& i : *o->getArray("instructions")) {
+    sum += *i.getAsObject()->getNumber("seconds");
+  }
+  EXPECT_NEAR(sum, *o->getNumber("compute_seconds"), 1e-15);
+  // Whatever the HloProto reader gives, dots it cannot count are said, not hidden.
+  const int64_t unknown = *xla->getInteger("unknown_instructions");
+  const CommandResult text = Memplan({"cost", pb});
+  ASSERT_EQ(text.exit_code, 0) << Describe(text);
+  EXPECT_EQ(absl::StrContains(text.out, "lack what their flops need"), unknown > 0) << text.out;
+  EXPECT_TRUE(absl::StrContains(text.out, "Hardware: h100 (efficiency matmul 0.7, vector 0.5, "
+                                          "memory 0.8; f32 dots at the tf32 rate)"))
+      << text.out;
+}
+
+TEST(CostCli, BadInputExitsTwo) {
+  const std::string pb =
+      "samples/jax/mlp_train_step/jit_mlp_train_step.cpu_after_optimizations.hlo.pb";
+  const CommandResult hw = Memplan({"cost", pb, "--hw", "v100"});
+  EXPECT_EQ(hw.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(hw.err, "unknown hardware 'v100'")) << hw.err;
+  const CommandResult dots = Memplan({"cost", pb, "--f32-dots", "fp16"});
+  EXPECT_EQ(dots.exit_code, 2);
+  EXPECT_EQ(dots.err, "memplan: --f32-dots=fp16: expected tf32 or f32\n");
+  const CommandResult missing = Memplan({"cost", "/nonexistent.hlo.pb"});
+  EXPECT_EQ(missing.exit_code, 2);
+}
+
 }  // namespace
 }  // namespace memplan
