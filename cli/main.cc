@@ -22,6 +22,9 @@ constexpr const char* kOverview =
     "                         timeline, allocation maps, tables, attribution\n"
     "  memplan check PATH     exit 1 when over --budget or grown vs --baseline (CI)\n"
     "  memplan diff OLD NEW   what changed: categories and values, by bytes\n"
+    "  memplan hw list|show   hardware presets (GPU, HBM, NVLink, network) as YAML\n"
+    "  memplan calibrate FILE fit collective costs to nccl-tests output (-o links.yaml)\n"
+    "  memplan cost PROGRAM   FLOPs, bytes accessed and compute time per device\n"
     "  memplan modules DIR    every module of a dump: instructions, total, peak, temp\n"
     "  memplan calltree FILE  a call tree or profiler trace: calls per function,\n"
     "                         repeated subtrees, call graph, memory peak and stack\n"
@@ -40,6 +43,9 @@ int Main(int argc, char** argv) {
   subcommands.push_back(MakeReportSubcommand());
   subcommands.push_back(MakeCheckSubcommand());
   subcommands.push_back(MakeDiffSubcommand());
+  subcommands.push_back(MakeHwSubcommand());
+  subcommands.push_back(MakeCalibrateSubcommand());
+  subcommands.push_back(MakeCostSubcommand());
   subcommands.push_back(MakeModulesSubcommand());
   subcommands.push_back(MakeCalltreeSubcommand());
   subcommands.push_back(MakeValidateSubcommand());

@@ -23,6 +23,10 @@ std::unique_ptr<Subcommand> MakeAnalyzeSubcommand();
 std::unique_ptr<Subcommand> MakeReportSubcommand();
 std::unique_ptr<Subcommand> MakeCheckSubcommand();
 std::unique_ptr<Subcommand> MakeDiffSubcommand();
+// The simulator's: memplan hw, memplan calibrate.
+std::unique_ptr<Subcommand> MakeHwSubcommand();
+std::unique_ptr<Subcommand> MakeCalibrateSubcommand();
+std::unique_ptr<Subcommand> MakeCostSubcommand();
 std::unique_ptr<Subcommand> MakeModulesSubcommand();
 std::unique_ptr<Subcommand> MakeCalltreeSubcommand();
 std::unique_ptr<Subcommand> MakeShardSubcommand();

@@ -1,0 +1,235 @@
+#include "viz/cost_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <utility>
+#include <vector>
+
+#include "ir/strings.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+#include "viz/table.h"
+
+namespace memplan::viz {
+namespace {
+
+using simulator::InstructionCompute;
+
+llvm::StringRef Ref(std::string_view s) { return llvm::StringRef(s.data(), s.size()); }
+
+llvm::json::Value Text(std::string_view s) {
+  if (llvm::json::isUTF8(Ref(s))) return Ref(s);
+  return llvm::json::fixUTF8(Ref(s));
+}
+
+// 15717040128 -> "15,717,040,128" (counts are whole numbers).
+std::string Grouped(double v) {
+  if (!std::isfinite(v)) return "n/a";
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.0f", v);
+  std::string digits = buffer;
+  const bool negative = !digits.empty() && digits[0] == '-';
+  if (negative) digits.erase(0, 1);
+  std::string out;
+  const int n = static_cast<int>(digits.size());
+  for (int i = 0; i < n; ++i) {
+    if (i > 0 && (n - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return negative ? "-" + out : out;
+}
+
+// "1.234 ms", "56.7 us", "890 ns".
+std::string Seconds(double s) {
+  char buffer[64];
+  if (s >= 1) {
+    std::snprintf(buffer, sizeof(buffer), "%.3f s", s);
+  } else if (s >= 1e-3) {
+    std::snprintf(buffer, sizeof(buffer), "%.3f ms", s * 1e3);
+  } else if (s >= 1e-6) {
+    std::snprintf(buffer, sizeof(buffer), "%.3f us", s * 1e6);
+  } else {
+    std::snprintf(buffer, sizeof(buffer), "%.1f ns", s * 1e9);
+  }
+  return buffer;
+}
+
+std::string Share(double part, double whole) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.1f%%", whole > 0 ? 100.0 * part / whole : 0.0);
+  return buffer;
+}
+
+// The instructions with time, longest first (id breaks ties).
+std::vector<const InstructionCompute*> ByTime(const simulator::ComputeCost& cost, int top) {
+  std::vector<const InstructionCompute*> out;
+  for (const InstructionCompute& c : cost.instructions) {
+    if (c.seconds > 0 || c.op_class == simulator::OpClass::kUnknown) out.push_back(&c);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto* a, const auto* b) {
+    if (a->seconds != b->seconds) return a->seconds > b->seconds;
+    return a->instruction < b->instruction;
+  });
+  if (top > 0 && static_cast<int>(out.size()) > top) out.resize(top);
+  return out;
+}
+
+std::string Bound(const InstructionCompute& c) {
+  if (c.op_class == simulator::OpClass::kControl) {
+    if (!c.trip_count_known) return "loop, count unknown";
+    return c.trip_count > 1 ? StrCat("loop x", c.trip_count) : "";
+  }
+  if (c.seconds <= 0) return "";
+  return c.memory_seconds >= c.compute_seconds ? "memory" : "compute";
+}
+
+// "  label    value" lines, labels padded, values right-aligned.
+std::string KeyValues(const std::vector<std::pair<std::string, std::string>>& rows) {
+  size_t label = 0, value = 0;
+  for (const auto& [k, v] : rows) {
+    label = std::max(label, k.size());
+    value = std::max(value, v.size());
+  }
+  std::string out;
+  for (const auto& [k, v] : rows) {
+    StrAppend(&out, "  ", k, std::string(label - k.size() + 2 + value - v.size(), ' '), v, "\n");
+  }
+  return out;
+}
+
+std::string Efficiency(const simulator::Hardware& hw) {
+  char buffer[128];
+  std::snprintf(buffer, sizeof(buffer), "matmul %g, vector %g, memory %g", hw.efficiency.matmul,
+                hw.efficiency.vector, hw.efficiency.memory);
+  return buffer;
+}
+
+}  // namespace
+
+std::string RenderCostText(const CostReportInput& in) {
+  const simulator::ComputeCost& c = in.cost;
+  std::string out = StrCat("Module: ", in.module_name, "\n");
+  StrAppend(&out, "Hardware: ", in.hardware.name, " (efficiency ", Efficiency(in.hardware),
+            "; f32 dots at the ", simulator::PrecisionName(in.options.f32_dot), " rate)\n\n");
+  out += "Per device, as XLA's HloCostAnalysis counts (loop bodies once)\n";
+  out += KeyValues({{"flops", Grouped(c.xla.flops)},
+                    {"transcendentals", Grouped(c.xla.transcendentals)},
+                    {"bytes accessed", Grouped(c.xla.bytes_accessed)}});
+  out += "\nExecuted (loops times their known trip counts)\n";
+  out += KeyValues({{"flops", Grouped(c.executed_flops)},
+                    {"transcendentals", Grouped(c.executed_transcendentals)},
+                    {"bytes accessed", Grouped(c.executed_bytes)},
+                    {"compute time", Seconds(c.seconds)},
+                    {"  in matmuls", StrCat(Seconds(c.matmul_seconds), " (",
+                                            Share(c.matmul_seconds, c.seconds), ")")},
+                    {"  memory-bound", StrCat(Seconds(c.memory_bound_seconds), " (",
+                                              Share(c.memory_bound_seconds, c.seconds), ")")}});
+
+  const std::vector<const InstructionCompute*> top = ByTime(c, in.top);
+  if (!top.empty()) {
+    StrAppend(&out, "\nInstructions by time", in.top > 0 ? StrCat(" (top ", in.top, ")") : "",
+              "\n");
+    TextTable table({{"instruction"},
+                     {"opcode"},
+                     {"class"},
+                     {"rate"},
+                     {"flops", TextTable::Align::kRight},
+                     {"bytes", TextTable::Align::kRight},
+                     {"time", TextTable::Align::kRight},
+                     {"share", TextTable::Align::kRight},
+                     {"bound"}});
+    for (const InstructionCompute* i : top) {
+      const ir::Instruction& instruction = in.module.instruction(i->instruction);
+      const bool matmul = i->op_class == simulator::OpClass::kMatmul;
+      table.AddRow({std::string(instruction.name), std::string(instruction.opcode_text),
+                    std::string(simulator::OpClassName(i->op_class)),
+                    matmul ? std::string(simulator::PrecisionName(i->precision))
+                           : (i->op_class == simulator::OpClass::kVector ? "f32" : ""),
+                    Grouped(i->executed_flops), Grouped(i->executed_bytes), Seconds(i->seconds),
+                    Share(i->seconds, c.seconds), Bound(*i)});
+    }
+    out += table.Render();
+  }
+
+  std::string notes;
+  if (c.xla.unknown > 0) {
+    StrAppend(&notes, "  ", c.xla.unknown,
+              " instruction(s) lack what their flops need (a dot without dimension numbers, a "
+              "convolution without its window, as this input was read): counted as 0 flops.\n");
+  }
+  if (c.xla.custom_calls > 0) {
+    StrAppend(&notes, "  ", c.xla.custom_calls,
+              " custom call(s): their cost is unknown (XLA counts -1 for each); counted as 0.\n");
+  }
+  if (c.unknown_trip_counts > 0) {
+    StrAppend(&notes, "  ", c.unknown_trip_counts,
+              " loop(s) without a known trip count: run once in the executed figures.\n");
+  }
+  if (!in.module.gaps.empty()) {
+    StrAppend(&notes,
+              "  the input does not hold the whole module graph: costs cover what it names.\n");
+  }
+  if (!notes.empty()) StrAppend(&out, "\nNotes\n", notes);
+  return out;
+}
+
+std::string RenderCostJson(const CostReportInput& in) {
+  const simulator::ComputeCost& c = in.cost;
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::json::OStream j(os, 2);
+  j.object([&] {
+    j.attribute("schema", "memplan.cost.v1");
+    j.attribute("module", Text(in.module_name));
+    j.attributeObject("hardware", [&] {
+      j.attribute("name", Text(in.hardware.name));
+      j.attribute("matmul_efficiency", in.hardware.efficiency.matmul);
+      j.attribute("vector_efficiency", in.hardware.efficiency.vector);
+      j.attribute("memory_efficiency", in.hardware.efficiency.memory);
+      j.attribute("f32_dot_rate", Ref(simulator::PrecisionName(in.options.f32_dot)));
+    });
+    j.attributeObject("xla", [&] {
+      j.attribute("flops", c.xla.flops);
+      j.attribute("transcendentals", c.xla.transcendentals);
+      j.attribute("bytes_accessed", c.xla.bytes_accessed);
+      j.attribute("unknown_instructions", c.xla.unknown);
+      j.attribute("custom_calls", c.xla.custom_calls);
+    });
+    j.attributeObject("executed", [&] {
+      j.attribute("flops", c.executed_flops);
+      j.attribute("transcendentals", c.executed_transcendentals);
+      j.attribute("bytes_accessed", c.executed_bytes);
+      j.attribute("unknown_trip_counts", c.unknown_trip_counts);
+    });
+    j.attribute("compute_seconds", c.seconds);
+    j.attribute("matmul_seconds", c.matmul_seconds);
+    j.attribute("memory_bound_seconds", c.memory_bound_seconds);
+    j.attributeArray("instructions", [&] {
+      for (const InstructionCompute* i : ByTime(c, in.top)) {
+        const ir::Instruction& instruction = in.module.instruction(i->instruction);
+        j.object([&] {
+          j.attribute("id", i->instruction.value());
+          j.attribute("name", Text(instruction.name));
+          j.attribute("opcode", Text(instruction.opcode_text));
+          j.attribute("class", Ref(simulator::OpClassName(i->op_class)));
+          j.attribute("rate", Ref(simulator::PrecisionName(i->precision)));
+          j.attribute("flops", i->xla.flops);
+          j.attribute("transcendentals", i->xla.transcendentals);
+          j.attribute("bytes_accessed", i->xla.bytes_accessed);
+          j.attribute("trip_count", i->trip_count);
+          j.attribute("executed_flops", i->executed_flops);
+          j.attribute("executed_bytes", i->executed_bytes);
+          j.attribute("compute_seconds", i->compute_seconds);
+          j.attribute("memory_seconds", i->memory_seconds);
+          j.attribute("seconds", i->seconds);
+        });
+      }
+    });
+  });
+  os << "\n";
+  os.flush();
+  return out;
+}
+
+}  // namespace memplan::viz

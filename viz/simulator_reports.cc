@@ -1,0 +1,216 @@
+#include "viz/simulator_reports.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "ir/strings.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+#include "simulator/units.h"
+#include "viz/table.h"
+
+namespace memplan::viz {
+namespace {
+
+using simulator::FormatQuantity;
+using simulator::FormatQuantityRounded;
+using simulator::Quantity;
+
+// "8GiB", "64MB", "4B".
+std::string Bytes(int64_t b) {
+  std::string text = FormatQuantity(static_cast<double>(b), Quantity::kBytes);
+  if (!text.empty() && text.back() >= '0' && text.back() <= '9') text += 'B';
+  return text;
+}
+
+std::string PercentOf(double fraction, bool sign) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), sign ? "%+.1f%%" : "%.1f%%", 100.0 * fraction);
+  return buffer;
+}
+
+llvm::StringRef Ref(std::string_view s) { return llvm::StringRef(s.data(), s.size()); }
+
+// Input text may not be UTF-8; llvm::json requires it.
+llvm::json::Value Text(std::string_view s) {
+  if (llvm::json::isUTF8(Ref(s))) return Ref(s);
+  return llvm::json::fixUTF8(Ref(s));
+}
+
+std::string Placement(const simulator::RunUse& u) {
+  return StrCat(u.placement.nodes, " x ", u.placement.ranks_per_node,
+                u.placement.uniform ? "" : " (uneven)", u.placement_assumed ? " (assumed)" : "");
+}
+
+}  // namespace
+
+std::string RenderHardwareList(std::span<const simulator::Hardware> hardware) {
+  TextTable table({{"name"},
+                   {"HBM", TextTable::Align::kRight},
+                   {"HBM bandwidth", TextTable::Align::kRight},
+                   {"bf16 dense", TextTable::Align::kRight},
+                   {"NVLink each way", TextTable::Align::kRight},
+                   {"network per GPU", TextTable::Align::kRight},
+                   {"GPUs/node", TextTable::Align::kRight},
+                   {"description"}});
+  for (const simulator::Hardware& hw : hardware) {
+    table.AddRow({hw.name, Bytes(hw.hbm_bytes), FormatQuantity(hw.hbm_bandwidth, Quantity::kBandwidth),
+                  FormatQuantity(hw.PeakFlops(simulator::Precision::kBf16), Quantity::kFlopRate),
+                  FormatQuantity(hw.nvlink.bandwidth, Quantity::kBandwidth),
+                  FormatQuantity(hw.network.bandwidth, Quantity::kBandwidth),
+                  StrCat(hw.gpus_per_node), hw.description});
+  }
+  return table.Render("");
+}
+
+std::string RenderCalibrationText(const CalibrationReportInput& input) {
+  const simulator::Calibration& c = input.calibration;
+  std::string out = StrCat("Calibration of ", input.base);
+  if (!input.base_reason.empty()) StrAppend(&out, " (", input.base_reason, ")");
+  StrAppend(&out, " from ", c.runs.size(), c.runs.size() == 1 ? " run" : " runs", "\n\n");
+
+  out += "Runs\n";
+  TextTable runs({{"run"},
+                  {"collective"},
+                  {"ranks", TextTable::Align::kRight},
+                  {"nodes x per node"},
+                  {"route"},
+                  {"rows", TextTable::Align::kRight},
+                  {"fits"}});
+  for (const simulator::RunUse& u : c.runs) {
+    runs.AddRow({u.location, std::string(ir::CollectiveName(u.kind)), StrCat(u.placement.ranks),
+                 Placement(u), std::string(simulator::RouteName(u.route)), StrCat(u.samples),
+                 u.link ? std::string(simulator::LinkName(*u.link))
+                        : StrCat("nothing: ", simulator::SkipReasonText(u.skipped))});
+  }
+  out += runs.Render();
+
+  out += "\nFits: time = alpha * steps + bus bytes / bandwidth (weighted least squares, "
+         "weights 1/time)\n";
+  TextTable fits({{"link"},
+                  {"collective"},
+                  {"rows", TextTable::Align::kRight},
+                  {"ranks"},
+                  {"sizes"},
+                  {"alpha", TextTable::Align::kRight},
+                  {"bandwidth", TextTable::Align::kRight},
+                  {"base alpha", TextTable::Align::kRight},
+                  {"base bandwidth", TextTable::Align::kRight},
+                  {"residual rms", TextTable::Align::kRight},
+                  {"largest residual", TextTable::Align::kRight}});
+  std::string notes;
+  for (const simulator::LinkFit& f : c.fits) {
+    std::string ranks;
+    for (int64_t r : f.rank_counts) StrAppend(&ranks, ranks.empty() ? "" : ",", r);
+    fits.AddRow({std::string(simulator::LinkName(f.link)), std::string(ir::CollectiveName(f.kind)),
+                 StrCat(f.samples), ranks, StrCat(Bytes(f.min_bytes), "..", Bytes(f.max_bytes)),
+                 FormatQuantityRounded(f.fit.alpha, Quantity::kDuration, 4),
+                 FormatQuantityRounded(f.fit.bandwidth, Quantity::kBandwidth, 4),
+                 FormatQuantityRounded(f.before.alpha, Quantity::kDuration, 4),
+                 FormatQuantityRounded(f.before.bandwidth, Quantity::kBandwidth, 4),
+                 PercentOf(f.rms_residual, false),
+                 StrCat(PercentOf(f.max_residual, true), " at ", Bytes(f.max_residual_bytes))});
+    const std::string which =
+        StrCat(simulator::LinkName(f.link), " ", ir::CollectiveName(f.kind), ": ");
+    if (f.alpha_clamped) {
+      StrAppend(&notes, "  ", which,
+                "the best line had a negative intercept; alpha is fixed at 0 and the bandwidth "
+                "refitted\n");
+    }
+    if (f.network_not_bottleneck) {
+      StrAppend(&notes, "  ", which,
+                "at the largest size an NVLink stage, not the network, set the time: the "
+                "network bandwidth is a lower bound\n");
+    }
+  }
+  out += fits.Render();
+  out += "  residual: model time / measured time - 1, over the fitted rows\n";
+  if (!notes.empty()) StrAppend(&out, "\nNotes\n", notes);
+  if (input.warnings != nullptr && !input.warnings->warnings().empty()) {
+    out += "\nInput warnings\n";
+    for (const ir::Warning& w : input.warnings->warnings()) {
+      StrAppend(&out, "  ", w.first_location, ": ", w.kind,
+                w.count > 1 ? StrCat(" (", w.count, " times)") : "", "\n");
+    }
+  }
+  return out;
+}
+
+std::string RenderCalibrationJson(const CalibrationReportInput& input) {
+  const simulator::Calibration& c = input.calibration;
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::json::OStream j(os, 2);
+  j.object([&] {
+    j.attribute("schema", "memplan.calibration.v1");
+    j.attribute("base", Text(input.base));
+    j.attribute("base_reason", Text(input.base_reason));
+    j.attributeArray("sources", [&] {
+      for (const std::string& s : input.sources) j.value(Text(s));
+    });
+    j.attributeArray("runs", [&] {
+      for (const simulator::RunUse& u : c.runs) {
+        j.object([&] {
+          j.attribute("location", Text(u.location));
+          j.attribute("collective", Ref(ir::CollectiveName(u.kind)));
+          j.attribute("ranks", u.placement.ranks);
+          j.attribute("nodes", u.placement.nodes);
+          j.attribute("ranks_per_node", u.placement.ranks_per_node);
+          j.attribute("uniform", u.placement.uniform);
+          j.attribute("placement_assumed", u.placement_assumed);
+          j.attribute("route", Ref(simulator::RouteName(u.route)));
+          if (u.link) {
+            j.attribute("link", Ref(simulator::LinkName(*u.link)));
+          } else {
+            j.attribute("link", nullptr);
+          }
+          j.attribute("rows", u.samples);
+          if (u.skipped == simulator::SkipReason::kNone) {
+            j.attribute("skipped", nullptr);
+          } else {
+            j.attribute("skipped", Ref(simulator::SkipReasonText(u.skipped)));
+          }
+        });
+      }
+    });
+    j.attributeArray("fits", [&] {
+      for (const simulator::LinkFit& f : c.fits) {
+        j.object([&] {
+          j.attribute("link", Ref(simulator::LinkName(f.link)));
+          j.attribute("collective", Ref(ir::CollectiveName(f.kind)));
+          j.attribute("alpha_seconds", f.fit.alpha);
+          j.attribute("bandwidth_bytes_per_second", f.fit.bandwidth);
+          j.attribute("base_alpha_seconds", f.before.alpha);
+          j.attribute("base_bandwidth_bytes_per_second", f.before.bandwidth);
+          j.attribute("runs", f.runs);
+          j.attribute("rows", f.samples);
+          j.attribute("min_bytes", f.min_bytes);
+          j.attribute("max_bytes", f.max_bytes);
+          j.attributeArray("rank_counts", [&] {
+            for (int64_t r : f.rank_counts) j.value(r);
+          });
+          j.attribute("rms_residual", f.rms_residual);
+          j.attribute("max_residual", f.max_residual);
+          j.attribute("max_residual_bytes", f.max_residual_bytes);
+          j.attribute("alpha_clamped", f.alpha_clamped);
+          j.attribute("network_not_bottleneck", f.network_not_bottleneck);
+        });
+      }
+    });
+    j.attributeArray("warnings", [&] {
+      if (input.warnings == nullptr) return;
+      for (const ir::Warning& w : input.warnings->warnings()) {
+        j.object([&] {
+          j.attribute("kind", Text(w.kind));
+          j.attribute("first_location", Text(w.first_location));
+          j.attribute("count", w.count);
+        });
+      }
+    });
+  });
+  os << "\n";
+  os.flush();
+  return out;
+}
+
+}  // namespace memplan::viz
