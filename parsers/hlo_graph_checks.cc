@@ -1,0 +1,180 @@
+#include "parsers/hlo_graph_checks.h"
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/strings.h"
+
+namespace memplan::parsers {
+namespace {
+
+using ir::ComputationId;
+using ir::InstructionId;
+
+GraphProblem Problem(ComputationId c, InstructionId i, std::string expected) {
+  return {c, i, std::move(expected)};
+}
+
+// Operand, control-predecessor and membership checks of one computation.
+std::optional<GraphProblem> CheckEdges(const ir::Module& module, const ir::Computation& c,
+                                       bool* topological) {
+  for (InstructionId id : c.instructions) {
+    if (!module.contains(id) || module.instruction(id).computation != c.id) {
+      return Problem(c.id, InstructionId(), "expected the computation to list only its own instructions");
+    }
+    const ir::Instruction& instruction = module.instruction(id);
+    for (const auto* edges : {&instruction.operands, &instruction.control_predecessors}) {
+      for (InstructionId operand : *edges) {
+        if (!module.contains(operand) || module.instruction(operand).computation != c.id) {
+          return Problem(c.id, id,
+                         StrCat("expected operands of '", instruction.name,
+                                "' to be instructions of the same computation"));
+        }
+        // Ids follow input order: edges that all point backwards prove the
+        // computation acyclic without a search.
+        if (operand >= id) *topological = false;
+      }
+    }
+    for (const ir::CalledComputation& call : instruction.calls) {
+      if (!module.contains(call.computation)) {
+        return Problem(c.id, id, StrCat("expected '", instruction.name, "' to call computations of this module"));
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// Kahn's algorithm over one computation's operand and control edges.
+// `local` (one entry per instruction of the module, all -1) is scratch,
+// left all -1 again.
+std::optional<GraphProblem> CheckAcyclic(const ir::Module& module, const ir::Computation& c,
+                                         std::vector<int64_t>& local) {
+  // A computation's instructions need not be contiguous in id space.
+  for (size_t k = 0; k < c.instructions.size(); ++k) {
+    local[c.instructions[k].value()] = static_cast<int64_t>(k);
+  }
+  const size_t n = c.instructions.size();
+  std::vector<int64_t> pending(n, 0);
+  std::vector<std::vector<int64_t>> users(n);
+  for (size_t k = 0; k < n; ++k) {
+    const ir::Instruction& instruction = module.instruction(c.instructions[k]);
+    for (const auto* edges : {&instruction.operands, &instruction.control_predecessors}) {
+      for (InstructionId operand : *edges) {
+        users[local[operand.value()]].push_back(static_cast<int64_t>(k));
+        ++pending[k];
+      }
+    }
+  }
+  std::vector<int64_t> ready;
+  for (size_t k = 0; k < n; ++k) {
+    if (pending[k] == 0) ready.push_back(static_cast<int64_t>(k));
+  }
+  size_t done = 0;
+  while (!ready.empty()) {
+    const int64_t k = ready.back();
+    ready.pop_back();
+    ++done;
+    for (int64_t user : users[k]) {
+      if (--pending[user] == 0) ready.push_back(user);
+    }
+  }
+  for (InstructionId id : c.instructions) local[id.value()] = -1;
+  if (done == n) return std::nullopt;
+  for (size_t k = 0; k < n; ++k) {
+    if (pending[k] > 0) {
+      const InstructionId id = c.instructions[k];
+      return Problem(c.id, id, StrCat("expected no cycle of operands, but '",
+                                      module.instruction(id).name, "' depends on itself"));
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<GraphProblem> CheckComputation(const ir::Module& module, const ir::Computation& c,
+                                             std::vector<int64_t>& local) {
+  if (c.instructions.empty()) {
+    return Problem(c.id, InstructionId(), "expected at least one instruction in the computation");
+  }
+  if (!module.contains(c.root) || module.instruction(c.root).computation != c.id) {
+    return Problem(c.id, InstructionId(), "expected the computation's root to be one of its instructions");
+  }
+  for (InstructionId parameter : c.parameters) {
+    if (!parameter.valid()) continue;
+    if (!module.contains(parameter) || module.instruction(parameter).computation != c.id ||
+        module.instruction(parameter).opcode != ir::Opcode::kParameter) {
+      return Problem(c.id, InstructionId(), "expected the computation's parameters to be its own parameter instructions");
+    }
+  }
+  bool topological = true;
+  if (auto problem = CheckEdges(module, c, &topological)) return problem;
+  if (!topological) {
+    if (local.empty()) local.assign(module.instruction_count(), -1);
+    return CheckAcyclic(module, c, local);
+  }
+  return std::nullopt;
+}
+
+// Depth-first search of the call graph for a computation that reaches
+// itself; iterative, so deep call chains cannot overflow the stack.
+std::optional<GraphProblem> CheckNoRecursion(const ir::Module& module) {
+  const size_t n = module.computations().size();
+  std::vector<std::vector<ComputationId>> callees(n);
+  for (const ir::Instruction& instruction : module.instructions()) {
+    if (!module.contains(instruction.computation)) continue;
+    for (const ir::CalledComputation& call : instruction.calls) {
+      callees[instruction.computation.value()].push_back(call.computation);
+    }
+  }
+  enum : uint8_t { kNew, kOpen, kDone };
+  std::vector<uint8_t> state(n, kNew);
+  struct Frame {
+    size_t computation;
+    size_t next;
+  };
+  std::vector<Frame> stack;
+  for (size_t root = 0; root < n; ++root) {
+    if (state[root] != kNew) continue;
+    stack.push_back({root, 0});
+    state[root] = kOpen;
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      if (top.next == callees[top.computation].size()) {
+        state[top.computation] = kDone;
+        stack.pop_back();
+        continue;
+      }
+      const size_t callee = static_cast<size_t>(callees[top.computation][top.next++].value());
+      if (state[callee] == kOpen) {
+        const ir::Computation& c = module.computation(ComputationId(static_cast<int64_t>(callee)));
+        return Problem(c.id, InstructionId(),
+                       StrCat("expected no recursion, but computation '", c.name, "' calls itself"));
+      }
+      if (state[callee] == kNew) {
+        state[callee] = kOpen;
+        stack.push_back({callee, 0});
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<GraphProblem> FindGraphProblem(const ir::Module& module) {
+  for (const ir::Instruction& instruction : module.instructions()) {
+    if (!module.contains(instruction.computation)) {
+      return Problem(ComputationId(), instruction.id,
+                     StrCat("expected '", instruction.name, "' to belong to a computation"));
+    }
+  }
+  std::vector<int64_t> local;  // scratch of CheckAcyclic
+  for (const ir::Computation& c : module.computations()) {
+    if (auto problem = CheckComputation(module, c, local)) return problem;
+  }
+  if (module.entry.valid() && !module.contains(module.entry)) {
+    return Problem(ComputationId(), InstructionId(), "expected the entry to be a computation of this module");
+  }
+  return CheckNoRecursion(module);
+}
+
+}  // namespace memplan::parsers
