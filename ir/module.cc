@@ -38,7 +38,6 @@ HloAttributes& Module::mutable_attributes(InstructionId id) {
 
 void Module::Reserve(size_t instructions, size_t computations) {
   instructions_.reserve(instructions);
-  attributes_.reserve(instructions);
   computations_.reserve(computations);
 }
 

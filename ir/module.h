@@ -16,6 +16,7 @@
 #define MEMPLAN_IR_MODULE_H_
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -175,8 +176,8 @@ class Module {
 
   bool has_gap(GraphGap gap) const;
 
-  // Capacity for this many instructions (and as many attribute sets) and
-  // computations, so that a parser that knows the size ahead avoids regrowth.
+  // Capacity for this many instructions and computations, so that a parser
+  // that can estimate its size avoids regrowth.
   void Reserve(size_t instructions, size_t computations);
 
   // Keeps `text` alive for as long as this module or any copy of it, and
@@ -187,7 +188,8 @@ class Module {
  private:
   std::vector<Instruction> instructions_;
   std::vector<Computation> computations_;
-  std::vector<HloAttributes> attributes_;
+  // A deque: attribute sets are large and never move once made.
+  std::deque<HloAttributes> attributes_;
   // Shared so that copies of a module keep their views valid.
   std::vector<std::shared_ptr<const std::string>> owned_text_;
 };
