@@ -1,7 +1,10 @@
 #include "parsers/hlo_graph_checks.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
+
+#include "absl/container/flat_hash_map.h"
 
 #include "ir/strings.h"
 
@@ -45,22 +48,40 @@ std::optional<GraphProblem> CheckEdges(const ir::Module& module, const ir::Compu
 }
 
 // Kahn's algorithm over one computation's operand and control edges.
-// `local` (one entry per instruction of the module, all -1) is scratch,
-// left all -1 again.
-std::optional<GraphProblem> CheckAcyclic(const ir::Module& module, const ir::Computation& c,
-                                         std::vector<int64_t>& local) {
-  // A computation's instructions need not be contiguous in id space.
-  for (size_t k = 0; k < c.instructions.size(); ++k) {
-    local[c.instructions[k].value()] = static_cast<int64_t>(k);
-  }
+std::optional<GraphProblem> CheckAcyclic(const ir::Module& module, const ir::Computation& c) {
   const size_t n = c.instructions.size();
+  if (n == 0) return std::nullopt;
+  // Local indices: by offset when the ids are one contiguous run (as both
+  // parsers make them), else through a map.
+  int64_t low = c.instructions.front().value(), high = low;
+  for (InstructionId id : c.instructions) {
+    low = std::min(low, id.value());
+    high = std::max(high, id.value());
+  }
+  absl::flat_hash_map<int64_t, int64_t> sparse;
+  const bool contiguous = static_cast<size_t>(high - low + 1) == n;
+  if (!contiguous) {
+    for (size_t k = 0; k < n; ++k) sparse[c.instructions[k].value()] = static_cast<int64_t>(k);
+  }
+  std::vector<int64_t> offset_index;
+  if (contiguous) {
+    offset_index.assign(n, -1);
+    for (size_t k = 0; k < n; ++k) offset_index[c.instructions[k].value() - low] = static_cast<int64_t>(k);
+  }
+  auto local = [&](InstructionId id) -> int64_t {
+    if (contiguous) return offset_index[id.value() - low];
+    auto it = sparse.find(id.value());
+    return it == sparse.end() ? -1 : it->second;
+  };
   std::vector<int64_t> pending(n, 0);
   std::vector<std::vector<int64_t>> users(n);
   for (size_t k = 0; k < n; ++k) {
     const ir::Instruction& instruction = module.instruction(c.instructions[k]);
     for (const auto* edges : {&instruction.operands, &instruction.control_predecessors}) {
       for (InstructionId operand : *edges) {
-        users[local[operand.value()]].push_back(static_cast<int64_t>(k));
+        const int64_t from = local(operand);
+        if (from < 0) continue;  // not of this computation: CheckEdges reports it
+        users[from].push_back(static_cast<int64_t>(k));
         ++pending[k];
       }
     }
@@ -78,7 +99,6 @@ std::optional<GraphProblem> CheckAcyclic(const ir::Module& module, const ir::Com
       if (--pending[user] == 0) ready.push_back(user);
     }
   }
-  for (InstructionId id : c.instructions) local[id.value()] = -1;
   if (done == n) return std::nullopt;
   for (size_t k = 0; k < n; ++k) {
     if (pending[k] > 0) {
@@ -90,8 +110,7 @@ std::optional<GraphProblem> CheckAcyclic(const ir::Module& module, const ir::Com
   return std::nullopt;
 }
 
-std::optional<GraphProblem> CheckComputation(const ir::Module& module, const ir::Computation& c,
-                                             std::vector<int64_t>& local) {
+std::optional<GraphProblem> CheckComputation(const ir::Module& module, const ir::Computation& c) {
   if (c.instructions.empty()) {
     return Problem(c.id, InstructionId(), "expected at least one instruction in the computation");
   }
@@ -107,24 +126,19 @@ std::optional<GraphProblem> CheckComputation(const ir::Module& module, const ir:
   }
   bool topological = true;
   if (auto problem = CheckEdges(module, c, &topological)) return problem;
-  if (!topological) {
-    if (local.empty()) local.assign(module.instruction_count(), -1);
-    return CheckAcyclic(module, c, local);
-  }
+  if (!topological) return CheckAcyclic(module, c);
   return std::nullopt;
 }
 
+}  // namespace
+
 // Depth-first search of the call graph for a computation that reaches
 // itself; iterative, so deep call chains cannot overflow the stack.
-std::optional<GraphProblem> CheckNoRecursion(const ir::Module& module) {
+std::optional<GraphProblem> FindRecursion(
+    const ir::Module& module, const std::vector<std::pair<ComputationId, ComputationId>>& calls) {
   const size_t n = module.computations().size();
   std::vector<std::vector<ComputationId>> callees(n);
-  for (const ir::Instruction& instruction : module.instructions()) {
-    if (!module.contains(instruction.computation)) continue;
-    for (const ir::CalledComputation& call : instruction.calls) {
-      callees[instruction.computation.value()].push_back(call.computation);
-    }
-  }
+  for (const auto& [caller, callee] : calls) callees[caller.value()].push_back(callee);
   enum : uint8_t { kNew, kOpen, kDone };
   std::vector<uint8_t> state(n, kNew);
   struct Frame {
@@ -158,7 +172,9 @@ std::optional<GraphProblem> CheckNoRecursion(const ir::Module& module) {
   return std::nullopt;
 }
 
-}  // namespace
+std::optional<GraphProblem> FindOperandCycle(const ir::Module& module, ComputationId computation) {
+  return CheckAcyclic(module, module.computation(computation));
+}
 
 std::optional<GraphProblem> FindGraphProblem(const ir::Module& module) {
   for (const ir::Instruction& instruction : module.instructions()) {
@@ -167,14 +183,19 @@ std::optional<GraphProblem> FindGraphProblem(const ir::Module& module) {
                      StrCat("expected '", instruction.name, "' to belong to a computation"));
     }
   }
-  std::vector<int64_t> local;  // scratch of CheckAcyclic
   for (const ir::Computation& c : module.computations()) {
-    if (auto problem = CheckComputation(module, c, local)) return problem;
+    if (auto problem = CheckComputation(module, c)) return problem;
   }
   if (module.entry.valid() && !module.contains(module.entry)) {
     return Problem(ComputationId(), InstructionId(), "expected the entry to be a computation of this module");
   }
-  return CheckNoRecursion(module);
+  std::vector<std::pair<ComputationId, ComputationId>> calls;
+  for (const ir::Instruction& instruction : module.instructions()) {
+    for (const ir::CalledComputation& call : instruction.calls) {
+      calls.emplace_back(instruction.computation, call.computation);
+    }
+  }
+  return FindRecursion(module, calls);
 }
 
 }  // namespace memplan::parsers

@@ -6,6 +6,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ir/module.h"
 
@@ -24,6 +26,20 @@ struct GraphProblem {
 // computation, without cycles; every called computation exists and no
 // computation calls itself, directly or not; the entry, when set, exists.
 std::optional<GraphProblem> FindGraphProblem(const ir::Module& module);
+
+// The two checks of FindGraphProblem that a parser cannot make sure of by
+// construction, for parsers that make sure of the rest (the text parser
+// resolves names within a computation, so membership holds):
+//
+// A cycle of operands and control predecessors within `computation`, whose
+// instructions must all belong to it and have operands in it.
+std::optional<GraphProblem> FindOperandCycle(const ir::Module& module,
+                                             ir::ComputationId computation);
+// A computation that calls itself, directly or not, given every (caller,
+// callee) pair of computations (valid ids of `module`).
+std::optional<GraphProblem> FindRecursion(
+    const ir::Module& module,
+    const std::vector<std::pair<ir::ComputationId, ir::ComputationId>>& calls);
 
 }  // namespace memplan::parsers
 

@@ -1,70 +1,172 @@
 // Attributes of HLO instructions: which keys are typed and where each goes;
 // metadata, called computations, dimension numbers and text-valued
 // attributes (structured values are in hlo_text_values.cc).
-#include <algorithm>
+#include <cstdint>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "ir/strings.h"
 #include "parsers/hlo_text_internal.h"
 
 namespace memplan::parsers::hlo_text {
 namespace {
 
-// Attributes XLA prints that memplan reads as text only: kept in
-// HloAttributes::unknown without a warning. Sorted.
-constexpr std::string_view kUntypedXlaAttributes[] = {
-    "algorithm",
-    "api_version",
-    "async_execution_thread",
-    "channel_type",
-    "composite",
-    "constrain_layout",
-    "cross_program_prefetch_index",
-    "custom_call_has_side_effect",
-    "custom_call_schedule",
-    "delta",
-    "distribution",
-    "domain",
-    "dot_sparsity",
-    "epsilon",
-    "exponent_bits",
-    "feature_index",
-    "fft_length",
-    "fft_type",
-    "indices_are_sorted",
-    "infeed_config",
-    "is_composite",
-    "is_cross_program_prefetch",
-    "is_host_transfer",
-    "is_stable",
-    "k",
-    "largest",
-    "left_side",
-    "lhs_ragged_dims",
-    "lower",
-    "mantissa_bits",
-    "operand_layout_constraints",
-    "operand_precision",
-    "origin",
-    "outfeed_config",
-    "outfeed_shape",
-    "output_to_operand_aliasing",
-    "padding_type",
-    "parameter_replication",
-    "rhs_group_dims",
-    "result_accuracy",
-    "schedule",
-    "sparsity",
-    "statistics",
-    "transpose_a",
-    "type",
-    "unique_indices",
-    "unit_diagonal",
+// Instruction attribute keys. kUntyped: attributes XLA prints that memplan
+// keeps as text only (HloAttributes::unknown), without a warning.
+enum class Key : uint8_t {
+  kUnknown,
+  kUntyped,
+  kMetadata,
+  kDimensions,
+  kKind,
+  kBackendConfig,
+  kCalls,
+  kToApply,
+  kBody,
+  kCondition,
+  kBranchComputations,
+  kTrueComputation,
+  kFalseComputation,
+  kCalledComputations,
+  kSelect,
+  kScatter,
+  kLhsContractingDims,
+  kRhsContractingDims,
+  kLhsBatchDims,
+  kRhsBatchDims,
+  kOffsetDims,
+  kCollapsedSliceDims,
+  kStartIndexMap,
+  kOperandBatchingDims,
+  kStartIndicesBatchingDims,
+  kSliceSizes,
+  kIndexVectorDim,
+  kUpdateWindowDims,
+  kInsertedWindowDims,
+  kScatterDimsToOperandDims,
+  kInputBatchingDims,
+  kScatterIndicesBatchingDims,
+  kIndex,
+  kIotaDimension,
+  kFrontendAttributes,
+  kSharding,
+  kDirection,
+  kCustomCallTarget,
+  kWindow,
+  kDimLabels,
+  kFeatureGroupCount,
+  kBatchGroupCount,
+  kSlice,
+  kDynamicSliceSizes,
+  kPadding,
+  kReplicaGroups,
+  kChannelId,
+  kUseGlobalDeviceIds,
+  kSourceTargetPairs,
+  kControlPredecessors,
 };
 
-bool IsUntypedXlaAttribute(std::string_view key) {
-  return std::binary_search(std::begin(kUntypedXlaAttributes), std::end(kUntypedXlaAttributes),
-                            key);
+Key LookupKey(std::string_view key) {
+  static const auto* const kKeys = new absl::flat_hash_map<absl::string_view, Key>{
+      {"metadata", Key::kMetadata},
+      {"dimensions", Key::kDimensions},
+      {"kind", Key::kKind},
+      {"backend_config", Key::kBackendConfig},
+      {"calls", Key::kCalls},
+      {"to_apply", Key::kToApply},
+      {"body", Key::kBody},
+      {"condition", Key::kCondition},
+      {"branch_computations", Key::kBranchComputations},
+      {"true_computation", Key::kTrueComputation},
+      {"false_computation", Key::kFalseComputation},
+      {"called_computations", Key::kCalledComputations},
+      {"select", Key::kSelect},
+      {"scatter", Key::kScatter},
+      {"lhs_contracting_dims", Key::kLhsContractingDims},
+      {"rhs_contracting_dims", Key::kRhsContractingDims},
+      {"lhs_batch_dims", Key::kLhsBatchDims},
+      {"rhs_batch_dims", Key::kRhsBatchDims},
+      {"offset_dims", Key::kOffsetDims},
+      {"collapsed_slice_dims", Key::kCollapsedSliceDims},
+      {"start_index_map", Key::kStartIndexMap},
+      {"operand_batching_dims", Key::kOperandBatchingDims},
+      {"start_indices_batching_dims", Key::kStartIndicesBatchingDims},
+      {"slice_sizes", Key::kSliceSizes},
+      {"index_vector_dim", Key::kIndexVectorDim},
+      {"update_window_dims", Key::kUpdateWindowDims},
+      {"inserted_window_dims", Key::kInsertedWindowDims},
+      {"scatter_dims_to_operand_dims", Key::kScatterDimsToOperandDims},
+      {"input_batching_dims", Key::kInputBatchingDims},
+      {"scatter_indices_batching_dims", Key::kScatterIndicesBatchingDims},
+      {"index", Key::kIndex},
+      {"iota_dimension", Key::kIotaDimension},
+      {"frontend_attributes", Key::kFrontendAttributes},
+      {"sharding", Key::kSharding},
+      {"direction", Key::kDirection},
+      {"custom_call_target", Key::kCustomCallTarget},
+      {"window", Key::kWindow},
+      {"dim_labels", Key::kDimLabels},
+      {"feature_group_count", Key::kFeatureGroupCount},
+      {"batch_group_count", Key::kBatchGroupCount},
+      {"slice", Key::kSlice},
+      {"dynamic_slice_sizes", Key::kDynamicSliceSizes},
+      {"padding", Key::kPadding},
+      {"replica_groups", Key::kReplicaGroups},
+      {"channel_id", Key::kChannelId},
+      {"use_global_device_ids", Key::kUseGlobalDeviceIds},
+      {"source_target_pairs", Key::kSourceTargetPairs},
+      {"control-predecessors", Key::kControlPredecessors},
+      // XLA's, kept as text.
+      {"algorithm", Key::kUntyped},
+      {"api_version", Key::kUntyped},
+      {"async_execution_thread", Key::kUntyped},
+      {"channel_type", Key::kUntyped},
+      {"composite", Key::kUntyped},
+      {"constrain_layout", Key::kUntyped},
+      {"cross_program_prefetch_index", Key::kUntyped},
+      {"custom_call_has_side_effect", Key::kUntyped},
+      {"custom_call_schedule", Key::kUntyped},
+      {"delta", Key::kUntyped},
+      {"distribution", Key::kUntyped},
+      {"domain", Key::kUntyped},
+      {"dot_sparsity", Key::kUntyped},
+      {"epsilon", Key::kUntyped},
+      {"exponent_bits", Key::kUntyped},
+      {"feature_index", Key::kUntyped},
+      {"fft_length", Key::kUntyped},
+      {"fft_type", Key::kUntyped},
+      {"indices_are_sorted", Key::kUntyped},
+      {"infeed_config", Key::kUntyped},
+      {"is_composite", Key::kUntyped},
+      {"is_cross_program_prefetch", Key::kUntyped},
+      {"is_host_transfer", Key::kUntyped},
+      {"is_stable", Key::kUntyped},
+      {"k", Key::kUntyped},
+      {"largest", Key::kUntyped},
+      {"left_side", Key::kUntyped},
+      {"lhs_ragged_dims", Key::kUntyped},
+      {"lower", Key::kUntyped},
+      {"mantissa_bits", Key::kUntyped},
+      {"operand_layout_constraints", Key::kUntyped},
+      {"operand_precision", Key::kUntyped},
+      {"origin", Key::kUntyped},
+      {"outfeed_config", Key::kUntyped},
+      {"outfeed_shape", Key::kUntyped},
+      {"output_to_operand_aliasing", Key::kUntyped},
+      {"padding_type", Key::kUntyped},
+      {"parameter_replication", Key::kUntyped},
+      {"rhs_group_dims", Key::kUntyped},
+      {"result_accuracy", Key::kUntyped},
+      {"schedule", Key::kUntyped},
+      {"sparsity", Key::kUntyped},
+      {"statistics", Key::kUntyped},
+      {"transpose_a", Key::kUntyped},
+      {"type", Key::kUntyped},
+      {"unique_indices", Key::kUntyped},
+      {"unit_diagonal", Key::kUntyped},
+  };
+  auto it = kKeys->find(ToAbsl(key));
+  return it == kKeys->end() ? Key::kUnknown : it->second;
 }
 
 // metadata={op_type="..." op_name="..." source_file="..." source_line=N
@@ -162,30 +264,6 @@ bool ParseInt(Scanner& s, int64_t* out, std::string_view key) {
   return true;
 }
 
-// Keys that name computations, with the role they give.
-bool ParseCallAttribute(Scanner& s, std::string_view key, ir::Opcode opcode,
-                        InstructionNames& names, bool* handled) {
-  using R = ir::CallRole;
-  *handled = true;
-  if (key == "calls") return ParseCalls(s, opcode == ir::Opcode::kFusion ? R::kFused : R::kCalled, false, names);
-  if (key == "to_apply") {
-    const R role = opcode == ir::Opcode::kSort        ? R::kComparator
-                   : opcode == ir::Opcode::kCustomCall ? R::kCalled
-                                                       : R::kToApply;
-    return ParseCalls(s, role, false, names);
-  }
-  if (key == "body") return ParseCalls(s, R::kWhileBody, true, names);
-  if (key == "condition") return ParseCalls(s, R::kWhileCondition, false, names);
-  if (key == "branch_computations") return ParseCalls(s, R::kBranch, false, names);
-  if (key == "true_computation") return ParseCalls(s, R::kBranch, true, names);
-  if (key == "false_computation") return ParseCalls(s, R::kBranch, false, names);
-  if (key == "called_computations") return ParseCalls(s, R::kCalled, false, names);
-  if (key == "select") return ParseCalls(s, R::kSelect, true, names);
-  if (key == "scatter") return ParseCalls(s, R::kScatter, false, names);
-  *handled = false;
-  return true;
-}
-
 ir::GatherDimensionNumbers& Gather(ir::HloAttributes& a) {
   if (!a.gather) a.gather.emplace();
   return *a.gather;
@@ -197,51 +275,6 @@ ir::ScatterDimensionNumbers& Scatter(ir::HloAttributes& a) {
 ir::DotDimensionNumbers& Dot(ir::HloAttributes& a) {
   if (!a.dot) a.dot.emplace();
   return *a.dot;
-}
-
-// Gather, scatter and dot dimension numbers: one list or integer each.
-bool ParseDimensionNumber(Scanner& s, std::string_view key, ir::Opcode opcode,
-                          const InstructionSink& sink, bool* handled) {
-  *handled = true;
-  if (key == "lhs_contracting_dims") return ParseIntList(s, &Dot(sink.attributes()).lhs_contracting);
-  if (key == "rhs_contracting_dims") return ParseIntList(s, &Dot(sink.attributes()).rhs_contracting);
-  if (key == "lhs_batch_dims") return ParseIntList(s, &Dot(sink.attributes()).lhs_batch);
-  if (key == "rhs_batch_dims") return ParseIntList(s, &Dot(sink.attributes()).rhs_batch);
-  if (key == "offset_dims") return ParseIntList(s, &Gather(sink.attributes()).offset_dims);
-  if (key == "collapsed_slice_dims") {
-    return ParseIntList(s, &Gather(sink.attributes()).collapsed_slice_dims);
-  }
-  if (key == "start_index_map") return ParseIntList(s, &Gather(sink.attributes()).start_index_map);
-  if (key == "operand_batching_dims") {
-    return ParseIntList(s, &Gather(sink.attributes()).operand_batching_dims);
-  }
-  if (key == "start_indices_batching_dims") {
-    return ParseIntList(s, &Gather(sink.attributes()).start_indices_batching_dims);
-  }
-  if (key == "slice_sizes") return ParseIntList(s, &sink.attributes().gather_slice_sizes);
-  if (key == "index_vector_dim") {
-    ir::HloAttributes& a = sink.attributes();
-    return ParseInt(s, opcode == ir::Opcode::kScatter ? &Scatter(a).index_vector_dim
-                                                      : &Gather(a).index_vector_dim,
-                    key);
-  }
-  if (key == "update_window_dims") {
-    return ParseIntList(s, &Scatter(sink.attributes()).update_window_dims);
-  }
-  if (key == "inserted_window_dims") {
-    return ParseIntList(s, &Scatter(sink.attributes()).inserted_window_dims);
-  }
-  if (key == "scatter_dims_to_operand_dims") {
-    return ParseIntList(s, &Scatter(sink.attributes()).scatter_dims_to_operand_dims);
-  }
-  if (key == "input_batching_dims") {
-    return ParseIntList(s, &Scatter(sink.attributes()).input_batching_dims);
-  }
-  if (key == "scatter_indices_batching_dims") {
-    return ParseIntList(s, &Scatter(sink.attributes()).scatter_indices_batching_dims);
-  }
-  *handled = false;
-  return true;
 }
 
 // A braced value kept as written, braces included.
@@ -258,81 +291,140 @@ bool ParseBracedText(Scanner& s, std::string_view* out, std::string_view key) {
 
 bool ParseAttribute(Scanner& s, Warner& warner, std::string_view key, const char* key_at,
                     const InstructionSink& sink) {
+  using R = ir::CallRole;
+  using O = ir::Opcode;
   ir::Instruction& instruction = *sink.instruction;
-  const ir::Opcode opcode = instruction.opcode;
-  // The most frequent keys first.
-  if (key == "metadata") return ParseMetadata(s, warner, &instruction.metadata);
-  if (key == "dimensions") return ParseIntList(s, &sink.attributes().dimensions);
-  if (key == "kind") {
-    sink.attributes().fusion_kind = s.ConsumeName();
-    if (sink.attributes().fusion_kind.empty()) return s.Fail("expected a fusion kind such as kLoop");
-    return true;
-  }
-  if (key == "backend_config") {
-    ir::HloAttributes& a = sink.attributes();
-    if (s.Peek() == '"') {
-      if (!s.ConsumeQuoted(&a.backend_config)) return s.Fail("expected '\"' closing backend_config");
-      return true;
+  const O opcode = instruction.opcode;
+  InstructionNames& names = *sink.names;
+  switch (LookupKey(key)) {
+    case Key::kMetadata:
+      return ParseMetadata(s, warner, &instruction.metadata);
+    case Key::kDimensions:
+      return ParseIntList(s, &sink.attributes().dimensions);
+    case Key::kKind: {
+      std::string_view& kind = sink.attributes().fusion_kind;
+      kind = s.ConsumeName();
+      return !kind.empty() || s.Fail("expected a fusion kind such as kLoop");
     }
-    return ParseBracedText(s, &a.backend_config, key);
-  }
-  bool handled = false;
-  if (!ParseCallAttribute(s, key, opcode, *sink.names, &handled)) return false;
-  if (handled) return true;
-  if (!ParseDimensionNumber(s, key, opcode, sink, &handled)) return false;
-  if (handled) return true;
-
-  if (key == "index") return ParseInt(s, &sink.attributes().tuple_index, key);
-  if (key == "iota_dimension") return ParseInt(s, &sink.attributes().iota_dimension, key);
-  if (key == "frontend_attributes") {
-    return ParseBracedText(s, &sink.attributes().frontend_attributes, key);
-  }
-  if (key == "sharding") return ParseBracedText(s, &sink.attributes().sharding, key);
-  if (key == "direction") {
-    sink.attributes().comparison_direction = s.ConsumeName();
-    if (sink.attributes().comparison_direction.empty()) {
-      return s.Fail("expected a comparison direction such as LT");
+    case Key::kBackendConfig: {
+      ir::HloAttributes& a = sink.attributes();
+      if (s.Peek() != '"') return ParseBracedText(s, &a.backend_config, key);
+      return s.ConsumeQuoted(&a.backend_config) || s.Fail("expected '\"' closing backend_config");
     }
-    return true;
-  }
-  if (key == "custom_call_target") {
-    if (!s.ConsumeQuoted(&sink.attributes().custom_call_target)) {
-      return s.Fail("expected a quoted custom_call_target");
+    // Called computations, with the role the key gives them.
+    case Key::kCalls:
+      return ParseCalls(s, opcode == O::kFusion ? R::kFused : R::kCalled, false, names);
+    case Key::kToApply:
+      return ParseCalls(s, opcode == O::kSort         ? R::kComparator
+                           : opcode == O::kCustomCall ? R::kCalled
+                                                      : R::kToApply,
+                        false, names);
+    case Key::kBody:
+      return ParseCalls(s, R::kWhileBody, true, names);
+    case Key::kCondition:
+      return ParseCalls(s, R::kWhileCondition, false, names);
+    case Key::kBranchComputations:
+      return ParseCalls(s, R::kBranch, false, names);
+    case Key::kTrueComputation:
+      return ParseCalls(s, R::kBranch, true, names);
+    case Key::kFalseComputation:
+      return ParseCalls(s, R::kBranch, false, names);
+    case Key::kCalledComputations:
+      return ParseCalls(s, R::kCalled, false, names);
+    case Key::kSelect:
+      return ParseCalls(s, R::kSelect, true, names);
+    case Key::kScatter:
+      return ParseCalls(s, R::kScatter, false, names);
+    // Dot, gather and scatter dimension numbers.
+    case Key::kLhsContractingDims:
+      return ParseIntList(s, &Dot(sink.attributes()).lhs_contracting);
+    case Key::kRhsContractingDims:
+      return ParseIntList(s, &Dot(sink.attributes()).rhs_contracting);
+    case Key::kLhsBatchDims:
+      return ParseIntList(s, &Dot(sink.attributes()).lhs_batch);
+    case Key::kRhsBatchDims:
+      return ParseIntList(s, &Dot(sink.attributes()).rhs_batch);
+    case Key::kOffsetDims:
+      return ParseIntList(s, &Gather(sink.attributes()).offset_dims);
+    case Key::kCollapsedSliceDims:
+      return ParseIntList(s, &Gather(sink.attributes()).collapsed_slice_dims);
+    case Key::kStartIndexMap:
+      return ParseIntList(s, &Gather(sink.attributes()).start_index_map);
+    case Key::kOperandBatchingDims:
+      return ParseIntList(s, &Gather(sink.attributes()).operand_batching_dims);
+    case Key::kStartIndicesBatchingDims:
+      return ParseIntList(s, &Gather(sink.attributes()).start_indices_batching_dims);
+    case Key::kSliceSizes:
+      return ParseIntList(s, &sink.attributes().gather_slice_sizes);
+    case Key::kIndexVectorDim: {
+      ir::HloAttributes& a = sink.attributes();
+      return ParseInt(s, opcode == O::kScatter ? &Scatter(a).index_vector_dim : &Gather(a).index_vector_dim,
+                      key);
     }
-    return true;
-  }
-  if (key == "window") {
-    ir::HloAttributes& a = sink.attributes();
-    a.window.emplace();
-    return ParseWindow(s, &*a.window);
-  }
-  if (key == "dim_labels") {
-    ir::HloAttributes& a = sink.attributes();
-    a.convolution.emplace();
-    return ParseDimLabels(s, &*a.convolution);
-  }
-  if (key == "feature_group_count") return ParseInt(s, &sink.attributes().feature_group_count, key);
-  if (key == "batch_group_count") return ParseInt(s, &sink.attributes().batch_group_count, key);
-  if (key == "slice") return ParseSlice(s, &sink.attributes().slice);
-  if (key == "dynamic_slice_sizes") return ParseIntList(s, &sink.attributes().dynamic_slice_sizes);
-  if (key == "padding") return ParsePadding(s, &sink.attributes().padding);
-  if (key == "replica_groups") return ParseReplicaGroups(s, &sink.attributes().replica_groups);
-  if (key == "channel_id") return ParseInt(s, &sink.attributes().channel_id, key);
-  if (key == "use_global_device_ids") {
-    if (!s.ConsumeBool(&sink.attributes().use_global_device_ids)) {
-      return s.Fail("expected true or false");
+    case Key::kUpdateWindowDims:
+      return ParseIntList(s, &Scatter(sink.attributes()).update_window_dims);
+    case Key::kInsertedWindowDims:
+      return ParseIntList(s, &Scatter(sink.attributes()).inserted_window_dims);
+    case Key::kScatterDimsToOperandDims:
+      return ParseIntList(s, &Scatter(sink.attributes()).scatter_dims_to_operand_dims);
+    case Key::kInputBatchingDims:
+      return ParseIntList(s, &Scatter(sink.attributes()).input_batching_dims);
+    case Key::kScatterIndicesBatchingDims:
+      return ParseIntList(s, &Scatter(sink.attributes()).scatter_indices_batching_dims);
+    case Key::kIndex:
+      return ParseInt(s, &sink.attributes().tuple_index, key);
+    case Key::kIotaDimension:
+      return ParseInt(s, &sink.attributes().iota_dimension, key);
+    case Key::kFrontendAttributes:
+      return ParseBracedText(s, &sink.attributes().frontend_attributes, key);
+    case Key::kSharding:
+      return ParseBracedText(s, &sink.attributes().sharding, key);
+    case Key::kDirection: {
+      std::string_view& direction = sink.attributes().comparison_direction;
+      direction = s.ConsumeName();
+      return !direction.empty() || s.Fail("expected a comparison direction such as LT");
     }
-    return true;
+    case Key::kCustomCallTarget:
+      return s.ConsumeQuoted(&sink.attributes().custom_call_target) ||
+             s.Fail("expected a quoted custom_call_target");
+    case Key::kWindow: {
+      ir::HloAttributes& a = sink.attributes();
+      a.window.emplace();
+      return ParseWindow(s, &*a.window);
+    }
+    case Key::kDimLabels: {
+      ir::HloAttributes& a = sink.attributes();
+      a.convolution.emplace();
+      return ParseDimLabels(s, &*a.convolution);
+    }
+    case Key::kFeatureGroupCount:
+      return ParseInt(s, &sink.attributes().feature_group_count, key);
+    case Key::kBatchGroupCount:
+      return ParseInt(s, &sink.attributes().batch_group_count, key);
+    case Key::kSlice:
+      return ParseSlice(s, &sink.attributes().slice);
+    case Key::kDynamicSliceSizes:
+      return ParseIntList(s, &sink.attributes().dynamic_slice_sizes);
+    case Key::kPadding:
+      return ParsePadding(s, &sink.attributes().padding);
+    case Key::kReplicaGroups:
+      return ParseReplicaGroups(s, &sink.attributes().replica_groups);
+    case Key::kChannelId:
+      return ParseInt(s, &sink.attributes().channel_id, key);
+    case Key::kUseGlobalDeviceIds:
+      return s.ConsumeBool(&sink.attributes().use_global_device_ids) || s.Fail("expected true or false");
+    case Key::kSourceTargetPairs:
+      return ParseSourceTargetPairs(s, &sink.attributes().source_target_pairs);
+    case Key::kControlPredecessors:
+      return ParseNameList(s, &names.control_predecessors);
+    case Key::kUntyped:
+    case Key::kUnknown:
+      break;
   }
-  if (key == "source_target_pairs") {
-    return ParseSourceTargetPairs(s, &sink.attributes().source_target_pairs);
-  }
-  if (key == "control-predecessors") return ParseNameList(s, &sink.names->control_predecessors);
-
   std::string_view value;
   if (!ConsumeValueText(s, &value)) return false;
   sink.attributes().unknown.push_back({key, value});
-  if (!IsUntypedXlaAttribute(key)) {
+  if (LookupKey(key) == Key::kUnknown) {
     warner.Warn(StrCat("unknown HLO attribute '", key, "' (kept as text)"), key_at);
   }
   return true;

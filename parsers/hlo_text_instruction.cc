@@ -2,6 +2,7 @@
 // ...", and the one-line entry point ParseHloInstructionText.
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "ir/status_macros.h"
 #include "ir/strings.h"
 #include "parsers/hlo_text_internal.h"
@@ -10,6 +11,21 @@
 namespace memplan::parsers {
 namespace hlo_text {
 namespace {
+
+// ir::OpcodeFromName through a hash table: one lookup per instruction.
+ir::Opcode LookupOpcode(std::string_view name) {
+  static const auto* const kOpcodes = [] {
+    auto* map = new absl::flat_hash_map<absl::string_view, ir::Opcode>();
+    // kXor is the last opcode (ir/opcode.cc asserts one spelling each).
+    for (int i = 1; i <= static_cast<int>(ir::Opcode::kXor); ++i) {
+      const auto opcode = static_cast<ir::Opcode>(i);
+      map->emplace(ToAbsl(ir::OpcodeName(opcode)), opcode);
+    }
+    return map;
+  }();
+  auto it = kOpcodes->find(ToAbsl(name));
+  return it == kOpcodes->end() ? ir::Opcode::kUnknown : it->second;
+}
 
 // One operand: "%name", "name", or (older XLA) "shape %name".
 bool ParseOperand(Scanner& s, InstructionNames& names) {
@@ -83,7 +99,7 @@ bool ParseInstruction(Scanner& s, Warner& warner, const InstructionSink& sink) {
   const char* opcode_at = s.pos();
   instruction.opcode_text = s.ConsumeName();
   if (instruction.opcode_text.empty()) return s.Fail("expected an opcode");
-  instruction.opcode = ir::OpcodeFromName(instruction.opcode_text);
+  instruction.opcode = LookupOpcode(instruction.opcode_text);
   if (instruction.opcode == ir::Opcode::kUnknown) {
     warner.Warn(StrCat("unknown HLO opcode '", instruction.opcode_text, "' (kept as written)"),
                 opcode_at);

@@ -40,11 +40,12 @@ class ModuleTextParser {
         s_(source.text().data(), source.text().data() + source.text().size()),
         warner_(source, diagnostics) {}
 
+  // Names resolve within their computation, so the graph holds
+  // FindGraphProblem's checks by construction but two: operand cycles
+  // (possible only through forward references) and recursion.
   absl::Status Run() {
     if (!Parse()) return source_.ErrorAt(s_.error_at(), s_.error());
-    if (std::optional<GraphProblem> problem = FindGraphProblem(module_)) {
-      return source_.ErrorAt(ProblemAt(*problem), problem->expected);
-    }
+    if (problem_) return source_.ErrorAt(ProblemAt(*problem_), problem_->expected);
     return absl::OkStatus();
   }
 
@@ -53,9 +54,9 @@ class ModuleTextParser {
     s_.Skip();
     if (!hlo_text::ParseModuleHeader(s_, warner_, &module_)) return false;
     if (!hlo_text::ParseStackFrameTables(s_, warner_, &module_)) return false;
-    // A rough upper bound of the instruction count (XLA's lines are rarely
-    // under 40 bytes) saves regrowing the instruction vector.
-    module_.Reserve(source_.text().size() / 40 + 16, 16);
+    // An estimate of the instruction count (XLA prints 100 to 250 bytes per
+    // instruction) saves most regrowth of the instruction vector.
+    module_.Reserve(source_.text().size() / 100 + 16, 16);
     while (true) {
       s_.Skip();
       if (s_.AtEnd()) break;
@@ -66,7 +67,9 @@ class ModuleTextParser {
       // XLA's parser takes the last computation when none says ENTRY.
       module_.entry = module_.computations().back().id;
     }
-    return ResolveCalls();
+    if (!ResolveCalls()) return false;
+    if (!problem_) problem_ = FindRecursion(module_, call_edges_);
+    return true;
   }
 
   // "[ENTRY] [%]name [(params) -> shape] {" ... "}" [, execution_thread="..."]
@@ -92,7 +95,7 @@ class ModuleTextParser {
     ir::Computation computation;
     computation.name = name;
     const ir::ComputationId id = module_.AddComputation(std::move(computation));
-    if (!computations_by_name_.emplace(name, id).second) {
+    if (!computations_by_name_.emplace(ToAbsl(name), id).second) {
       return s_.Fail(name_at, StrCat("expected a computation name not used before, not '", name, "'"));
     }
     if (is_entry) {
@@ -148,7 +151,7 @@ class ModuleTextParser {
       pending_calls_.push_back({id, static_cast<uint32_t>(instruction.calls.size()), call.name});
       instruction.calls.push_back({ir::ComputationId(), call.role});
     }
-    if (!names_.emplace(instruction.name, id).second) {
+    if (!names_.emplace(ToAbsl(instruction.name), id).second) {
       return s_.Fail(instruction.name.data(),
                      StrCat("expected an instruction name not used before in this computation, "
                             "not '", instruction.name, "'"));
@@ -169,7 +172,7 @@ class ModuleTextParser {
   // The id `ref` names in the current computation; else an invalid id, and
   // the name waits for the end of the computation.
   ir::InstructionId Lookup(const NameRef& ref, ir::InstructionId user, size_t index, bool control) {
-    if (auto it = names_.find(ref.name); it != names_.end()) return it->second;
+    if (auto it = names_.find(ToAbsl(ref.name)); it != names_.end()) return it->second;
     pending_operands_.push_back({user, static_cast<uint32_t>(index), control, ref});
     return ir::InstructionId();
   }
@@ -182,7 +185,7 @@ class ModuleTextParser {
       module_.mutable_instruction(c.root).is_root = true;
     }
     for (const PendingOperand& pending : pending_operands_) {
-      auto it = names_.find(pending.name.name);
+      auto it = names_.find(ToAbsl(pending.name.name));
       if (it == names_.end()) {
         return s_.Fail(pending.name.at, StrCat("expected the name of an instruction of computation '",
                                                c.name, "', not '", pending.name.name, "'"));
@@ -190,6 +193,8 @@ class ModuleTextParser {
       ir::Instruction& user = module_.mutable_instruction(pending.user);
       (pending.control ? user.control_predecessors : user.operands)[pending.index] = it->second;
     }
+    // Only a name used before its definition can close a cycle.
+    if (!pending_operands_.empty() && !problem_) problem_ = FindOperandCycle(module_, id);
     // Parameters by number: each number once, all below the number of
     // parameters (XLA numbers them 0..n-1).
     c.parameters.assign(parameters_.size(), ir::InstructionId());
@@ -210,12 +215,14 @@ class ModuleTextParser {
 
   bool ResolveCalls() {
     for (const PendingCall& pending : pending_calls_) {
-      auto it = computations_by_name_.find(pending.name.name);
+      auto it = computations_by_name_.find(ToAbsl(pending.name.name));
       if (it == computations_by_name_.end()) {
         return s_.Fail(pending.name.at, StrCat("expected the name of a computation of this module, not '",
                                                pending.name.name, "'"));
       }
-      module_.mutable_instruction(pending.caller).calls[pending.index].computation = it->second;
+      ir::Instruction& caller = module_.mutable_instruction(pending.caller);
+      caller.calls[pending.index].computation = it->second;
+      call_edges_.emplace_back(caller.computation, it->second);
     }
     return true;
   }
@@ -234,13 +241,15 @@ class ModuleTextParser {
   ir::Module& module_;
   Scanner s_;
   hlo_text::Warner warner_;
-  absl::flat_hash_map<std::string_view, ir::ComputationId> computations_by_name_;
+  absl::flat_hash_map<absl::string_view, ir::ComputationId> computations_by_name_;
   // Per computation: instructions by name, names used before definition,
   // (number, id) of its parameters.
-  absl::flat_hash_map<std::string_view, ir::InstructionId> names_;
+  absl::flat_hash_map<absl::string_view, ir::InstructionId> names_;
   std::vector<PendingOperand> pending_operands_;
   std::vector<std::pair<int64_t, ir::InstructionId>> parameters_;
   std::vector<PendingCall> pending_calls_;
+  std::vector<std::pair<ir::ComputationId, ir::ComputationId>> call_edges_;  // (caller, callee)
+  std::optional<GraphProblem> problem_;  // the first cycle found
   hlo_text::InstructionNames names_in_line_;
 };
 

@@ -112,7 +112,7 @@ bool ReadLayoutItem(std::string_view details, std::string_view tag, int64_t* val
 // "{1,0}" or "{1,0:T(8,128)(2,1)S(1)}".
 bool ParseLayout(Scanner& s, ir::Shape* shape) {
   s.ConsumeChar('{');
-  ir::Layout layout;
+  ir::Layout& layout = shape->layout.emplace();
   int64_t inline_m2m[kInlineDims];
   size_t n = 0;
   while (s.Peek() != '}' && s.Peek() != ':') {
@@ -146,7 +146,6 @@ bool ParseLayout(Scanner& s, ir::Shape* shape) {
     if (ReadLayoutItem(layout.details, "S(", &value)) layout.memory_space = value;
   }
   if (!s.ConsumeChar('}')) return s.Fail("expected '}' closing the layout");
-  shape->layout = std::move(layout);
   return true;
 }
 
