@@ -71,9 +71,14 @@ int ParseOnce(const std::string& path) {
     std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
     return 2;
   }
-  std::printf("%zu bytes, %zu computations, %zu instructions, %zu stack frames, %lld warnings\n",
+  size_t with_attributes = 0;
+  for (const memplan::ir::Instruction& instruction : module->instructions()) {
+    with_attributes += instruction.attributes >= 0;
+  }
+  std::printf("%zu bytes, %zu computations, %zu instructions (%zu with attributes), %zu stack "
+              "frames, %lld warnings\n",
               (*source)->text().size(), module->computations().size(), module->instruction_count(),
-              module->stack_frames.size(), static_cast<long long>(diagnostics.total()));
+              with_attributes, module->stack_frames.size(), static_cast<long long>(diagnostics.total()));
   const auto free_start = std::chrono::steady_clock::now();
   module.reset();
   std::printf("parse %.1f ms, free %.1f ms, total %.1f ms\n", parse * 1e3, Seconds(free_start) * 1e3,

@@ -39,8 +39,7 @@ bool ParseOperand(Scanner& s, InstructionNames& names) {
       s.set_pos(start);
     }
     if (has_shape) {
-      ir::Shape ignored;
-      if (!ParseShapeAt(s, &ignored)) return false;
+      if (!SkipShapeAt(s)) return false;
       s.Skip();
     }
   }

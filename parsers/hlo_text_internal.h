@@ -85,6 +85,8 @@ bool ConsumeValueText(Scanner& s, std::string_view* value);
 
 // A shape at the scanner ("f32[8]{0}", "(f32[], s32[2]{0})").
 bool ParseShapeAt(Scanner& s, ir::Shape* shape);
+// The same, checking the shape without keeping it (no allocation).
+bool SkipShapeAt(Scanner& s);
 
 // Structured attribute values (hlo_text_values.cc), the scanner at the
 // value: window={size=3x3 stride=2x2 pad=1_1x1_1 lhs_dilate=.. rhs_dilate=..

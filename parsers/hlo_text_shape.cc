@@ -48,12 +48,12 @@ std::optional<ir::DType> LookupDType(std::string_view name) {
   return type;
 }
 
-// "[8,<=16,?]" into `shape`.
+// "[8,<=16,?]" into `shape` (nullptr: only read).
 bool ParseDims(Scanner& s, ir::Shape* shape) {
   if (!s.ConsumeChar('[')) return s.Fail("expected '[' starting the dimensions");
   int64_t inline_dims[kInlineDims];
   bool inline_dynamic[kInlineDims];
-  std::vector<int64_t> dims;
+  std::vector<int64_t> dims;  // past kInlineDims dimensions
   std::vector<bool> dynamic;
   size_t n = 0;
   bool any_dynamic = false;
@@ -87,6 +87,7 @@ bool ParseDims(Scanner& s, ir::Shape* shape) {
       if (!s.ConsumeChar(',')) return s.Fail("expected ',' or ']' in the dimensions");
     }
   }
+  if (!shape) return true;
   if (n <= kInlineDims) {
     shape->dims.assign(inline_dims, inline_dims + n);
     if (any_dynamic) {
@@ -109,11 +110,11 @@ bool ReadLayoutItem(std::string_view details, std::string_view tag, int64_t* val
   return item.ConsumeInt(value);
 }
 
-// "{1,0}" or "{1,0:T(8,128)(2,1)S(1)}".
+// "{1,0}" or "{1,0:T(8,128)(2,1)S(1)}" into `shape` (nullptr: only read).
 bool ParseLayout(Scanner& s, ir::Shape* shape) {
   s.ConsumeChar('{');
-  ir::Layout& layout = shape->layout.emplace();
   int64_t inline_m2m[kInlineDims];
+  std::vector<int64_t> m2m;  // past kInlineDims dimensions
   size_t n = 0;
   while (s.Peek() != '}' && s.Peek() != ':') {
     int64_t dim = 0;
@@ -121,13 +122,13 @@ bool ParseLayout(Scanner& s, ir::Shape* shape) {
     if (n < kInlineDims) {
       inline_m2m[n] = dim;
     } else {
-      if (n == kInlineDims) layout.minor_to_major.assign(inline_m2m, inline_m2m + kInlineDims);
-      layout.minor_to_major.push_back(dim);
+      if (n == kInlineDims) m2m.assign(inline_m2m, inline_m2m + kInlineDims);
+      m2m.push_back(dim);
     }
     ++n;
     if (!s.ConsumeChar(',')) break;
   }
-  if (n <= kInlineDims) layout.minor_to_major.assign(inline_m2m, inline_m2m + n);
+  std::string_view details;
   if (s.ConsumeChar(':')) {
     // Details run to the '}' closing the layout; P(shape{...}) nests.
     const char* start = s.pos();
@@ -137,28 +138,35 @@ bool ParseLayout(Scanner& s, ir::Shape* shape) {
       if (*p == '{') ++depth;
       if (*p == '}' && depth-- == 0) break;
     }
-    layout.details = std::string_view(start, static_cast<size_t>(p - start));
+    details = std::string_view(start, static_cast<size_t>(p - start));
     s.set_pos(p);
-    int64_t value = 0;
-    if (ReadLayoutItem(layout.details, "E(", &value)) {
-      layout.element_size_bits = static_cast<int>(value);
-    }
-    if (ReadLayoutItem(layout.details, "S(", &value)) layout.memory_space = value;
   }
   if (!s.ConsumeChar('}')) return s.Fail("expected '}' closing the layout");
+  if (!shape) return true;
+  ir::Layout& layout = shape->layout.emplace();
+  if (n <= kInlineDims) {
+    layout.minor_to_major.assign(inline_m2m, inline_m2m + n);
+  } else {
+    layout.minor_to_major = std::move(m2m);
+  }
+  layout.details = details;
+  int64_t value = 0;
+  if (ReadLayoutItem(details, "E(", &value)) layout.element_size_bits = static_cast<int>(value);
+  if (ReadLayoutItem(details, "S(", &value)) layout.memory_space = value;
   return true;
 }
 
+// A shape into `shape`, or with nullptr, read and checked but not kept.
 bool ParseShapeAtDepth(Scanner& s, ir::Shape* shape, int depth) {
   if (depth > kMaxTupleDepth) return s.Fail("expected tuples nested at most 64 deep");
   if (s.ConsumeChar('(')) {
-    shape->dtype = ir::DType::kTuple;
+    if (shape) shape->dtype = ir::DType::kTuple;
     s.Skip();
     if (s.ConsumeChar(')')) return true;
     while (true) {
       s.Skip();
-      ir::Shape& element = shape->tuple_elements.emplace_back();
-      if (!ParseShapeAtDepth(s, &element, depth + 1)) return false;
+      ir::Shape* element = shape ? &shape->tuple_elements.emplace_back() : nullptr;
+      if (!ParseShapeAtDepth(s, element, depth + 1)) return false;
       s.Skip();
       if (s.ConsumeChar(')')) return true;
       if (!s.ConsumeChar(',')) return s.Fail("expected ',' or ')' in a tuple shape");
@@ -171,7 +179,7 @@ bool ParseShapeAtDepth(Scanner& s, ir::Shape* shape, int depth) {
     s.set_pos(type_at);
     return s.Fail("expected a shape such as f32[8]{0} or (f32[], s32[])");
   }
-  shape->dtype = *dtype;
+  if (shape) shape->dtype = *dtype;
   if (!ParseDims(s, shape)) return false;
   if (s.Peek() == '{') return ParseLayout(s, shape);
   return true;
@@ -180,6 +188,8 @@ bool ParseShapeAtDepth(Scanner& s, ir::Shape* shape, int depth) {
 }  // namespace
 
 bool ParseShapeAt(Scanner& s, ir::Shape* shape) { return ParseShapeAtDepth(s, shape, 0); }
+
+bool SkipShapeAt(Scanner& s) { return ParseShapeAtDepth(s, nullptr, 0); }
 
 bool ParseIntList(Scanner& s, std::vector<int64_t>* out) {
   if (!s.Next('{')) return s.Fail("expected '{' starting a list of integers");
