@@ -13,6 +13,7 @@ namespace {
 
 // Instruction attribute keys. kUntyped: attributes XLA prints that memplan
 // keeps as text only (HloAttributes::unknown), without a warning.
+// Fewer than 64 (InstructionNames::typed_keys_seen has a bit for each).
 enum class Key : uint8_t {
   kUnknown,
   kUntyped,
@@ -64,7 +65,9 @@ enum class Key : uint8_t {
   kUseGlobalDeviceIds,
   kSourceTargetPairs,
   kControlPredecessors,
+  kCount,
 };
+static_assert(static_cast<int>(Key::kCount) <= 64, "one bit per key");
 
 Key LookupKey(std::string_view key) {
   static const auto* const kKeys = new absl::flat_hash_map<absl::string_view, Key>{
@@ -210,22 +213,14 @@ bool ParseMetadata(Scanner& s, Warner& warner, ir::OpMetadata* metadata) {
   }
 }
 
-// One computation name, or a braced list of them.
-bool ParseCalls(Scanner& s, ir::CallRole role, bool first, InstructionNames& names) {
-  auto add = [&](NameRef ref) {
-    // XLA's called_computations() order: while body before condition, true
-    // before false, select before scatter, whatever order the text has.
-    if (first) {
-      names.calls.insert(names.calls.begin(), {ref, role});
-    } else {
-      names.calls.push_back({ref, role});
-    }
-  };
+// One computation name, or a braced list of them. `rank` 0 puts it before
+// the others (ParseInstruction sorts by rank).
+bool ParseCalls(Scanner& s, ir::CallRole role, int rank, InstructionNames& names) {
   if (s.Peek() != '{') {
     const char* at = s.pos();
     const std::string_view name = s.ConsumeReference();
     if (name.empty()) return s.Fail("expected a computation name");
-    add({name, at});
+    names.calls.push_back({{name, at}, role, rank});
     return true;
   }
   s.ConsumeChar('{');
@@ -236,7 +231,7 @@ bool ParseCalls(Scanner& s, ir::CallRole role, bool first, InstructionNames& nam
     const char* at = s.pos();
     const std::string_view name = s.ConsumeReference();
     if (name.empty()) return s.Fail("expected a computation name");
-    names.calls.push_back({{name, at}, role});
+    names.calls.push_back({{name, at}, role, rank});
     s.Skip();
     if (s.ConsumeChar('}')) return true;
     if (!s.ConsumeChar(',')) return s.Fail("expected ',' or '}' in a list of computations");
@@ -296,7 +291,15 @@ bool ParseAttribute(Scanner& s, Warner& warner, std::string_view key, const char
   ir::Instruction& instruction = *sink.instruction;
   const O opcode = instruction.opcode;
   InstructionNames& names = *sink.names;
-  switch (LookupKey(key)) {
+  const Key k = LookupKey(key);
+  if (k != Key::kUnknown && k != Key::kUntyped) {
+    const uint64_t bit = uint64_t{1} << static_cast<int>(k);
+    if (names.typed_keys_seen & bit) {
+      return s.Fail(key_at, StrCat("expected each attribute once, but '", key, "' is repeated"));
+    }
+    names.typed_keys_seen |= bit;
+  }
+  switch (k) {
     case Key::kMetadata:
       return ParseMetadata(s, warner, &instruction.metadata);
     case Key::kDimensions:
@@ -313,28 +316,28 @@ bool ParseAttribute(Scanner& s, Warner& warner, std::string_view key, const char
     }
     // Called computations, with the role the key gives them.
     case Key::kCalls:
-      return ParseCalls(s, opcode == O::kFusion ? R::kFused : R::kCalled, false, names);
+      return ParseCalls(s, opcode == O::kFusion ? R::kFused : R::kCalled, 1, names);
     case Key::kToApply:
       return ParseCalls(s, opcode == O::kSort         ? R::kComparator
                            : opcode == O::kCustomCall ? R::kCalled
                                                       : R::kToApply,
-                        false, names);
+                        1, names);
     case Key::kBody:
-      return ParseCalls(s, R::kWhileBody, true, names);
+      return ParseCalls(s, R::kWhileBody, 0, names);
     case Key::kCondition:
-      return ParseCalls(s, R::kWhileCondition, false, names);
+      return ParseCalls(s, R::kWhileCondition, 1, names);
     case Key::kBranchComputations:
-      return ParseCalls(s, R::kBranch, false, names);
+      return ParseCalls(s, R::kBranch, 1, names);
     case Key::kTrueComputation:
-      return ParseCalls(s, R::kBranch, true, names);
+      return ParseCalls(s, R::kBranch, 0, names);
     case Key::kFalseComputation:
-      return ParseCalls(s, R::kBranch, false, names);
+      return ParseCalls(s, R::kBranch, 1, names);
     case Key::kCalledComputations:
-      return ParseCalls(s, R::kCalled, false, names);
+      return ParseCalls(s, R::kCalled, 1, names);
     case Key::kSelect:
-      return ParseCalls(s, R::kSelect, true, names);
+      return ParseCalls(s, R::kSelect, 0, names);
     case Key::kScatter:
-      return ParseCalls(s, R::kScatter, false, names);
+      return ParseCalls(s, R::kScatter, 1, names);
     // Dot, gather and scatter dimension numbers.
     case Key::kLhsContractingDims:
       return ParseIntList(s, &Dot(sink.attributes()).lhs_contracting);
@@ -419,12 +422,13 @@ bool ParseAttribute(Scanner& s, Warner& warner, std::string_view key, const char
       return ParseNameList(s, &names.control_predecessors);
     case Key::kUntyped:
     case Key::kUnknown:
+    case Key::kCount:
       break;
   }
   std::string_view value;
   if (!ConsumeValueText(s, &value)) return false;
   sink.attributes().unknown.push_back({key, value});
-  if (LookupKey(key) == Key::kUnknown) {
+  if (k == Key::kUnknown) {
     warner.Warn(StrCat("unknown HLO attribute '", key, "' (kept as text)"), key_at);
   }
   return true;

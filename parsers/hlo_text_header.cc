@@ -216,6 +216,7 @@ bool ParseModuleHeader(Scanner& s, Warner& warner, ir::Module* module) {
   if (p == name_start) return s.Fail("expected the module name after 'HloModule'");
   module->name = std::string_view(name_start, static_cast<size_t>(p - name_start));
   s.set_pos(p);
+  std::vector<std::string_view> typed_seen;  // typed keys read, to reject repeats
   while (true) {
     const char* before = s.pos();
     s.SkipBlanks();
@@ -229,6 +230,13 @@ bool ParseModuleHeader(Scanner& s, Warner& warner, ir::Module* module) {
     if (key.empty()) return s.Fail("expected a header attribute name");
     if (!s.Next('=')) return s.Fail(StrCat("expected '=' after '", key, "'"));
     s.Skip();
+    if (key == "is_scheduled" || key == "entry_computation_layout" || key == "input_output_alias" ||
+        key == "buffer_donor" || key == "replica_count" || key == "num_partitions") {
+      if (std::find(typed_seen.begin(), typed_seen.end(), key) != typed_seen.end()) {
+        return s.Fail(key_at, StrCat("expected each attribute once, but '", key, "' is repeated"));
+      }
+      typed_seen.push_back(key);
+    }
     if (!ParseHeaderAttribute(s, warner, key, key_at, &module->header)) return false;
   }
 }

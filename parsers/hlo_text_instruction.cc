@@ -1,6 +1,8 @@
 // One HLO instruction: "[ROOT] [%]name = shape opcode(operands), key=value,
 // ...", and the one-line entry point ParseHloInstructionText.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "ir/status_macros.h"
@@ -110,7 +112,7 @@ bool ParseInstruction(Scanner& s, Warner& warner, const InstructionSink& sink) {
     s.Skip();
     if (!s.ConsumeChar(',')) {
       s.set_pos(before);
-      return true;
+      break;
     }
     s.Skip();
     const char* key_at = s.pos();
@@ -120,6 +122,14 @@ bool ParseInstruction(Scanner& s, Warner& warner, const InstructionSink& sink) {
     s.Skip();
     if (!ParseAttribute(s, warner, key, key_at, sink)) return false;
   }
+  // XLA's called_computations() order: while body before condition, true
+  // before false, select before scatter, whatever order the text has.
+  std::vector<CallRef>& calls = sink.names->calls;
+  if (calls.size() > 1) {
+    std::stable_sort(calls.begin(), calls.end(),
+                     [](const CallRef& a, const CallRef& b) { return a.rank < b.rank; });
+  }
+  return true;
 }
 
 }  // namespace hlo_text

@@ -26,6 +26,9 @@ struct NameRef {
 struct CallRef {
   NameRef name;
   ir::CallRole role = ir::CallRole::kCalled;
+  // 0 for the computation XLA lists first whatever the text's order (while
+  // body, true branch, select), else 1.
+  int rank = 1;
 };
 
 // What one instruction names, in XLA's order (calls as XLA's
@@ -35,10 +38,13 @@ struct InstructionNames {
   std::vector<NameRef> operands;
   std::vector<CallRef> calls;
   std::vector<NameRef> control_predecessors;
+  // Typed attribute keys already read (bit per key), to reject repeats.
+  uint64_t typed_keys_seen = 0;
   void clear() {
     operands.clear();
     calls.clear();
     control_predecessors.clear();
+    typed_keys_seen = 0;
   }
 };
 

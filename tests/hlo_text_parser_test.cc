@@ -552,6 +552,10 @@ TEST(HloTextParser, LocatedErrors) {
             "input.hlo:3:40: error: expected a balanced {...} value for sharding");
   EXPECT_EQ(ErrorLine(Entry("  %x = f32[8]{0} slice(%p0), slice={[0:8)}\n")),
             "input.hlo:5:41: error: expected ']' closing a slice dimension");
+  EXPECT_EQ(ErrorLine(Entry("  %x = f32[8]{0} transpose(%p0), dimensions={0}, dimensions={0}\n")),
+            "input.hlo:5:50: error: expected each attribute once, but 'dimensions' is repeated");
+  EXPECT_EQ(ErrorLine("HloModule m, num_partitions=2, num_partitions=4\nENTRY e {\n ROOT p = f32[] parameter(0)\n}\n"),
+            "input.hlo:1:32: error: expected each attribute once, but 'num_partitions' is repeated");
   // The error carries the line and a caret under the column.
   auto p = Parse(Entry("  %x = f32[8]{0} copy(%nowhere)\n"));
   EXPECT_THAT(std::string(p->status.message()),
