@@ -18,10 +18,12 @@ namespace {
 ir::Opcode LookupOpcode(std::string_view name) {
   static const auto* const kOpcodes = [] {
     auto* map = new absl::flat_hash_map<absl::string_view, ir::Opcode>();
-    // kXor is the last opcode (ir/opcode.cc asserts one spelling each).
-    for (int i = 1; i <= static_cast<int>(ir::Opcode::kXor); ++i) {
+    // Opcodes are numbered from 1; past the last, OpcodeName says "unknown".
+    for (int i = 1; i < 256; ++i) {
       const auto opcode = static_cast<ir::Opcode>(i);
-      map->emplace(ToAbsl(ir::OpcodeName(opcode)), opcode);
+      const std::string_view name = ir::OpcodeName(opcode);
+      if (name == ir::OpcodeName(ir::Opcode::kUnknown)) break;
+      map->emplace(ToAbsl(name), opcode);
     }
     return map;
   }();

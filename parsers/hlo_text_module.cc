@@ -1,6 +1,7 @@
 // The HLO module text: header, stack-frame tables, then computations
 // "[ENTRY] [%]name [(signature) -> shape] { instructions }", and the
 // resolution of the names instructions use into ids.
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,7 +46,6 @@ class ModuleTextParser {
   // (possible only through forward references) and recursion.
   absl::Status Run() {
     if (!Parse()) return source_.ErrorAt(s_.error_at(), s_.error());
-    if (problem_) return source_.ErrorAt(ProblemAt(*problem_), problem_->expected);
     return absl::OkStatus();
   }
 
@@ -68,7 +68,9 @@ class ModuleTextParser {
       module_.entry = module_.computations().back().id;
     }
     if (!ResolveCalls()) return false;
-    if (!problem_) problem_ = FindRecursion(module_, call_edges_);
+    if (std::optional<GraphProblem> problem = FindRecursion(module_, call_edges_)) {
+      return s_.Fail(ProblemAt(*problem), problem->expected);
+    }
     return true;
   }
 
@@ -193,7 +195,11 @@ class ModuleTextParser {
       (pending.control ? user.control_predecessors : user.operands)[pending.index] = it->second;
     }
     // Only a name used before its definition can close a cycle.
-    if (!pending_operands_.empty() && !problem_) problem_ = FindOperandCycle(module_, id);
+    if (!pending_operands_.empty()) {
+      if (std::optional<GraphProblem> problem = FindOperandCycle(module_, id)) {
+        return s_.Fail(ProblemAt(*problem), problem->expected);
+      }
+    }
     // Parameters by number: each number once, all below the number of
     // parameters (XLA numbers them 0..n-1).
     c.parameters.assign(parameters_.size(), ir::InstructionId());
@@ -248,7 +254,6 @@ class ModuleTextParser {
   std::vector<std::pair<int64_t, ir::InstructionId>> parameters_;
   std::vector<PendingCall> pending_calls_;
   std::vector<std::pair<ir::ComputationId, ir::ComputationId>> call_edges_;  // (caller, callee)
-  std::optional<GraphProblem> problem_;  // the first cycle found
   hlo_text::InstructionNames names_in_line_;
 };
 
