@@ -73,9 +73,6 @@ bool SameGraph(const memplan::ir::Module& a, const memplan::ir::Module& b) {
 // resolving to id 0.
 void FuzzInstructionLines(const memplan::parsers::SourceText& source) {
   std::string_view text = source.text();
-  auto instruction = [](std::string_view) { return memplan::ir::InstructionId(0); };
-  auto computation = [](std::string_view) { return memplan::ir::ComputationId(0); };
-  const memplan::parsers::HloNameResolver resolver{instruction, computation};
   while (!text.empty()) {
     const size_t end = text.find('\n');
     const std::string_view line = text.substr(0, end);
@@ -85,7 +82,9 @@ void FuzzInstructionLines(const memplan::parsers::SourceText& source) {
     memplan::ir::HloAttributes attributes;
     memplan::ir::Diagnostics diagnostics;
     const absl::Status status = memplan::parsers::ParseHloInstructionText(
-        source, line, resolver, &parsed, &attributes, &diagnostics);
+        source, line, [](std::string_view) { return memplan::ir::InstructionId(0); },
+        [](std::string_view) { return memplan::ir::ComputationId(0); }, &parsed, &attributes,
+        &diagnostics);
     if (!status.ok()) CheckError(status);
   }
 }

@@ -136,10 +136,11 @@ bool ParseInstruction(Scanner& s, Warner& warner, const InstructionSink& sink) {
 
 }  // namespace hlo_text
 
-absl::Status ParseHloInstructionText(const SourceText& source, std::string_view text,
-                                     const HloNameResolver& resolver,
-                                     ir::Instruction* instruction, ir::HloAttributes* attributes,
-                                     ir::Diagnostics* diagnostics) {
+absl::Status ParseHloInstructionText(
+    const SourceText& source, std::string_view text,
+    absl::FunctionRef<ir::InstructionId(std::string_view name)> resolve_instruction,
+    absl::FunctionRef<ir::ComputationId(std::string_view name)> resolve_computation,
+    ir::Instruction* instruction, ir::HloAttributes* attributes, ir::Diagnostics* diagnostics) {
   using hlo_text::NameRef;
   hlo_text::Scanner s(text.data(), text.data() + text.size());
   hlo_text::Warner warner(source, *diagnostics);
@@ -154,7 +155,7 @@ absl::Status ParseHloInstructionText(const SourceText& source, std::string_view 
   }
   if (!ok) return source.ErrorAt(s.error_at(), s.error());
   for (const NameRef& ref : names.operands) {
-    const ir::InstructionId id = resolver.instruction(ref.name);
+    const ir::InstructionId id = resolve_instruction(ref.name);
     if (!id.valid()) {
       return source.ErrorAt(ref.at, StrCat("expected the name of a known instruction, not '",
                                            ref.name, "'"));
@@ -162,7 +163,7 @@ absl::Status ParseHloInstructionText(const SourceText& source, std::string_view 
     instruction->operands.push_back(id);
   }
   for (const NameRef& ref : names.control_predecessors) {
-    const ir::InstructionId id = resolver.instruction(ref.name);
+    const ir::InstructionId id = resolve_instruction(ref.name);
     if (!id.valid()) {
       return source.ErrorAt(ref.at, StrCat("expected the name of a known instruction, not '",
                                            ref.name, "'"));
@@ -170,7 +171,7 @@ absl::Status ParseHloInstructionText(const SourceText& source, std::string_view 
     instruction->control_predecessors.push_back(id);
   }
   for (const hlo_text::CallRef& call : names.calls) {
-    const ir::ComputationId id = resolver.computation(call.name.name);
+    const ir::ComputationId id = resolve_computation(call.name.name);
     if (!id.valid()) {
       return source.ErrorAt(call.name.at, StrCat("expected the name of a known computation, not '",
                                                  call.name.name, "'"));

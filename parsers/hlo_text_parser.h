@@ -44,17 +44,6 @@ absl::Status ParseHloModuleText(const SourceText& source, ir::Module* module,
 // comments, with "HloModule ".
 bool LooksLikeHloModuleText(std::string_view head);
 
-// How ParseHloInstructionText turns the names an instruction line mentions
-// into ids. Each returns an invalid id for a name it does not know, which
-// makes the parse fail with a located error naming it; a resolver may
-// instead add a placeholder to its module and return that.
-struct HloNameResolver {
-  // Operands and control predecessors (name without '%').
-  absl::FunctionRef<ir::InstructionId(std::string_view name)> instruction;
-  // calls=, to_apply=, condition=, body=, branch_computations=, ...
-  absl::FunctionRef<ir::ComputationId(std::string_view name)> computation;
-};
-
 // Parses one instruction as XLA prints it, e.g. the "from instruction:" of
 // a buffer-assignment dump:
 //   %fusion.3 = bf16[8,128]{1,0} fusion(%a, %b), kind=kLoop, calls=%f,
@@ -65,11 +54,19 @@ struct HloNameResolver {
 // spaces. Fills the name, opcode, shape, operands, calls, control
 // predecessors, metadata and is_root of `instruction` (its id, computation
 // and attributes index are left to the caller) and `attributes`.
-// Diagnostics and errors as ParseHloModuleText.
-absl::Status ParseHloInstructionText(const SourceText& source, std::string_view text,
-                                     const HloNameResolver& resolver,
-                                     ir::Instruction* instruction, ir::HloAttributes* attributes,
-                                     ir::Diagnostics* diagnostics);
+//
+// The names the line mentions become ids through the caller's resolvers:
+// `resolve_instruction` for operands and control predecessors,
+// `resolve_computation` for calls=, to_apply=, condition=, body=,
+// branch_computations= and the like (names without '%'). A resolver returns
+// an invalid id for a name it does not know, which fails the parse with a
+// located error naming it; it may instead add a placeholder to its module
+// and return that. Diagnostics and errors as ParseHloModuleText.
+absl::Status ParseHloInstructionText(
+    const SourceText& source, std::string_view text,
+    absl::FunctionRef<ir::InstructionId(std::string_view name)> resolve_instruction,
+    absl::FunctionRef<ir::ComputationId(std::string_view name)> resolve_computation,
+    ir::Instruction* instruction, ir::HloAttributes* attributes, ir::Diagnostics* diagnostics);
 
 // The text of a quoted HLO string (between its quotes) with XLA's C-style
 // escapes undone: \" \\ \' \n \t \r \a \b \f \v \? \xHH and octal \NNN. An

@@ -580,11 +580,10 @@ TEST(HloTextParser, InstructionLineOfABufferAssignmentDump) {
   auto computation_id = [&](std::string_view name) {
     return name == "fused_computation.3" ? ir::ComputationId(2) : ir::ComputationId();
   };
-  parsers::HloNameResolver resolver{instruction_id, computation_id};
   ir::Instruction instruction;
   ir::HloAttributes attributes;
   ir::Diagnostics diagnostics;
-  ASSERT_TRUE(parsers::ParseHloInstructionText(*source, line, resolver, &instruction, &attributes,
+  ASSERT_TRUE(parsers::ParseHloInstructionText(*source, line, instruction_id, computation_id, &instruction, &attributes,
                                                &diagnostics).ok());
   EXPECT_EQ(instruction.name, "fusion.3");
   EXPECT_EQ(instruction.opcode, ir::Opcode::kFusion);
@@ -601,7 +600,7 @@ TEST(HloTextParser, InstructionLineOfABufferAssignmentDump) {
   ids.erase("p.14");
   ir::Instruction again;
   ir::HloAttributes again_attributes;
-  const absl::Status missing = parsers::ParseHloInstructionText(*source, line, resolver, &again,
+  const absl::Status missing = parsers::ParseHloInstructionText(*source, line, instruction_id, computation_id, &again,
                                                                 &again_attributes, &diagnostics);
   EXPECT_THAT(std::string(missing.message()),
               StartsWith("dump.txt:2:102: error: expected the name of a known instruction, not 'p.14'"));
@@ -610,7 +609,7 @@ TEST(HloTextParser, InstructionLineOfABufferAssignmentDump) {
   const std::string_view cut = with_tail.substr(0, with_tail.find(", kind"));
   ir::Instruction cut_instruction;
   ir::HloAttributes cut_attributes;
-  EXPECT_TRUE(parsers::ParseHloInstructionText(*source, cut.substr(0, cut.size() - 1), resolver,
+  EXPECT_TRUE(parsers::ParseHloInstructionText(*source, cut.substr(0, cut.size() - 1), instruction_id, computation_id,
                                                &cut_instruction, &cut_attributes, &diagnostics)
                   .message()
                   .find("expected ',' or ')' after an operand") != std::string_view::npos);
