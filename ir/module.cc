@@ -36,6 +36,16 @@ HloAttributes& Module::mutable_attributes(InstructionId id) {
   return attributes_[instruction.attributes];
 }
 
+void Module::Reserve(size_t instructions, size_t computations) {
+  instructions_.reserve(instructions);
+  computations_.reserve(computations);
+}
+
+std::string_view Module::Intern(std::string text) {
+  owned_text_.push_back(std::make_shared<const std::string>(std::move(text)));
+  return *owned_text_.back();
+}
+
 bool Module::has_gap(GraphGap gap) const {
   return std::find(gaps.begin(), gaps.end(), gap) != gaps.end();
 }

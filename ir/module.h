@@ -16,7 +16,10 @@
 #define MEMPLAN_IR_MODULE_H_
 
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -60,6 +63,10 @@ struct Instruction {
   Shape shape;                   // dtype kInvalid when the input does not say
   std::vector<InstructionId> operands;
   std::vector<CalledComputation> calls;
+  // Instructions of the same computation that must run before this one
+  // though no operand says so (text "control-predecessors={...}", the
+  // proto's control_predecessor_ids), in input order.
+  std::vector<InstructionId> control_predecessors;
   OpMetadata metadata;
   int64_t unique_id = -1;  // the HloProto's instruction id; -1 from text
   int32_t attributes = -1;  // Module::attributes(); -1 when it has none
@@ -169,10 +176,22 @@ class Module {
 
   bool has_gap(GraphGap gap) const;
 
+  // Capacity for this many instructions and computations, so that a parser
+  // that can estimate its size avoids regrowth.
+  void Reserve(size_t instructions, size_t computations);
+
+  // Keeps `text` alive for as long as this module or any copy of it, and
+  // returns a view of it: for text an input does not hold as such (a
+  // layout's details or frontend attributes rendered from an HloProto).
+  std::string_view Intern(std::string text);
+
  private:
   std::vector<Instruction> instructions_;
   std::vector<Computation> computations_;
-  std::vector<HloAttributes> attributes_;
+  // A deque: attribute sets are large and never move once made.
+  std::deque<HloAttributes> attributes_;
+  // Shared so that copies of a module keep their views valid.
+  std::vector<std::shared_ptr<const std::string>> owned_text_;
 };
 
 // "name{1,2}": an instruction and a shape index, as XLA names a value.

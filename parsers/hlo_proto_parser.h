@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "ir/program.h"
+#include "parsers/hlo_primitive_type.h"
 #include "parsers/source_text.h"
 
 namespace memplan::parsers {
@@ -25,9 +26,6 @@ absl::StatusOr<ir::Program> ParseHloProto(
 // True if the file looks like a binary HloProto (by name, or by content that
 // is not text and starts with field 1 as a length-delimited message).
 bool LooksLikeHloProto(std::string_view head, std::string_view file_name);
-
-// The ir::DType for an xla.PrimitiveType number; kInvalid when unknown.
-ir::DType DTypeFromPrimitiveType(int number);
 
 }  // namespace memplan::parsers
 

@@ -1,0 +1,274 @@
+// The HLO module text: header, stack-frame tables, then computations
+// "[ENTRY] [%]name [(signature) -> shape] { instructions }", and the
+// resolution of the names instructions use into ids.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "ir/strings.h"
+#include "parsers/hlo_graph_checks.h"
+#include "parsers/hlo_text_internal.h"
+#include "parsers/hlo_text_parser.h"
+
+namespace memplan::parsers {
+namespace {
+
+using hlo_text::CallRef;
+using hlo_text::NameRef;
+using hlo_text::Scanner;
+
+// A name an instruction used before its computation defined it.
+struct PendingOperand {
+  ir::InstructionId user;
+  uint32_t index;      // into operands or control_predecessors
+  bool control;        // which of the two
+  NameRef name;
+};
+
+struct PendingCall {
+  ir::InstructionId caller;
+  uint32_t index;  // into calls
+  NameRef name;
+};
+
+class ModuleTextParser {
+ public:
+  ModuleTextParser(const SourceText& source, ir::Module& module, ir::Diagnostics& diagnostics)
+      : source_(source),
+        module_(module),
+        s_(source.text().data(), source.text().data() + source.text().size()),
+        warner_(source, diagnostics) {}
+
+  // Names resolve within their computation, so the graph holds
+  // FindGraphProblem's checks by construction but two: operand cycles
+  // (possible only through forward references) and recursion.
+  absl::Status Run() {
+    if (!Parse()) return source_.ErrorAt(s_.error_at(), s_.error());
+    return absl::OkStatus();
+  }
+
+ private:
+  bool Parse() {
+    s_.Skip();
+    if (!hlo_text::ParseModuleHeader(s_, warner_, &module_)) return false;
+    if (!hlo_text::ParseStackFrameTables(s_, warner_, &module_)) return false;
+    // An estimate of the instruction count (XLA prints 100 to 250 bytes per
+    // instruction) saves most regrowth of the instruction vector.
+    module_.Reserve(source_.text().size() / 100 + 16, 16);
+    while (true) {
+      s_.Skip();
+      if (s_.AtEnd()) break;
+      if (!ParseComputation()) return false;
+    }
+    if (module_.computations().empty()) return s_.Fail("expected a computation");
+    if (!module_.entry.valid()) {
+      // XLA's parser takes the last computation when none says ENTRY.
+      module_.entry = module_.computations().back().id;
+    }
+    if (!ResolveCalls()) return false;
+    if (std::optional<GraphProblem> problem = FindRecursion(module_, call_edges_)) {
+      return s_.Fail(ProblemAt(*problem), problem->expected);
+    }
+    return true;
+  }
+
+  // "[ENTRY] [%]name [(params) -> shape] {" ... "}" [, execution_thread="..."]
+  bool ParseComputation() {
+    const char* entry_at = s_.pos();
+    const bool is_entry = s_.ConsumeWord("ENTRY");
+    s_.Skip();
+    const char* name_at = s_.pos();
+    const std::string_view name = s_.ConsumeReference();
+    if (name.empty()) return s_.Fail("expected a computation name or ENTRY");
+    s_.Skip();
+    if (s_.Peek() == '(' && !s_.SkipBalanced('(', ')')) {
+      return s_.Fail("expected ')' closing the computation's parameters");
+    }
+    s_.Skip();
+    if (s_.Consume("->")) {
+      s_.Skip();
+      if (!hlo_text::SkipShapeAt(s_)) return false;
+    }
+    if (!s_.Next('{')) return s_.Fail("expected '{' opening the computation's instructions");
+
+    ir::Computation computation;
+    computation.name = name;
+    const ir::ComputationId id = module_.AddComputation(std::move(computation));
+    if (!computations_by_name_.emplace(ToAbsl(name), id).second) {
+      return s_.Fail(name_at, StrCat("expected a computation name not used before, not '", name, "'"));
+    }
+    if (is_entry) {
+      if (module_.entry.valid()) return s_.Fail(entry_at, "expected one ENTRY computation");
+      module_.entry = id;
+    }
+    names_.clear();
+    pending_operands_.clear();
+    parameters_.clear();
+    while (true) {
+      s_.Skip();
+      if (s_.ConsumeChar('}')) break;
+      if (s_.AtEnd()) return s_.Fail(StrCat("expected '}' closing computation '", name, "'"));
+      if (!ParseInstructionOf(id)) return false;
+    }
+    // XLA prints ", execution_thread=\"...\"" after a computation of
+    // another thread.
+    const char* after = s_.pos();
+    s_.SkipBlanks();
+    if (s_.ConsumeChar(',')) {
+      s_.Skip();
+      const std::string_view key = s_.ConsumeName();
+      std::string_view value;
+      if (key.empty() || !s_.Next('=') || (s_.Skip(), !hlo_text::ConsumeValueText(s_, &value))) {
+        return s_.Fail("expected execution_thread=\"...\" after the computation");
+      }
+    } else {
+      s_.set_pos(after);
+    }
+    return FinishComputation(id, name_at);
+  }
+
+  bool ParseInstructionOf(ir::ComputationId computation) {
+    ir::Instruction blank;
+    blank.computation = computation;
+    const ir::InstructionId id = module_.AddInstruction(std::move(blank));
+    ir::Instruction& instruction = module_.mutable_instruction(id);
+    names_in_line_.clear();
+    auto attributes = [&]() -> ir::HloAttributes& { return module_.mutable_attributes(id); };
+    const hlo_text::InstructionSink sink{&instruction, attributes, &names_in_line_};
+    if (!hlo_text::ParseInstruction(s_, warner_, sink)) return false;
+    module_.mutable_computation(computation).instructions.push_back(id);
+
+    instruction.operands.reserve(names_in_line_.operands.size());
+    for (const NameRef& ref : names_in_line_.operands) {
+      instruction.operands.push_back(Lookup(ref, id, instruction.operands.size(), false));
+    }
+    for (const NameRef& ref : names_in_line_.control_predecessors) {
+      instruction.control_predecessors.push_back(
+          Lookup(ref, id, instruction.control_predecessors.size(), true));
+    }
+    for (const CallRef& call : names_in_line_.calls) {
+      pending_calls_.push_back({id, static_cast<uint32_t>(instruction.calls.size()), call.name});
+      instruction.calls.push_back({ir::ComputationId(), call.role});
+    }
+    if (!names_.emplace(ToAbsl(instruction.name), id).second) {
+      return s_.Fail(instruction.name.data(),
+                     StrCat("expected an instruction name not used before in this computation, "
+                            "not '", instruction.name, "'"));
+    }
+    if (instruction.is_root) {
+      ir::Computation& c = module_.mutable_computation(computation);
+      if (c.root.valid()) {
+        return s_.Fail(instruction.name.data(), "expected one ROOT instruction per computation");
+      }
+      c.root = id;
+    }
+    if (instruction.opcode == ir::Opcode::kParameter) {
+      parameters_.emplace_back(module_.attributes(id).parameter_number, id);
+    }
+    return true;
+  }
+
+  // The id `ref` names in the current computation; else an invalid id, and
+  // the name waits for the end of the computation.
+  ir::InstructionId Lookup(const NameRef& ref, ir::InstructionId user, size_t index, bool control) {
+    if (auto it = names_.find(ToAbsl(ref.name)); it != names_.end()) return it->second;
+    pending_operands_.push_back({user, static_cast<uint32_t>(index), control, ref});
+    return ir::InstructionId();
+  }
+
+  bool FinishComputation(ir::ComputationId id, const char* name_at) {
+    ir::Computation& c = module_.mutable_computation(id);
+    if (c.instructions.empty()) return s_.Fail(name_at, "expected at least one instruction in the computation");
+    if (!c.root.valid()) {
+      c.root = c.instructions.back();  // as XLA's parser: the last instruction
+      module_.mutable_instruction(c.root).is_root = true;
+    }
+    for (const PendingOperand& pending : pending_operands_) {
+      auto it = names_.find(ToAbsl(pending.name.name));
+      if (it == names_.end()) {
+        return s_.Fail(pending.name.at, StrCat("expected the name of an instruction of computation '",
+                                               c.name, "', not '", pending.name.name, "'"));
+      }
+      ir::Instruction& user = module_.mutable_instruction(pending.user);
+      (pending.control ? user.control_predecessors : user.operands)[pending.index] = it->second;
+    }
+    // Only a name used before its definition can close a cycle.
+    if (!pending_operands_.empty()) {
+      if (std::optional<GraphProblem> problem = FindOperandCycle(module_, id)) {
+        return s_.Fail(ProblemAt(*problem), problem->expected);
+      }
+    }
+    // Parameters by number: each number once, all below the number of
+    // parameters (XLA numbers them 0..n-1).
+    c.parameters.assign(parameters_.size(), ir::InstructionId());
+    for (const auto& [number, parameter] : parameters_) {
+      const char* at = module_.instruction(parameter).name.data();
+      if (number >= static_cast<int64_t>(parameters_.size())) {
+        return s_.Fail(at, StrCat("expected parameter numbers 0..", parameters_.size() - 1,
+                                  " in a computation of ", parameters_.size(),
+                                  " parameters, not ", number));
+      }
+      if (c.parameters[number].valid()) {
+        return s_.Fail(at, StrCat("expected parameter number ", number, " to be used once"));
+      }
+      c.parameters[number] = parameter;
+    }
+    return true;
+  }
+
+  bool ResolveCalls() {
+    for (const PendingCall& pending : pending_calls_) {
+      auto it = computations_by_name_.find(ToAbsl(pending.name.name));
+      if (it == computations_by_name_.end()) {
+        return s_.Fail(pending.name.at, StrCat("expected the name of a computation of this module, not '",
+                                               pending.name.name, "'"));
+      }
+      ir::Instruction& caller = module_.mutable_instruction(pending.caller);
+      caller.calls[pending.index].computation = it->second;
+      call_edges_.emplace_back(caller.computation, it->second);
+    }
+    return true;
+  }
+
+  const char* ProblemAt(const GraphProblem& problem) const {
+    if (module_.contains(problem.instruction)) {
+      return module_.instruction(problem.instruction).name.data();
+    }
+    if (module_.contains(problem.computation)) {
+      return module_.computation(problem.computation).name.data();
+    }
+    return source_.text().data();
+  }
+
+  const SourceText& source_;
+  ir::Module& module_;
+  Scanner s_;
+  hlo_text::Warner warner_;
+  absl::flat_hash_map<absl::string_view, ir::ComputationId> computations_by_name_;
+  // Per computation: instructions by name, names used before definition,
+  // (number, id) of its parameters.
+  absl::flat_hash_map<absl::string_view, ir::InstructionId> names_;
+  std::vector<PendingOperand> pending_operands_;
+  std::vector<std::pair<int64_t, ir::InstructionId>> parameters_;
+  std::vector<PendingCall> pending_calls_;
+  std::vector<std::pair<ir::ComputationId, ir::ComputationId>> call_edges_;  // (caller, callee)
+  hlo_text::InstructionNames names_in_line_;
+};
+
+}  // namespace
+
+absl::Status ParseHloModuleText(const SourceText& source, ir::Module* module,
+                                ir::Diagnostics* diagnostics) {
+  ModuleTextParser parser(source, *module, *diagnostics);
+  return parser.Run();
+}
+
+bool LooksLikeHloModuleText(std::string_view head) {
+  hlo_text::Scanner s(head.data(), head.data() + head.size());
+  s.Skip();
+  return s.Consume("HloModule ") || s.Consume("HloModule\t");
+}
+
+}  // namespace memplan::parsers
