@@ -69,6 +69,11 @@ std::vector<OriginResolver::Step> OriginResolver::NextSteps(const Step& step) co
     const ir::InstructionId root = module_.computation(call.computation).root;
     if (module_.contains(root)) next.push_back({root, step.index, inside});
   }
+  // A fusion, call, loop or conditional stands for what its computations
+  // compute; their parameters lead back to its operands, so the operands are
+  // not searched beside the body (a nearer operand would win over the body's
+  // own metadata).
+  if (!next.empty()) return next;
   switch (instruction.opcode) {
     case ir::Opcode::kTuple:
       if (!step.index.empty()) {
@@ -93,12 +98,19 @@ std::vector<OriginResolver::Step> OriginResolver::NextSteps(const Step& step) co
       const int64_t number = module_.attributes(instruction).parameter_number;
       for (ir::InstructionId caller : call_graph_.Callers(instruction.computation)) {
         const ir::Instruction& c = module_.instruction(caller);
-        // A loop body's parameter holds what the body's root wrote into the
-        // same element on the iteration before (else the loop's init).
+        // A loop body's or condition's parameter holds what the body's root
+        // wrote into the same element on the iteration before (else the
+        // loop's init). The condition's own root is a predicate, not the
+        // loop state.
         if (c.opcode == ir::Opcode::kWhile) {
-          const ir::InstructionId root = module_.computation(instruction.computation).root;
-          if (module_.contains(root) && root != step.id) {
-            next.push_back({root, step.index, inside});
+          for (const ir::CalledComputation& call : c.calls) {
+            if (call.role != ir::CallRole::kWhileBody || !module_.contains(call.computation)) {
+              continue;
+            }
+            const ir::InstructionId root = module_.computation(call.computation).root;
+            if (module_.contains(root) && root != step.id) {
+              next.push_back({root, step.index, inside});
+            }
           }
         }
         // A loop's body and condition take the loop's one operand.

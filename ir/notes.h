@@ -16,8 +16,12 @@ enum class NoteCode : uint16_t {
   kQuotedFromInput,
   // An HloProto carries no HloLiveRange, so there is no live peak.
   kProtoHasNoLiveRanges,
-  // The module text beside a dump was not found. texts: {expected path}.
+  // The module text beside a dump could not be read, so instructions are
+  // known only by the names the dump gives. texts: {path, why}.
   kNoModuleText,
+  // An HLO module read without its buffer assignment: the graph, but no
+  // allocations, schedule or live ranges.
+  kModuleWithoutBufferAssignment,
 
   // OOM messages.
   // numbers: {bytes the failing allocation asked for}.

@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "ir/status_macros.h"
 #include "ir/strings.h"
+#include "parsers/hlo_proto_module.h"
 #include "parsers/proto/hlo_subset.pb.h"
 
 namespace memplan::parsers {
@@ -45,131 +46,25 @@ ir::OpMetadata MetadataFromProto(const pb::OpMetadata& m) {
   return metadata;
 }
 
-void ReadStackFrames(const pb::StackFrameIndexProto& index, ir::Module& module) {
-  auto name_at = [](const auto& names, int32_t id) -> std::string_view {
-    return id >= 1 && id <= names.size() ? View(names[id - 1]) : std::string_view();
-  };
-  for (const pb::StackFrameIndexProto::StackFrame& frame : index.stack_frames()) {
-    ir::SourceFrame out;
-    const int32_t loc = frame.file_location_id();
-    if (loc >= 1 && loc <= index.file_locations_size()) {
-      const auto& location = index.file_locations(loc - 1);
-      out.file = name_at(index.file_names(), location.file_name_id());
-      out.function = name_at(index.function_names(), location.function_name_id());
-      out.line = location.line();
-      out.column = location.column();
-    }
-    out.parent_id = frame.parent_frame_id();
-    module.stack_frames.push_back(out);
-  }
-}
-
-// The role of the k-th called computation of an instruction, by opcode (the
-// order XLA's called_computations() keeps).
-ir::CallRole CallRoleOf(ir::Opcode opcode, int k) {
-  switch (opcode) {
-    case ir::Opcode::kFusion:
-      return ir::CallRole::kFused;
-    case ir::Opcode::kWhile:
-      return k == 0 ? ir::CallRole::kWhileBody : ir::CallRole::kWhileCondition;
-    case ir::Opcode::kConditional:
-      return ir::CallRole::kBranch;
-    case ir::Opcode::kSort:
-      return ir::CallRole::kComparator;
-    case ir::Opcode::kSelectAndScatter:
-      return k == 0 ? ir::CallRole::kSelect : ir::CallRole::kScatter;
-    case ir::Opcode::kCustomCall:
-    case ir::Opcode::kAsyncStart:
-    case ir::Opcode::kAsyncUpdate:
-    case ir::Opcode::kAsyncDone:
-      return ir::CallRole::kCalled;
-    default:
-      return ir::CallRole::kToApply;
-  }
-}
-
-// Proto ids of instructions and computations to their dense ids.
+// Proto ids of instructions to their dense ids.
 struct ProtoIds {
   absl::flat_hash_map<int64_t, ir::InstructionId> instructions;
-  absl::flat_hash_map<int64_t, ir::ComputationId> computations;
 };
 
-// Records instruction `id` as parameter `number` of its computation.
-void AddParameter(ir::Module& module, ir::InstructionId id, int64_t number) {
-  module.mutable_attributes(id).parameter_number = number;
-  if (number < 0 || number >= (int64_t{1} << 20)) return;
-  ir::Computation& c = module.mutable_computation(module.instruction(id).computation);
-  if (c.parameters.size() <= static_cast<size_t>(number)) c.parameters.resize(number + 1);
-  c.parameters[number] = id;
-}
-
-// Operand and called-computation edges of every instruction.
-void ConnectEdges(const pb::HloModuleProto& proto, const ProtoIds& ids, ir::Program& program) {
-  ir::Module& module = program.module;
-  for (const pb::HloComputationProto& computation : proto.computations()) {
-    for (const pb::HloInstructionProto& instruction : computation.instructions()) {
-      ir::Instruction& i = module.mutable_instruction(ids.instructions.at(instruction.id()));
-      for (int64_t operand : instruction.operand_ids()) {
-        auto it = ids.instructions.find(operand);
-        if (it == ids.instructions.end()) {
-          program.diagnostics.Warn("operand id names no instruction (dropped)", i.name);
-          continue;
-        }
-        i.operands.push_back(it->second);
-      }
-      for (int k = 0; k < instruction.called_computation_ids_size(); ++k) {
-        auto it = ids.computations.find(instruction.called_computation_ids(k));
-        if (it == ids.computations.end()) {
-          program.diagnostics.Warn("called computation id names no computation (dropped)",
-                                   i.name);
-          continue;
-        }
-        i.calls.push_back({it->second, CallRoleOf(i.opcode, k)});
-      }
-    }
+// The module's graph (parsers/hlo_proto_module.h) and the map from the
+// proto's instruction ids to the graph's.
+absl::StatusOr<ProtoIds> BuildModule(const pb::HloModuleProto& proto, const SourceText& source,
+                                     ir::Program& program) {
+  absl::Status built = ModuleFromProto(proto, &program.module, &program.diagnostics);
+  if (!built.ok()) {
+    return source.ErrorAt(source.text().data(),
+                          StrCat("expected a consistent HloModuleProto: ", built.message()));
   }
-}
-
-// The module's computations and instructions, with operand and call edges.
-ProtoIds BuildModule(const pb::HloModuleProto& proto, ir::Program& program) {
-  ir::Module& module = program.module;
   ProtoIds ids;
-  for (const pb::HloComputationProto& computation : proto.computations()) {
-    ir::Computation c;
-    c.name = View(computation.name());
-    c.unique_id = computation.id();
-    ids.computations[computation.id()] = module.AddComputation(std::move(c));
+  ids.instructions.reserve(program.module.instruction_count());
+  for (const ir::Instruction& instruction : program.module.instructions()) {
+    ids.instructions.emplace(instruction.unique_id, instruction.id);
   }
-  for (const pb::HloComputationProto& computation : proto.computations()) {
-    const ir::ComputationId cid = ids.computations[computation.id()];
-    for (const pb::HloInstructionProto& instruction : computation.instructions()) {
-      ir::Instruction i;
-      i.computation = cid;
-      i.name = View(instruction.name());
-      i.opcode_text = View(instruction.opcode());
-      i.opcode = ir::OpcodeFromName(i.opcode_text);
-      i.shape = ShapeFromProto(instruction.shape());
-      i.metadata = MetadataFromProto(instruction.metadata());
-      i.unique_id = instruction.id();
-      i.is_root = instruction.id() == computation.root_id();
-      const ir::InstructionId id = module.AddInstruction(std::move(i));
-      if (!ids.instructions.emplace(instruction.id(), id).second) {
-        program.diagnostics.Warn("instruction id listed twice (first kept)", View(instruction.name()));
-      }
-      module.mutable_computation(cid).instructions.push_back(id);
-      if (instruction.id() == computation.root_id()) module.mutable_computation(cid).root = id;
-      if (module.instruction(id).opcode == ir::Opcode::kParameter) {
-        AddParameter(module, id, instruction.parameter_number());
-      }
-    }
-  }
-  ConnectEdges(proto, ids, program);
-  module.name = View(proto.name());
-  if (auto it = ids.computations.find(proto.entry_computation_id());
-      it != ids.computations.end()) {
-    module.entry = it->second;
-  }
-  ReadStackFrames(proto.stack_frame_index(), module);
   return ids;
 }
 
@@ -301,7 +196,7 @@ absl::Status BuildProgram(const pb::HloProto& proto, const SourceText& source,
                           "expected an HloProto with a buffer_assignment (field 3); dump after "
                           "optimizations with --xla_dump_hlo_as_proto");
   }
-  const ProtoIds ids = BuildModule(proto.hlo_module(), program);
+  ASSIGN_OR_RETURN(const ProtoIds ids, BuildModule(proto.hlo_module(), source, program));
   ReadSchedule(proto.hlo_module(), ids, program);
   ReadAssignment(proto.buffer_assignment(), ids, program);
   return absl::OkStatus();

@@ -7,7 +7,7 @@
 #include "ir/strings.h"
 #include "parsers/buffer_assignment_parser.h"
 #include "parsers/hlo_proto_parser.h"
-#include "parsers/hlo_stack_frames.h"
+#include "parsers/hlo_text_program.h"
 #include "parsers/memory_usage_report_parser.h"
 #include "parsers/oom_message_parser.h"
 #include "parsers/source_text.h"
@@ -38,6 +38,7 @@ constexpr InputFormat kFormats[] = {
     // split dump's values file does.
     {"oom-message", LooksLikeOomMessage, ParseOomMessage},
     {"memory-usage-report", LooksLikeMemoryUsageReport, ParseMemoryUsageReport},
+    {"hlo-text", LooksLikeHloTextProgram, ParseHloTextProgram},
     {"buffer-assignment", SniffBufferAssignment, ParseBufferAssignment},
 };
 
@@ -54,22 +55,25 @@ const InputFormat& FormatFor(const SourceText& main) {
   return kFormats[std::size(kFormats) - 1];
 }
 
-// Newer XLA names stack frames by id in metadata; their tables are in the
-// module's HLO text beside the dump.
-absl::Status AttachStackFrames(const DumpModule& module, ir::Program& program) {
-  if (module.hlo_text_file.empty() || !program.module.stack_frames.empty()) {
-    return absl::OkStatus();
+// A program to parse a module's dump into: named after the module, and
+// holding the module's graph when its HLO text sits beside a text dump (the
+// dump names instructions; they resolve to the graph's). A module text that
+// does not read is a note, not an error: the dump alone still has its
+// numbers.
+ir::Program StartProgram(const DumpModule& module, const InputFormat& format) {
+  ir::Program program = ir::Program::Named(module.name);
+  const std::string_view format_name = format.name;
+  if (module.hlo_text_file.empty() || format_name == "hlo-proto" || format_name == "hlo-text") {
+    return program;
   }
-  const auto& instructions = program.module.instructions();
-  const bool wanted =
-      std::any_of(instructions.begin(), instructions.end(),
-                  [](const ir::Instruction& i) { return i.metadata.stack_frame_id > 0; });
-  if (!wanted) return absl::OkStatus();
-  ASSIGN_OR_RETURN(auto source, SourceText::FromFile(module.hlo_text_file));
-  RETURN_IF_ERROR(ParseHloStackFrames(*source, &program.module.stack_frames));
-  program.source_files.push_back(module.hlo_text_file);
-  program.KeepAlive(std::move(source));
-  return absl::OkStatus();
+  absl::StatusOr<std::shared_ptr<const SourceText>> text =
+      SourceText::FromFile(module.hlo_text_file);
+  absl::Status read = text.ok() ? ReadModuleText(*text, program) : text.status();
+  if (read.ok()) return program;
+  ir::Program without = ir::Program::Named(module.name);
+  without.notes.push_back(
+      {ir::NoteCode::kNoModuleText, {}, {module.hlo_text_file, std::string(read.message())}});
+  return without;
 }
 
 }  // namespace
@@ -80,9 +84,14 @@ absl::StatusOr<ir::Program> LoadModule(const DumpModule& module) {
     ASSIGN_OR_RETURN(auto source, SourceText::FromFile(file));
     sources.push_back(std::move(source));
   }
-  ASSIGN_OR_RETURN(ir::Program program,
-                   FormatFor(*sources.front()).parse(sources, ir::Program::Named(module.name)));
-  RETURN_IF_ERROR(AttachStackFrames(module, program));
+  const InputFormat& format = FormatFor(*sources.front());
+  ASSIGN_OR_RETURN(ir::Program program, format.parse(sources, StartProgram(module, format)));
+  // The dump is the input; the module text beside it is listed after it.
+  auto& files = program.source_files;
+  auto text = std::find(files.begin(), files.end(), module.hlo_text_file);
+  if (text != files.end() && format.name != std::string_view("hlo-text")) {
+    std::rotate(text, text + 1, files.end());
+  }
   return program;
 }
 

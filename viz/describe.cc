@@ -25,8 +25,12 @@ std::string DescribeNote(const ir::Note& note) {
       return "an HloProto carries no HloLiveRange: the live peak needs the text dump's live "
              "ranges";
     case C::kNoModuleText:
-      return StrCat("no module text beside the dump (", Text(note, 0),
-                    "): instructions are known only by the names the dump gives");
+      return StrCat("the module text beside the dump (", Text(note, 0), ") could not be read (",
+                    Text(note, 1), "): instructions are known only by the names the dump gives");
+    case C::kModuleWithoutBufferAssignment:
+      return "an HLO module without its buffer assignment: the graph, but no allocations, "
+             "schedule or live ranges (dump with --xla_dump_hlo_as_text after optimizations "
+             "for the buffer assignment)";
     case C::kOomAllocationFailed:
       return StrCat("the runtime ran out of memory trying to allocate ", Number(note, 0),
                     " bytes");
