@@ -59,6 +59,11 @@ absl::Status ParseOptions(const BenchCollectivesFlags& flags, executor::Collecti
 }  // namespace
 
 int RunBenchCollectives(const BenchCollectivesFlags& flags) {
+  if (flags.common.format == ExecutorFormat::kHtml) {
+    ReportExecutorError(nullptr, absl::InvalidArgumentError(
+                                     "bench-collectives writes text or json; html is for validate"));
+    return kBadInput;
+  }
   absl::StatusOr<std::unique_ptr<executor::MpiSession>> started = executor::MpiSession::Start();
   if (!started.ok()) {
     ReportExecutorError(nullptr, started.status());

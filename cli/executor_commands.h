@@ -17,7 +17,7 @@ std::unique_ptr<Subcommand> MakeValidateSubcommand();
 std::unique_ptr<Subcommand> MakeBenchCollectivesSubcommand();
 
 enum class ExecutorBackend { kCuda, kHost };
-enum class ExecutorFormat { kText, kJson };
+enum class ExecutorFormat { kText, kJson, kHtml };  // kHtml: validate only
 enum class AllocationModeFlag { kDefault, kArena, kPool };
 
 // Options both subcommands share.

@@ -106,8 +106,9 @@ int RunValidate(const ValidateFlags& flags) {
   }
   if (lead) {
     const viz::ValidateViewInput view{*plan, *report, flags.max_peak_error_percent};
-    const std::string rendered = flags.common.format == ExecutorFormat::kJson ? viz::RenderValidateJson(view)
-                                                                              : viz::RenderValidateText(view);
+    const std::string rendered = flags.common.format == ExecutorFormat::kJson   ? viz::RenderValidateJson(view)
+                                 : flags.common.format == ExecutorFormat::kHtml ? viz::RenderValidateHtml(view)
+                                                                                : viz::RenderValidateText(view);
     if (absl::Status written = WriteOutput(flags.common.output, rendered); !written.ok()) {
       ReportExecutorError(nullptr, written);
       code = kBadInput;

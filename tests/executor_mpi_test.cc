@@ -230,6 +230,20 @@ TEST(SingleRank, ValidatesADumpWithoutMpirun) {
   EXPECT_EQ(Int(rank, "measured_peak_bytes"), 4203636);
 }
 
+TEST(SingleRank, ValidationAsAnHtmlPage) {
+  const CommandResult r = Memplan({"validate", "samples/jax/mlp_train_step", "--backend=host", "--format=html"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(r.out.rfind("<!DOCTYPE html>", 0), 0u) << r.out.substr(0, 200);
+  EXPECT_NE(r.out.find("id=\"validate\""), std::string::npos);
+  // The rank's planned and measured peaks, as the JSON states them (4203636 B).
+  EXPECT_NE(r.out.find("4.01 MiB"), std::string::npos);
+  EXPECT_NE(r.out.find(">0.00%<"), std::string::npos);
+  EXPECT_EQ(r.out.find("<script src"), std::string::npos);
+  // bench-collectives has no HTML view: a usage error, not text in disguise.
+  const CommandResult b = Memplan({"bench-collectives", "--backend=host", "--format=html"});
+  EXPECT_EQ(b.exit_code, 2) << Describe(b);
+}
+
 TEST(SingleRank, BenchesWithoutMpirun) {
   const CommandResult r = Memplan({"bench-collectives", "--backend=host", "--max-bytes=1KiB", "--iters=2"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);

@@ -9,6 +9,7 @@
 
 #include "executor/plan.h"
 #include "executor/report.h"
+#include "viz/html_page.h"
 
 namespace memplan::viz {
 
@@ -20,6 +21,10 @@ struct ValidateViewInput {
 
 std::string RenderValidateText(const ValidateViewInput& input);
 std::string RenderValidateJson(const ValidateViewInput& input);
+// The same as a section of memplan's HTML page shell (a ranks table and a
+// table of ops per rank), and as a page of its own.
+HtmlSection RenderValidateHtmlSection(const ValidateViewInput& input);
+std::string RenderValidateHtml(const ValidateViewInput& input);
 
 // One sentence for a rank that did not complete ("rank 1: timed out at step
 // 3: ..."); empty for a rank that did. The text view and the CLI's stderr
