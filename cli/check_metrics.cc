@@ -36,7 +36,11 @@ ModuleMetrics MetricsOf(const ir::Program& program, const analyzer::Analysis& an
   m.module = program.module_name;
   m.source = program.source_files.empty() ? "" : program.source_files.front();
   const analyzer::MemoryStats& s = analysis.stats;
-  if (analysis.peak) m.bytes[static_cast<int>(Metric::kPeak)] = analysis.peak->bytes;
+  // The peak a budget holds is the memory live values occupy (shared bytes
+  // once), not XLA's sum of live value sizes.
+  if (analysis.occupied_peak) {
+    m.bytes[static_cast<int>(Metric::kPeak)] = analysis.occupied_peak->bytes;
+  }
   m.bytes[static_cast<int>(Metric::kTemp)] = s.temp_bytes;
   m.bytes[static_cast<int>(Metric::kArgument)] = s.argument_bytes;
   m.bytes[static_cast<int>(Metric::kOutput)] = s.output_bytes;
@@ -89,7 +93,9 @@ absl::StatusOr<ModuleMetrics> MetricsFromAnalyzeJson(std::string_view text,
     if (!bytes) return missing(k.key);
     m.bytes[static_cast<int>(k.metric)] = *bytes;
   }
-  const llvm::json::Value* peak = root->get("live_peak");
+  // The occupied peak where the document has it (newer memplan), else XLA's.
+  const llvm::json::Value* peak = root->get("occupied_peak");
+  if (peak == nullptr) peak = root->get("live_peak");
   if (peak == nullptr) return missing("live_peak");
   if (const llvm::json::Object* p = peak->getAsObject()) {
     const llvm::Optional<int64_t> bytes = p->getInteger("bytes");

@@ -173,6 +173,23 @@ void WritePeak(OStream& j, const AnalyzeReportInput& input) {
   });
 }
 
+// The headline peak: memory the live values occupy, shared bytes once.
+void WriteOccupiedPeak(OStream& j, const AnalyzeReportInput& input) {
+  const auto& peak = input.analysis.occupied_peak;
+  if (!peak) {
+    j.attribute("occupied_peak", nullptr);
+    return;
+  }
+  j.attributeObject("occupied_peak", [&] {
+    j.attribute("bytes", peak->bytes);
+    j.attribute("step", peak->step);
+    StringOrNull(j, "instruction", InstructionLabel(input.program, peak->instruction));
+    WriteBytesByCategory(j, "bytes_by_category", peak->bytes_by_category);
+    j.attribute("occupied_at_live_peak_step", input.analysis.occupied_at_xla_peak);
+    j.attribute("value_count", static_cast<int64_t>(peak->values.size()));
+  });
+}
+
 void WriteTempArenas(OStream& j, const analyzer::Analysis& analysis) {
   j.attributeArray("temp_arenas", [&] {
     for (const analyzer::TempArenaReport& r : analysis.temp_arenas) {
@@ -284,6 +301,7 @@ void WriteAnalyzeJson(const AnalyzeReportInput& input, llvm::raw_ostream& os) {
     j.attribute("constant_bytes", s.constant_bytes);
     j.attribute("thread_local_bytes", s.thread_local_bytes);
     j.attribute("device_footprint_bytes", s.device_footprint_bytes);
+    WriteOccupiedPeak(j, input);
     WritePeak(j, input);
     WriteTimeline(j, input.analysis.timeline);
     WriteTempArenas(j, input.analysis);

@@ -69,30 +69,37 @@ void AppendValueTable(std::string& out, const ir::Program& program, const Analys
   if (ids.size() > limit) StrAppend(&out, "  ... ", ids.size() - limit, " more\n");
 }
 
+// The headline peak (memory occupied, shared bytes once), then XLA's own
+// figure with the rule that makes it.
 void AppendPeak(std::string& out, const AnalyzeReportInput& input) {
   const Analysis& analysis = input.analysis;
-  out += "Live peak (from the HloLiveRange)\n";
-  if (!analysis.peak) {
+  out += "Live peak (memory the live values occupy, from the HloLiveRange)\n";
+  if (!analysis.peak || !analysis.occupied_peak) {
     out += "  not available: the input has no live ranges (dumps without the HloLiveRange,\n"
            "  or without '-live-range.txt', carry no schedule)\n\n";
     return;
   }
+  const analyzer::LivePeak& headline = *analysis.occupied_peak;
   const analyzer::LivePeak& peak = *analysis.peak;
-  StrAppend(&out, "  ", HumanBytes(peak.bytes), " (", GroupedBytes(peak.bytes),
-                  " bytes) at step ", peak.step, " of ", analysis.timeline.last_step);
-  if (peak.instruction.valid()) {
-    StrAppend(&out, ", instruction ", InstructionLabel(input.program, peak.instruction));
+  StrAppend(&out, "  ", HumanBytes(headline.bytes), " (", GroupedBytes(headline.bytes),
+            " bytes) at step ", headline.step, " of ", analysis.timeline.last_step);
+  if (headline.instruction.valid()) {
+    StrAppend(&out, ", instruction ", InstructionLabel(input.program, headline.instruction));
   }
-  StrAppend(&out, "\n  live there: ", CategoryBreakdown(peak.bytes_by_category), "\n");
-  if (peak.bytes > analysis.stats.total_allocation_bytes) {
-    StrAppend(&out, "  (more than the total allocation: at a step where a buffer passes to its\n"
-                    "  in-place successor - a donated input to its output, a loop's phi - both\n"
-                    "  values are live, as in XLA's own list, while they share one buffer)\n");
+  StrAppend(&out, "\n  live there: ", CategoryBreakdown(headline.bytes_by_category), "\n");
+  StrAppend(&out, "  XLA's live peak (", XlaPeakRule(), "): ", HumanBytes(peak.bytes), " (",
+            GroupedBytes(peak.bytes), " bytes) at step ", peak.step);
+  if (peak.bytes == headline.bytes && peak.step == headline.step) {
+    out += ", the same\n";
+  } else {
+    StrAppend(&out, "\n    ", DescribeSharedAtXlaPeak(peak.bytes, analysis.occupied_at_xla_peak,
+                                                      analysis.stats.total_allocation_bytes),
+              "\n");
   }
   if (const auto& stated = analysis.stated_peak) {
     StrAppend(&out, "  the dump's own peak list: step ", stated->stated_step, ", ",
               stated->stated_values, " values, ", GroupedBytes(stated->stated_bytes), " bytes: ",
-              stated->matches ? "the same peak" : "another step", "\n");
+              stated->matches ? "XLA's live peak" : "another step", "\n");
     StrAppend(&out, "    our live ranges at step ", stated->stated_step, " give ",
               stated->list_reproduced ? "exactly that list" : "a DIFFERENT list", "\n");
     if (!stated->matches) {
@@ -100,8 +107,9 @@ void AppendPeak(std::string& out, const AnalyzeReportInput& input) {
                 "\n");
     }
   }
-  StrAppend(&out, "\n  Live at the peak: ", peak.values.size(), " values, largest first\n");
-  AppendValueTable(out, input.program, analysis, peak.values, static_cast<size_t>(input.top_n));
+  StrAppend(&out, "\n  Live at the peak: ", headline.values.size(), " values, largest first\n");
+  AppendValueTable(out, input.program, analysis, headline.values,
+                   static_cast<size_t>(input.top_n));
   out += "\n";
 }
 

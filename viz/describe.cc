@@ -3,6 +3,7 @@
 #include "absl/strings/str_join.h"
 #include "analyzer/source_resolution.h"
 #include "ir/strings.h"
+#include "viz/format.h"
 
 namespace memplan::viz {
 namespace {
@@ -97,6 +98,26 @@ std::string DescribeNote(const ir::Note& note) {
                     "printed size");
   }
   return "unknown note";
+}
+
+std::string XlaPeakRule() {
+  return "the sizes of the values live at one step, added, as HloLiveRange and the dump's "
+         "peak list count them";
+}
+
+std::string DescribeSharedAtXlaPeak(int64_t xla_bytes, int64_t occupied_bytes,
+                                    int64_t total_allocation_bytes) {
+  std::string text = StrCat(
+      "at that step live values occupy ", GroupedBytes(occupied_bytes), " bytes: ",
+      GroupedBytes(xla_bytes - occupied_bytes),
+      " bytes are counted twice there, a value and its in-place successor (a donated input "
+      "and its output, a loop's phi, a fusion writing over its operand) sharing one slice "
+      "of an allocation");
+  if (xla_bytes > total_allocation_bytes) {
+    StrAppend(&text, "; that is why it exceeds the total allocation (",
+              GroupedBytes(total_allocation_bytes), " bytes)");
+  }
+  return text;
 }
 
 std::string DescribeStatedPeakMismatch(const analyzer::StatedPeakComparison& cmp,
