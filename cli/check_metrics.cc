@@ -41,10 +41,11 @@ ModuleMetrics MetricsOf(const ir::Program& program, const analyzer::Analysis& an
   if (analysis.occupied_peak) {
     m.bytes[static_cast<int>(Metric::kPeak)] = analysis.occupied_peak->bytes;
   }
-  m.bytes[static_cast<int>(Metric::kTemp)] = s.temp_bytes;
-  m.bytes[static_cast<int>(Metric::kArgument)] = s.argument_bytes;
-  m.bytes[static_cast<int>(Metric::kOutput)] = s.output_bytes;
-  m.bytes[static_cast<int>(Metric::kDeviceFootprint)] = s.device_footprint_bytes;
+  m.bytes[static_cast<int>(Metric::kTemp)] = s.Get(analyzer::StatsField::kTemp);
+  m.bytes[static_cast<int>(Metric::kArgument)] = s.Get(analyzer::StatsField::kArgument);
+  m.bytes[static_cast<int>(Metric::kOutput)] = s.Get(analyzer::StatsField::kOutput);
+  m.bytes[static_cast<int>(Metric::kDeviceFootprint)] =
+      s.Get(analyzer::StatsField::kDeviceFootprint);
   m.bytes[static_cast<int>(Metric::kTotalAllocation)] = s.total_allocation_bytes;
   return m;
 }
@@ -89,7 +90,10 @@ absl::StatusOr<ModuleMetrics> MetricsFromAnalyzeJson(std::string_view text,
                {Metric::kDeviceFootprint, "device_footprint_bytes"},
                {Metric::kTotalAllocation, "total_allocation_bytes"}};
   for (const auto& k : kKeys) {
-    const llvm::Optional<int64_t> bytes = root->getInteger(k.key);
+    const llvm::json::Value* field = root->get(k.key);
+    if (field == nullptr) return missing(k.key);
+    if (field->getAsNull()) continue;  // not stated by that input
+    const llvm::Optional<int64_t> bytes = field->getAsInteger();
     if (!bytes) return missing(k.key);
     m.bytes[static_cast<int>(k.metric)] = *bytes;
   }

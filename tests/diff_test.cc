@@ -1,6 +1,7 @@
 // `memplan diff`: a dump against itself has no change; a grown temporary is
 // found as one value that grew, with the categories' deltas; renamed values
 // vanish and appear; the text and JSON views and the CLI's atomic -o.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -139,6 +140,74 @@ TEST(Diff, RenamedValuesVanishAndAppear) {
                                   Load(copy), /*top_n=*/1);
   EXPECT_EQ(capped.changes.size(), 1u);
   EXPECT_EQ(capped.changed_values, 3);
+}
+
+// The same program read from its text dump and from its HloProto: every
+// value is the same value, so no value changes.
+TEST(Diff, TwoFormatsOfOneProgramHaveNoValueChanges) {
+  for (const test::Sample& sample : test::TruthSamples()) {
+    SCOPED_TRACE(sample.name);
+    const Loaded text = Load(test::SourcePath(sample.path));
+    const std::string proto = test::SourcePath(
+        sample.path + "/" + text.loaded.program.module_name + ".cpu_after_optimizations.hlo.pb");
+    ASSERT_TRUE(test::FileExists(proto)) << proto;
+    const Loaded binary = Load(proto);
+    ASSERT_EQ(text.loaded.program.values.size(), binary.loaded.program.values.size());
+    const ProgramDiff diff = Diff(text, binary, /*top_n=*/0);
+    EXPECT_EQ(diff.changed_values, 0);
+    EXPECT_EQ(diff.unchanged_values, static_cast<int64_t>(text.loaded.program.values.size()));
+    for (const auto& c : diff.changes) ADD_FAILURE() << c.name;
+  }
+}
+
+// The entry parameter numbered `number`, or nullptr.
+const ir::Instruction* EntryParameterOf(const ir::Program& program, const ir::Value& v) {
+  if (!program.module.contains(v.instruction)) return nullptr;
+  const ir::Instruction& i = program.module.instruction(v.instruction);
+  if (i.opcode != ir::Opcode::kParameter || i.computation != program.module.entry) return nullptr;
+  return &i;
+}
+
+// The same transformer block in f32 and in bf16 (samples/jax, same Python
+// code, truth.json says every input is f32 in one and bf16 in the other): a
+// dtype change is one change per value. Every argument is the same
+// parameter on both sides and shrank to half; none vanished or appeared.
+TEST(Diff, ADtypeChangeIsOneChangePerValue) {
+  const Loaded f32 = Load(test::SourcePath("samples/jax/transformer_block_f32"));
+  const Loaded bf16 = Load(test::SourcePath("samples/jax/transformer_block_bf16"));
+  const ProgramDiff diff = Diff(f32, bf16, /*top_n=*/0);
+  int parameters = 0;
+  for (const auto& c : diff.changes) {
+    const ir::Value* old_value = c.old_id.valid() ? f32.loaded.program.FindValue(c.old_id) : nullptr;
+    const ir::Value* new_value =
+        c.new_id.valid() ? bf16.loaded.program.FindValue(c.new_id) : nullptr;
+    const ir::Instruction* old_param =
+        old_value ? EntryParameterOf(f32.loaded.program, *old_value) : nullptr;
+    const ir::Instruction* new_param =
+        new_value ? EntryParameterOf(bf16.loaded.program, *new_value) : nullptr;
+    if (old_param == nullptr && new_param == nullptr) continue;
+    SCOPED_TRACE(c.name);
+    ++parameters;
+    ASSERT_NE(old_param, nullptr);
+    ASSERT_NE(new_param, nullptr);
+    EXPECT_EQ(f32.loaded.program.module.attributes(*old_param).parameter_number,
+              bf16.loaded.program.module.attributes(*new_param).parameter_number);
+    EXPECT_EQ(c.kind, ValueChangeKind::kShrank);
+    EXPECT_EQ(c.new_bytes * 2, c.old_bytes);
+  }
+  int entry_parameters = 0;
+  for (const ir::Value& v : f32.loaded.program.values) {
+    entry_parameters += EntryParameterOf(f32.loaded.program, v) != nullptr && v.index.empty();
+  }
+  EXPECT_GT(parameters, 0);
+  EXPECT_EQ(parameters, entry_parameters);
+  // Pairs of vanished + appeared would be the sign of matching by shape text.
+  const int64_t vanished = diff.summary[static_cast<int>(ValueChangeKind::kVanished)].count;
+  const int64_t appeared = diff.summary[static_cast<int>(ValueChangeKind::kAppeared)].count;
+  const int64_t resized = diff.summary[static_cast<int>(ValueChangeKind::kShrank)].count +
+                          diff.summary[static_cast<int>(ValueChangeKind::kGrew)].count;
+  EXPECT_LT(std::min(vanished, appeared), resized / 4)
+      << "vanished " << vanished << ", appeared " << appeared << ", resized " << resized;
 }
 
 test::CommandResult Memplan(std::vector<std::string> args) {

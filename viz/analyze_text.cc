@@ -20,12 +20,20 @@ void AppendCategories(std::string& out, const Analysis& analysis) {
   auto row = [&](const char* name, int64_t bytes, std::string note) {
     table.AddRow({name, HumanBytes(bytes), GroupedBytes(bytes), std::move(note)});
   };
-  row("argument", s.argument_bytes, "entry parameters");
-  row("output", s.output_bytes, "maybe-live-out");
-  row("alias", s.alias_bytes, "parameters that are also outputs (donated)");
-  row("temp", s.temp_bytes, "preallocated-temp");
-  row("constant", s.constant_bytes, "");
-  row("thread-local", s.thread_local_bytes, "");
+  // A number the input does not state reads "not stated", never 0.
+  auto stated_row = [&](const char* name, analyzer::StatsField field, std::string note) {
+    if (const std::optional<int64_t> bytes = s.Get(field)) {
+      row(name, *bytes, std::move(note));
+    } else {
+      table.AddRow({name, "not stated", "", "the input does not state it"});
+    }
+  };
+  stated_row("argument", analyzer::StatsField::kArgument, "entry parameters");
+  stated_row("output", analyzer::StatsField::kOutput, "maybe-live-out");
+  stated_row("alias", analyzer::StatsField::kAlias, "parameters that are also outputs (donated)");
+  stated_row("temp", analyzer::StatsField::kTemp, "preallocated-temp");
+  stated_row("constant", analyzer::StatsField::kConstant, "");
+  stated_row("thread-local", analyzer::StatsField::kThreadLocal, "");
   std::string total_note = "sum of all allocations";
   if (s.from_stated_categories) total_note = "as the input states it (see the notes)";
   if (s.stated_total_bytes) {
@@ -35,7 +43,8 @@ void AppendCategories(std::string& out, const Analysis& analysis) {
                                     GroupedBytes(*s.stated_total_bytes), ")");
   }
   row("total allocation", s.total_allocation_bytes, total_note);
-  row("device footprint", s.device_footprint_bytes, "argument + output - alias + temp");
+  stated_row("device footprint", analyzer::StatsField::kDeviceFootprint,
+             "argument + output - alias + temp");
   StrAppend(&out,
             s.from_stated_categories
                 ? "Memory by category (as the input states it; it lists no allocations)\n"
