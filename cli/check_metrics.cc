@@ -31,25 +31,6 @@ namespace memplan::cli {
 // ---------------------------------------------------------------------------
 // Metrics: from a program, or from `memplan analyze --format=json`.
 
-ModuleMetrics MetricsOf(const ir::Program& program, const analyzer::Analysis& analysis) {
-  ModuleMetrics m;
-  m.module = program.module_name;
-  m.source = program.source_files.empty() ? "" : program.source_files.front();
-  const analyzer::MemoryStats& s = analysis.stats;
-  // The peak a budget holds is the memory live values occupy (shared bytes
-  // once), not XLA's sum of live value sizes.
-  if (analysis.occupied_peak) {
-    m.bytes[static_cast<int>(Metric::kPeak)] = analysis.occupied_peak->bytes;
-  }
-  m.bytes[static_cast<int>(Metric::kTemp)] = s.Get(analyzer::StatsField::kTemp);
-  m.bytes[static_cast<int>(Metric::kArgument)] = s.Get(analyzer::StatsField::kArgument);
-  m.bytes[static_cast<int>(Metric::kOutput)] = s.Get(analyzer::StatsField::kOutput);
-  m.bytes[static_cast<int>(Metric::kDeviceFootprint)] =
-      s.Get(analyzer::StatsField::kDeviceFootprint);
-  m.bytes[static_cast<int>(Metric::kTotalAllocation)] = s.total_allocation_bytes;
-  return m;
-}
-
 bool LooksLikeAnalyzeJson(std::string_view text) {
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos || text[first] != '{') return false;
