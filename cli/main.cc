@@ -38,6 +38,21 @@ constexpr const char* kOverview =
     "                         its HloSharding and every device's shard and bytes\n\n"
     "Exit codes: 0 ok, 1 a check failed, 2 bad input or usage.\n";
 
+// A subcommand's --help shows its own options under this one line, not the
+// list of every subcommand.
+constexpr const char* kSubcommandOverview =
+    "memplan: memory planning for sharded ML programs ('memplan --help' lists the "
+    "subcommands)\n";
+
+// True when the first argument names a registered subcommand.
+bool NamesSubcommand(int argc, char** argv) {
+  if (argc < 2) return false;
+  for (llvm::cl::SubCommand* sub : llvm::cl::getRegisteredSubcommands()) {
+    if (!sub->getName().empty() && sub->getName() == argv[1]) return true;
+  }
+  return false;
+}
+
 // When the first argument names no subcommand (and is no option), says so
 // with the nearest subcommand's name and returns true.
 bool RejectUnknownSubcommand(int argc, char** argv) {
@@ -82,7 +97,8 @@ int Main(int argc, char** argv) {
 
   if (RejectUnknownSubcommand(argc, argv)) return kExitBadInput;
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream& os) { os << kVersion << "\n"; });
-  if (!llvm::cl::ParseCommandLineOptions(argc, argv, kOverview, &llvm::errs())) {
+  const char* overview = NamesSubcommand(argc, argv) ? kSubcommandOverview : kOverview;
+  if (!llvm::cl::ParseCommandLineOptions(argc, argv, overview, &llvm::errs())) {
     return kExitBadInput;
   }
   for (const auto& subcommand : subcommands) {
