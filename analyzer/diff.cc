@@ -102,6 +102,15 @@ class Identities {
         instruction.operands.size() == 1 && module_.contains(instruction.operands[0]);
     if (passes_through) return of_[instruction.operands[0].value()];
     uint64_t h = HashText(instruction.opcode_text);
+    // Where it lives: the entry computation, or another with so many
+    // parameters (a reducer's parameter 0 is not the program's argument 0).
+    if (module_.contains(instruction.computation)) {
+      const bool entry = instruction.computation == module_.entry;
+      h = Mix(h, entry ? 1 : 2 + module_.computation(instruction.computation).parameters.size());
+    }
+    // Rank, or tuple arity: a dtype change keeps them.
+    h = Mix(h, instruction.shape.dims.size() + 3);
+    h = Mix(h, instruction.shape.tuple_elements.size() + 5);
     const ir::HloAttributes& attributes = module_.attributes(instruction);
     h = Mix(h, static_cast<uint64_t>(attributes.parameter_number + 2));
     h = Mix(h, static_cast<uint64_t>(attributes.tuple_index + 2));
@@ -183,9 +192,10 @@ ValueChange ChangeOf(ValueChangeKind kind, const ir::Program& old_program,
   return c;
 }
 
+// The headline peak: memory occupied, shared bytes once.
 std::optional<int64_t> PeakBytes(const Analysis& analysis) {
-  if (!analysis.peak) return std::nullopt;
-  return analysis.peak->bytes;
+  if (!analysis.occupied_peak) return std::nullopt;
+  return analysis.occupied_peak->bytes;
 }
 
 }  // namespace
@@ -230,14 +240,17 @@ ProgramDiff DiffPrograms(const ir::Program& old_program, const Analysis& old_ana
                       std::optional<int64_t> new_bytes) {
     diff.categories.push_back({name, old_bytes, new_bytes});
   };
-  category("argument", o.argument_bytes, n.argument_bytes);
-  category("output", o.output_bytes, n.output_bytes);
-  category("alias", o.alias_bytes, n.alias_bytes);
-  category("temp", o.temp_bytes, n.temp_bytes);
-  category("constant", o.constant_bytes, n.constant_bytes);
-  category("thread-local", o.thread_local_bytes, n.thread_local_bytes);
+  auto stated = [&](const char* name, StatsField field) {
+    category(name, o.Get(field), n.Get(field));
+  };
+  stated("argument", StatsField::kArgument);
+  stated("output", StatsField::kOutput);
+  stated("alias", StatsField::kAlias);
+  stated("temp", StatsField::kTemp);
+  stated("constant", StatsField::kConstant);
+  stated("thread-local", StatsField::kThreadLocal);
   category("total allocation", o.total_allocation_bytes, n.total_allocation_bytes);
-  category("device footprint", o.device_footprint_bytes, n.device_footprint_bytes);
+  stated("device footprint", StatsField::kDeviceFootprint);
   category("live peak", PeakBytes(old_analysis), PeakBytes(new_analysis));
 
   ValueList old_values;

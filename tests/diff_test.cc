@@ -2,6 +2,8 @@
 // found as one value that grew, with the categories' deltas; renamed values
 // vanish and appear; the text and JSON views and the CLI's atomic -o.
 #include <algorithm>
+#include <filesystem>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -201,13 +203,46 @@ TEST(Diff, ADtypeChangeIsOneChangePerValue) {
   }
   EXPECT_GT(parameters, 0);
   EXPECT_EQ(parameters, entry_parameters);
-  // Pairs of vanished + appeared would be the sign of matching by shape text.
-  const int64_t vanished = diff.summary[static_cast<int>(ValueChangeKind::kVanished)].count;
-  const int64_t appeared = diff.summary[static_cast<int>(ValueChangeKind::kAppeared)].count;
-  const int64_t resized = diff.summary[static_cast<int>(ValueChangeKind::kShrank)].count +
-                          diff.summary[static_cast<int>(ValueChangeKind::kGrew)].count;
-  EXPECT_LT(std::min(vanished, appeared), resized / 4)
-      << "vanished " << vanished << ", appeared " << appeared << ", resized " << resized;
+}
+
+// One value changes dtype (f32 -> bf16) and its instruction is renumbered,
+// as a recompile does: matched by what it is (same opcode, same operands),
+// it reads as one value that shrank, not as one that vanished and another
+// that appeared (what matching by name or shape text gives).
+TEST(Diff, ARenumberedValueWithANewDtypeIsOneChange) {
+  namespace fs = std::filesystem;
+  test::TempDir dir;
+  const std::string copy = dir.File("bf16");
+  std::error_code ec;
+  fs::copy(test::SourcePath("samples/jax/mlp_train_step"), copy, fs::copy_options::recursive, ec);
+  ASSERT_FALSE(ec) << ec.message();
+  const std::string stem = copy + "/jit_mlp_train_step.cpu_after_optimizations";
+  fs::remove(stem + ".hlo.pb");
+  fs::remove(stem + "-memory-usage-report.txt");
+  const std::regex name(R"(broadcast_maximum_fusion(?![.\w]))");
+  for (const char* suffix : {"-buffer-assignment.txt", "-buffer-assignment-values.txt",
+                             "-live-range.txt", ".txt"}) {
+    const std::string file = stem + suffix;
+    const std::string text =
+        std::regex_replace(test::ReadFileOrDie(file), name, "broadcast_maximum_fusion.17");
+    ASSERT_TRUE(test::WriteFile(file, text));
+  }
+  std::string text = test::ReadFileOrDie(stem + "-buffer-assignment.txt");
+  test::ReplaceOnce(
+      text, "<126 broadcast_maximum_fusion.17 @0> (size=131072,offset=0): f32[64,512]{1,0}",
+      "<126 broadcast_maximum_fusion.17 @0> (size=65536,offset=0): bf16[64,512]{1,0}");
+  ASSERT_TRUE(test::WriteFile(stem + "-buffer-assignment.txt", text));
+
+  const ProgramDiff diff =
+      Diff(Load(test::SourcePath("samples/jax/mlp_train_step")), Load(copy), /*top_n=*/0);
+  ASSERT_EQ(diff.changes.size(), 1u);
+  EXPECT_EQ(diff.changes[0].kind, ValueChangeKind::kShrank);
+  EXPECT_EQ(diff.changes[0].name, "broadcast_maximum_fusion.17");
+  EXPECT_EQ(diff.changes[0].old_shape, "f32[64,512]{1,0}");
+  EXPECT_EQ(diff.changes[0].new_shape, "bf16[64,512]{1,0}");
+  EXPECT_EQ(diff.changes[0].delta(), -65536);
+  EXPECT_EQ(diff.summary[static_cast<int>(ValueChangeKind::kVanished)].count, 0);
+  EXPECT_EQ(diff.summary[static_cast<int>(ValueChangeKind::kAppeared)].count, 0);
 }
 
 test::CommandResult Memplan(std::vector<std::string> args) {
