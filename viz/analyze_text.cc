@@ -96,13 +96,13 @@ void AppendPeak(std::string& out, const AnalyzeReportInput& input) {
     StrAppend(&out, ", instruction ", InstructionLabel(input.program, headline.instruction));
   }
   StrAppend(&out, "\n  live there: ", CategoryBreakdown(headline.bytes_by_category), "\n");
-  StrAppend(&out, "  XLA's live peak (", XlaPeakRule(), "): ", HumanBytes(peak.bytes), " (",
-            GroupedBytes(peak.bytes), " bytes) at step ", peak.step);
-  if (peak.bytes == headline.bytes && peak.step == headline.step) {
-    out += ", the same\n";
-  } else {
-    StrAppend(&out, "\n    ", DescribeSharedAtXlaPeak(peak.bytes, analysis.occupied_at_xla_peak,
-                                                      analysis.stats.total_allocation_bytes),
+  StrAppend(&out, "  XLA's live peak: ", HumanBytes(peak.bytes), " (", GroupedBytes(peak.bytes),
+            " bytes) at step ", peak.step,
+            peak.bytes == headline.bytes && peak.step == headline.step ? ", the same" : "",
+            "\n    (", XlaPeakRule(), ")\n");
+  if (peak.bytes != headline.bytes || peak.step != headline.step) {
+    StrAppend(&out, "    ", DescribeSharedAtXlaPeak(peak.bytes, analysis.occupied_at_xla_peak,
+                                                    analysis.stats.total_allocation_bytes),
               "\n");
   }
   if (const auto& stated = analysis.stated_peak) {

@@ -76,7 +76,7 @@ std::string DescribeNote(const ir::Note& note) {
       return "this memory-usage report (newer XLA) prints no allocation headers: each table "
              "is taken as one allocation, numbered in the order printed and sized by the end "
              "of its last row; categories (argument/output/temp) are not in this report, so "
-             "they read 0";
+             "they are not stated";
     case C::kReportBytesOutsideRows:
       return StrCat(Number(note, 0),
                     " bytes of the stated total lie in no listed row: allocations the report "
@@ -101,21 +101,17 @@ std::string DescribeNote(const ir::Note& note) {
 }
 
 std::string XlaPeakRule() {
-  return "the sizes of the values live at one step, added, as HloLiveRange and the dump's "
-         "peak list count them";
+  return "HloLiveRange's rule, as in the dump's peak list: the sizes of the live values added";
 }
 
 std::string DescribeSharedAtXlaPeak(int64_t xla_bytes, int64_t occupied_bytes,
                                     int64_t total_allocation_bytes) {
-  std::string text = StrCat(
-      "at that step live values occupy ", GroupedBytes(occupied_bytes), " bytes: ",
-      GroupedBytes(xla_bytes - occupied_bytes),
-      " bytes are counted twice there, a value and its in-place successor (a donated input "
-      "and its output, a loop's phi, a fusion writing over its operand) sharing one slice "
-      "of an allocation");
+  std::string text = StrCat("the live values occupy ", GroupedBytes(occupied_bytes), " bytes there: ",
+                            GroupedBytes(xla_bytes - occupied_bytes),
+                            " bytes count twice,\n    a value and its in-place successor "
+                            "sharing one slice of an allocation");
   if (xla_bytes > total_allocation_bytes) {
-    StrAppend(&text, "; that is why it exceeds the total allocation (",
-              GroupedBytes(total_allocation_bytes), " bytes)");
+    StrAppend(&text, "; so it exceeds the total allocation");
   }
   return text;
 }

@@ -219,7 +219,7 @@ std::string RenderSummarySection(const ReportContext& context) {
                                 peak.instruction.valid() ? ": " : "",
                                 InstructionLabel(program, peak.instruction));
     if (analysis.peak->bytes != peak.bytes) {
-      StrAppend(&detail, "; XLA's live peak (", XlaPeakRule(), ") ",
+      StrAppend(&detail, "; XLA's live peak (live value sizes added) ",
                 HumanBytes(analysis.peak->bytes));
     }
     out += Card("live peak", HumanBytes(peak.bytes), detail);
