@@ -8,6 +8,7 @@
 #include "analyzer/attribution.h"
 #include "analyzer/liveness.h"
 #include "analyzer/memory_stats.h"
+#include "analyzer/occupied_memory.h"
 #include "analyzer/temp_arena.h"
 #include "ir/program.h"
 
@@ -21,7 +22,15 @@ struct Analysis {
 
   MemoryStats stats;
   Timeline timeline;
+  // XLA's live peak (HloLiveRange's rule: the sizes of the values live at a
+  // step, added), which counts memory shared by two live values twice.
   std::optional<LivePeak> peak;
+  // The headline: the most memory live values occupy at one step, shared
+  // bytes counted once (occupied_memory.h); never above the total allocation.
+  std::optional<LivePeak> occupied_peak;
+  // Memory occupied at XLA's peak step; peak->bytes minus this is what that
+  // step counts twice.
+  int64_t occupied_at_xla_peak = 0;
   std::optional<StatedPeakComparison> stated_peak;
   std::vector<TempArenaReport> temp_arenas;
 

@@ -4,6 +4,10 @@
 #include <cstdlib>
 #include <map>
 #include <tuple>
+#include <utility>
+#include <vector>
+
+#include "ir/hlo_attributes.h"
 
 
 namespace memplan::analyzer {
@@ -32,6 +36,107 @@ auto FullKeyOf(const ir::Program& program) {
 auto NameKeyOf(const ir::Program& program) {
   return [&program](const ir::Value& v) -> NameKey {
     return {program.InstructionName(v.instruction), ir::ShapeIndexToString(v.index)};
+  };
+}
+
+// What an instruction is, without its name or element types: a hash of its
+// opcode, its parameter number or tuple index, and its operands' identities,
+// so that two compiles of one program (or the same program read from two
+// formats) give the same instructions the same identity even where XLA
+// numbered them differently or a dtype changed. Converts, bitcasts and
+// copies pass their operand's identity through (a dtype change inserts
+// them), so what follows them keeps its identity too; the key below adds
+// the instruction's own opcode. 0 for an instruction the input does not
+// place in the graph.
+class Identities {
+ public:
+  explicit Identities(const ir::Program& program)
+      : module_(program.module), of_(module_.instruction_count(), 0),
+        done_(module_.instruction_count(), 0) {}
+
+  uint64_t Of(ir::InstructionId id) {
+    if (!module_.contains(id)) return 0;
+    if (done_[id.value()]) return of_[id.value()];
+    // Operands first, with an explicit stack (graphs can be deep).
+    std::vector<std::pair<ir::InstructionId, bool>> stack = {{id, false}};
+    while (!stack.empty()) {
+      auto [current, expanded] = stack.back();
+      stack.pop_back();
+      if (done_[current.value()]) continue;
+      const ir::Instruction& instruction = module_.instruction(current);
+      if (!expanded) {
+        stack.push_back({current, true});
+        for (ir::InstructionId operand : instruction.operands) {
+          if (module_.contains(operand) && !done_[operand.value()]) {
+            stack.push_back({operand, false});
+          }
+        }
+        continue;
+      }
+      of_[current.value()] = Compute(instruction);
+      done_[current.value()] = 1;
+    }
+    return of_[id.value()];
+  }
+
+ private:
+  static uint64_t Mix(uint64_t h, uint64_t v) {
+    h ^= v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+    return h * 0xBF58476D1CE4E5B9ULL;
+  }
+  static uint64_t HashText(std::string_view text) {
+    uint64_t h = 1469598103934665603ULL;
+    for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    return h;
+  }
+
+  uint64_t Compute(const ir::Instruction& instruction) {
+    if (!instruction.computation.valid() && instruction.operands.empty() &&
+        instruction.opcode == ir::Opcode::kUnknown) {
+      return 0;  // named by the input, not placed in the graph
+    }
+    const bool passes_through =
+        (instruction.opcode == ir::Opcode::kConvert || instruction.opcode == ir::Opcode::kBitcast ||
+         instruction.opcode == ir::Opcode::kCopy ||
+         instruction.opcode == ir::Opcode::kBitcastConvert) &&
+        instruction.operands.size() == 1 && module_.contains(instruction.operands[0]);
+    if (passes_through) return of_[instruction.operands[0].value()];
+    uint64_t h = HashText(instruction.opcode_text);
+    // Where it lives: the entry computation, or another with so many
+    // parameters (a reducer's parameter 0 is not the program's argument 0).
+    if (module_.contains(instruction.computation)) {
+      const bool entry = instruction.computation == module_.entry;
+      h = Mix(h, entry ? 1 : 2 + module_.computation(instruction.computation).parameters.size());
+    }
+    // Rank, or tuple arity: a dtype change keeps them.
+    h = Mix(h, instruction.shape.dims.size() + 3);
+    h = Mix(h, instruction.shape.tuple_elements.size() + 5);
+    const ir::HloAttributes& attributes = module_.attributes(instruction);
+    h = Mix(h, static_cast<uint64_t>(attributes.parameter_number + 2));
+    h = Mix(h, static_cast<uint64_t>(attributes.tuple_index + 2));
+    h = Mix(h, instruction.is_root ? 1 : 2);
+    h = Mix(h, instruction.operands.size());
+    for (ir::InstructionId operand : instruction.operands) {
+      h = Mix(h, module_.contains(operand) ? of_[operand.value()] : 7);
+    }
+    return h == 0 ? 1 : h;
+  }
+
+  const ir::Module& module_;
+  std::vector<uint64_t> of_;
+  std::vector<uint8_t> done_;
+};
+
+// (identity, own opcode, shape index); values whose instruction has no
+// identity get none and are matched by name.
+using IdentityKey = std::tuple<uint64_t, std::string_view, std::string>;
+
+auto IdentityKeyOf(const ir::Program& program, Identities& identities) {
+  return [&program, &identities](const ir::Value& v) -> IdentityKey {
+    const uint64_t identity = identities.Of(v.instruction);
+    if (identity == 0) return {0, {}, {}};
+    return {identity, program.module.instruction(v.instruction).opcode_text,
+            ir::ShapeIndexToString(v.index)};
   };
 }
 
@@ -87,9 +192,10 @@ ValueChange ChangeOf(ValueChangeKind kind, const ir::Program& old_program,
   return c;
 }
 
+// The headline peak: memory occupied, shared bytes once.
 std::optional<int64_t> PeakBytes(const Analysis& analysis) {
-  if (!analysis.peak) return std::nullopt;
-  return analysis.peak->bytes;
+  if (!analysis.occupied_peak) return std::nullopt;
+  return analysis.occupied_peak->bytes;
 }
 
 }  // namespace
@@ -134,27 +240,51 @@ ProgramDiff DiffPrograms(const ir::Program& old_program, const Analysis& old_ana
                       std::optional<int64_t> new_bytes) {
     diff.categories.push_back({name, old_bytes, new_bytes});
   };
-  category("argument", o.argument_bytes, n.argument_bytes);
-  category("output", o.output_bytes, n.output_bytes);
-  category("alias", o.alias_bytes, n.alias_bytes);
-  category("temp", o.temp_bytes, n.temp_bytes);
-  category("constant", o.constant_bytes, n.constant_bytes);
-  category("thread-local", o.thread_local_bytes, n.thread_local_bytes);
+  auto stated = [&](const char* name, StatsField field) {
+    category(name, o.Get(field), n.Get(field));
+  };
+  stated("argument", StatsField::kArgument);
+  stated("output", StatsField::kOutput);
+  stated("alias", StatsField::kAlias);
+  stated("temp", StatsField::kTemp);
+  stated("constant", StatsField::kConstant);
+  stated("thread-local", StatsField::kThreadLocal);
   category("total allocation", o.total_allocation_bytes, n.total_allocation_bytes);
-  category("device footprint", o.device_footprint_bytes, n.device_footprint_bytes);
+  stated("device footprint", StatsField::kDeviceFootprint);
   category("live peak", PeakBytes(old_analysis), PeakBytes(new_analysis));
 
   ValueList old_values;
   ValueList new_values;
   for (const ir::Value& v : old_program.values) old_values.push_back(&v);
   for (const ir::Value& v : new_program.values) new_values.push_back(&v);
-  Matching exact = Match<FullKey>(old_values, new_values, FullKeyOf(old_program),
+  // By identity in the graph first (values of instructions the input does
+  // not place in the graph are held back), then what is left by name.
+  Identities old_identities(old_program);
+  Identities new_identities(new_program);
+  auto old_identity = IdentityKeyOf(old_program, old_identities);
+  auto new_identity = IdentityKeyOf(new_program, new_identities);
+  ValueList old_placed, old_unplaced, new_placed, new_unplaced;
+  for (const ir::Value* v : old_values) {
+    (std::get<0>(old_identity(*v)) != 0 ? old_placed : old_unplaced).push_back(v);
+  }
+  for (const ir::Value* v : new_values) {
+    (std::get<0>(new_identity(*v)) != 0 ? new_placed : new_unplaced).push_back(v);
+  }
+  Matching by_identity = Match<IdentityKey>(old_placed, new_placed, old_identity, new_identity);
+  ValueList old_rest = by_identity.old_left;
+  ValueList new_rest = by_identity.new_left;
+  old_rest.insert(old_rest.end(), old_unplaced.begin(), old_unplaced.end());
+  new_rest.insert(new_rest.end(), new_unplaced.begin(), new_unplaced.end());
+  auto by_id = [](const ir::Value* a, const ir::Value* b) { return a->id < b->id; };
+  std::sort(old_rest.begin(), old_rest.end(), by_id);
+  std::sort(new_rest.begin(), new_rest.end(), by_id);
+  Matching exact = Match<FullKey>(old_rest, new_rest, FullKeyOf(old_program),
                                   FullKeyOf(new_program));
   Matching by_name = Match<NameKey>(exact.old_left, exact.new_left, NameKeyOf(old_program),
                                     NameKeyOf(new_program));
 
   std::vector<ValueChange> changes;
-  for (const auto* matching : {&exact, &by_name}) {
+  for (const auto* matching : {&by_identity, &exact, &by_name}) {
     for (const auto& [old_value, new_value] : matching->pairs) {
       if (old_value->size == new_value->size) {
         ++diff.unchanged_values;

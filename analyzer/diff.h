@@ -2,11 +2,16 @@
 // categories with their deltas, and the values that appeared, grew, shrank
 // or vanished.
 //
-// Values are matched by (defining instruction, shape index, shape text)
-// first; what is left is then matched by (instruction, shape index) alone,
-// so that a value whose shape changed reads as one that grew or shrank, not
-// as one that vanished and another that appeared. Several values with the
-// same key (phis) are paired in id order.
+// Values are matched by what they are: their defining instruction's
+// identity in the graph (its opcode, parameter number or tuple index, and
+// its operands' identities, recursively; names and element types left out,
+// converts and copies passed through), their own opcode and shape index.
+// Values with the same key pair in id order (their position). Values of
+// instructions the input does not place in the graph, and what is left, are
+// then matched by (instruction name, shape index, shape text), then by
+// (instruction name, shape index). So a dtype change reads as one change per
+// value, renumbered instructions still match, and two formats of one
+// program (its text dump and its HloProto) show no value changes.
 #ifndef MEMPLAN_ANALYZER_DIFF_H_
 #define MEMPLAN_ANALYZER_DIFF_H_
 

@@ -20,7 +20,7 @@ class NoFragmentationHeap : public HeapAlgorithm {
     current_ -= it->second;
     sizes_.erase(it);
   }
-  void ShareWith(ir::ValueId, ir::ValueId) override {}
+  void ShareWith(ir::ValueId, ir::ValueId, int64_t) override {}
   HeapResult Finish() override {
     HeapResult result;
     result.heap_size = peak_;
@@ -33,103 +33,142 @@ class NoFragmentationHeap : public HeapAlgorithm {
   int64_t peak_ = 0;
 };
 
-// A buffer's lifetime in ticks, inclusive, and the buffers living in it.
+// One buffer's lifetime in ticks, inclusive. A sharer keeps its own
+// lifetime; `group` is the index of the buffer it shares with (transitively;
+// its own index for a buffer that was allocated).
 struct BufferInterval {
   ir::ValueId buffer;
   int64_t size = 0;
   int64_t start = 0;
-  int64_t end = 0;
-  bool open = true;
-  std::vector<ir::ValueId> sharers;
+  int64_t end = -1;  // -1 until freed
+  size_t group = 0;
 };
 
 class DecreasingSizeBestFitHeap : public HeapAlgorithm {
  public:
-  explicit DecreasingSizeBestFitHeap(int64_t alignment) : alignment_(std::max<int64_t>(alignment, 1)) {}
+  DecreasingSizeBestFitHeap(int64_t alignment, PackingOrder order)
+      : alignment_(std::max<int64_t>(alignment, 1)), order_(order) {}
 
   void Alloc(ir::ValueId buffer, int64_t size) override {
-    const int64_t now = clock_++;
-    index_[buffer] = intervals_.size();
-    intervals_.push_back({buffer, RoundUp(size), now, now, true, {}});
+    if (size <= 0) {  // empty buffers sit at offset 0 and take no room
+      empty_.push_back(buffer);
+      return;
+    }
+    const size_t i = intervals_.size();
+    index_[buffer] = i;
+    intervals_.push_back({buffer, size, clock_++, -1, i});
+    members_.emplace_back();
   }
 
   void Free(ir::ValueId buffer) override {
-    const int64_t now = clock_++;
     auto it = index_.find(buffer);
     if (it == index_.end()) return;
     BufferInterval& interval = intervals_[it->second];
-    interval.end = std::max(interval.end, now);
+    if (interval.end < 0) interval.end = clock_++;
   }
 
-  void ShareWith(ir::ValueId buffer, ir::ValueId canonical) override {
-    const int64_t now = clock_++;
+  void ShareWith(ir::ValueId buffer, ir::ValueId canonical, int64_t size) override {
     auto it = index_.find(canonical);
     if (it == index_.end()) {  // sharing with nothing known: a buffer of its own
-      index_[buffer] = intervals_.size();
-      intervals_.push_back({buffer, 0, now, now, true, {}});
+      Alloc(buffer, size);
       return;
     }
-    intervals_[it->second].sharers.push_back(buffer);
-    intervals_[it->second].end = std::max(intervals_[it->second].end, now);
-    index_[buffer] = it->second;
+    const size_t group = intervals_[it->second].group;
+    const size_t i = intervals_.size();
+    index_[buffer] = i;
+    intervals_.push_back({buffer, std::max<int64_t>(size, 0), clock_++, -1, group});
+    members_.emplace_back();
+    members_[group].push_back(i);
   }
 
   HeapResult Finish() override {
-    // Largest first, then longest, then by buffer id. The keys sit next to
-    // the index so the sort reads no interval (same comparisons, same order).
-    struct Key {
-      int64_t size;
-      int64_t length;
-      ir::ValueId buffer;
-      size_t index;
-    };
-    std::vector<Key> keys(intervals_.size());
-    for (size_t i = 0; i < keys.size(); ++i) {
-      const BufferInterval& a = intervals_[i];
-      keys[i] = {a.size, a.end - a.start, a.buffer, i};
+    for (BufferInterval& interval : intervals_) {
+      if (interval.end < 0) interval.end = clock_;
     }
-    std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-      if (a.size != b.size) return a.size > b.size;
-      if (a.length != b.length) return a.length > b.length;
-      return a.buffer < b.buffer;
-    });
-    std::vector<size_t> order(keys.size());
-    for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].index;
-    keys = {};
-    PlacedIntervals placed(intervals_);
     HeapResult result;
+    for (ir::ValueId buffer : empty_) result.chunks[buffer] = HeapChunk{0, 0};
+    PlacedIntervals placed(intervals_);
     std::vector<HeapChunk> busy;
-    for (size_t i : order) {
-      const BufferInterval& interval = intervals_[i];
-      placed.Overlapping(interval.start, interval.end, &busy);
-      const HeapChunk chunk{BestFitOffset(interval.size, busy), interval.size};
-      placed.Place(i, chunk);
+    for (size_t group : Order()) {
+      const int64_t size = GroupSize(group);
+      busy.clear();
+      placed.Overlapping(intervals_[group].start, intervals_[group].end, &busy);
+      for (size_t member : members_[group]) {
+        placed.Overlapping(intervals_[member].start, intervals_[member].end, &busy);
+      }
+      const HeapChunk chunk{BestFitOffset(intervals_[group].size, size, busy), size};
+      placed.Place(group, chunk);
+      result.chunks[intervals_[group].buffer] = chunk;
+      for (size_t member : members_[group]) {
+        placed.Place(member, chunk);
+        result.chunks[intervals_[member].buffer] = chunk;
+      }
       result.heap_size = std::max(result.heap_size, chunk.end());
-      result.chunks[interval.buffer] = chunk;
-      for (ir::ValueId sharer : interval.sharers) result.chunks[sharer] = chunk;
     }
     return result;
   }
 
  private:
+  // The largest size among a group's buffers: its chunk's size.
+  int64_t GroupSize(size_t group) const {
+    int64_t size = intervals_[group].size;
+    for (size_t member : members_[group]) size = std::max(size, intervals_[member].size);
+    return size;
+  }
+
+  // The groups (allocated buffers) in placement order.
+  std::vector<size_t> Order() const {
+    struct Key {
+      int64_t first;
+      int64_t second;
+      ir::ValueId buffer;
+      size_t group;
+    };
+    std::vector<Key> keys;
+    for (size_t i = 0; i < intervals_.size(); ++i) {
+      const BufferInterval& a = intervals_[i];
+      if (a.group != i) continue;
+      if (order_ == PackingOrder::kSpatial) {
+        keys.push_back({-a.size, a.start - a.end, a.buffer, i});
+      } else {
+        int64_t lo = a.start;
+        int64_t hi = a.end;
+        for (size_t member : members_[i]) {
+          lo = std::min(lo, intervals_[member].start);
+          hi = std::max(hi, intervals_[member].end);
+        }
+        keys.push_back({lo - hi, -a.size, a.buffer, i});
+      }
+    }
+    std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+      if (a.first != b.first) return a.first < b.first;
+      if (a.second != b.second) return a.second < b.second;
+      return a.buffer < b.buffer;
+    });
+    std::vector<size_t> order;
+    order.reserve(keys.size());
+    for (const Key& k : keys) order.push_back(k.group);
+    return order;
+  }
+
   // Chunks of already placed intervals, found by lifetime overlap in
   // O(log n + k): intervals sorted by start under a segment tree holding the
   // latest end among placed ones.
   class PlacedIntervals {
    public:
     explicit PlacedIntervals(const std::vector<BufferInterval>& intervals) {
-      by_start_.resize(intervals.size());
-      for (size_t i = 0; i < intervals.size(); ++i) by_start_[i] = i;
-      std::sort(by_start_.begin(), by_start_.end(), [&](size_t a, size_t b) {
+      std::vector<size_t> by_start(intervals.size());
+      for (size_t i = 0; i < intervals.size(); ++i) by_start[i] = i;
+      std::sort(by_start.begin(), by_start.end(), [&](size_t a, size_t b) {
         return intervals[a].start < intervals[b].start;
       });
       starts_.resize(intervals.size());
       ends_.resize(intervals.size());
       rank_.resize(intervals.size());
-      for (size_t r = 0; r < by_start_.size(); ++r) {
-        starts_[r] = intervals[by_start_[r]].start;
-        ends_[r] = intervals[by_start_[r]].end;
-        rank_[by_start_[r]] = r;
+      for (size_t r = 0; r < by_start.size(); ++r) {
+        starts_[r] = intervals[by_start[r]].start;
+        ends_[r] = intervals[by_start[r]].end;
+        rank_[by_start[r]] = r;
       }
       while (leaves_ < intervals.size()) leaves_ *= 2;
       max_end_.assign(2 * leaves_, kNone);
@@ -144,9 +183,9 @@ class DecreasingSizeBestFitHeap : public HeapAlgorithm {
       }
     }
 
-    // Chunks of placed intervals with start <= end and end >= start.
+    // Appends the chunks of placed intervals with start <= end and
+    // end >= start.
     void Overlapping(int64_t start, int64_t end, std::vector<HeapChunk>* out) const {
-      out->clear();
       const size_t count = static_cast<size_t>(
           std::upper_bound(starts_.begin(), starts_.end(), end) - starts_.begin());
       if (count > 0) Collect(1, 0, leaves_, count, start, out);
@@ -167,7 +206,6 @@ class DecreasingSizeBestFitHeap : public HeapAlgorithm {
       Collect(2 * node + 1, mid, hi, count, start, out);
     }
 
-    std::vector<size_t> by_start_;
     std::vector<size_t> rank_;
     std::vector<int64_t> starts_;
     std::vector<int64_t> ends_;
@@ -176,31 +214,84 @@ class DecreasingSizeBestFitHeap : public HeapAlgorithm {
     size_t leaves_ = 1;
   };
 
-  int64_t RoundUp(int64_t size) const { return (size + alignment_ - 1) / alignment_ * alignment_; }
+  int64_t Align(int64_t offset) const {
+    return (offset + alignment_ - 1) / alignment_ * alignment_;
+  }
 
-  // The start of the smallest free gap between `busy` chunks that holds
-  // `size` bytes; else the end of the highest of them.
-  static int64_t BestFitOffset(int64_t size, std::vector<HeapChunk>& busy) {
+  // Where a group of `size` bytes (its canonical buffer alone: `own_size`)
+  // goes among the `busy` chunks: the free gaps lie between the merged busy
+  // ranges, each starting at the aligned end of the range below it (the
+  // first at 0, the last unbounded); a gap is a candidate when it holds
+  // `own_size` and, from its start, `size`; the smallest candidate wins, the
+  // lowest among equals.
+  int64_t BestFitOffset(int64_t own_size, int64_t size, std::vector<HeapChunk>& busy) const {
+    if (busy.empty()) return 0;
     std::sort(busy.begin(), busy.end(),
               [](const HeapChunk& a, const HeapChunk& b) { return a.offset < b.offset; });
     int64_t best_offset = -1;
     int64_t best_gap = 0;
-    int64_t cursor = 0;
-    for (const HeapChunk& chunk : busy) {
-      const int64_t gap = chunk.offset - cursor;
-      if (gap >= size && (best_offset < 0 || gap < best_gap)) {
-        best_offset = cursor;
-        best_gap = gap;
+    auto consider = [&](int64_t from, int64_t to) {
+      if (to - from < own_size || to - size < from) return;
+      if (best_offset < 0 || to - from < best_gap) {
+        best_offset = from;
+        best_gap = to - from;
       }
-      cursor = std::max(cursor, chunk.end());
+    };
+    int64_t free_from = 0;
+    int64_t range_begin = busy.front().offset;
+    int64_t range_end = busy.front().end();
+    for (size_t i = 1; i < busy.size(); ++i) {
+      if (busy[i].offset < range_end) {
+        range_end = std::max(range_end, busy[i].end());
+        continue;
+      }
+      consider(free_from, range_begin);
+      free_from = std::max(free_from, Align(range_end));
+      range_begin = busy[i].offset;
+      range_end = busy[i].end();
     }
-    return best_offset >= 0 ? best_offset : cursor;
+    consider(free_from, range_begin);
+    free_from = std::max(free_from, Align(range_end));
+    return best_offset >= 0 ? best_offset : free_from;
   }
 
   int64_t alignment_;
+  PackingOrder order_;
   int64_t clock_ = 0;
   std::vector<BufferInterval> intervals_;
+  std::vector<std::vector<size_t>> members_;  // per allocated buffer: its sharers
+  std::vector<ir::ValueId> empty_;
   absl::flat_hash_map<ir::ValueId, size_t> index_;
+};
+
+// Several algorithms fed the same calls; the smallest heap wins, the first
+// among equals.
+class SmallestOfHeap : public HeapAlgorithm {
+ public:
+  explicit SmallestOfHeap(std::vector<std::unique_ptr<HeapAlgorithm>> algorithms)
+      : algorithms_(std::move(algorithms)) {}
+  void Alloc(ir::ValueId buffer, int64_t size) override {
+    for (auto& a : algorithms_) a->Alloc(buffer, size);
+  }
+  void Free(ir::ValueId buffer) override {
+    for (auto& a : algorithms_) a->Free(buffer);
+  }
+  void ShareWith(ir::ValueId buffer, ir::ValueId canonical, int64_t size) override {
+    for (auto& a : algorithms_) a->ShareWith(buffer, canonical, size);
+  }
+  HeapResult Finish() override {
+    HeapResult best;
+    bool first = true;
+    for (auto& a : algorithms_) {
+      HeapResult result = a->Finish();
+      if (first || result.heap_size < best.heap_size) best = std::move(result);
+      first = false;
+    }
+    return best;
+  }
+
+ private:
+  std::vector<std::unique_ptr<HeapAlgorithm>> algorithms_;
 };
 
 }  // namespace
@@ -209,8 +300,16 @@ std::unique_ptr<HeapAlgorithm> MakeNoFragmentationHeap() {
   return std::make_unique<NoFragmentationHeap>();
 }
 
+std::unique_ptr<HeapAlgorithm> MakeDecreasingSizeBestFitHeap(int64_t alignment,
+                                                             PackingOrder order) {
+  return std::make_unique<DecreasingSizeBestFitHeap>(alignment, order);
+}
+
 std::unique_ptr<HeapAlgorithm> MakeDecreasingSizeBestFitHeap(int64_t alignment) {
-  return std::make_unique<DecreasingSizeBestFitHeap>(alignment);
+  std::vector<std::unique_ptr<HeapAlgorithm>> both;
+  both.push_back(MakeDecreasingSizeBestFitHeap(alignment, PackingOrder::kSpatial));
+  both.push_back(MakeDecreasingSizeBestFitHeap(alignment, PackingOrder::kTemporal));
+  return std::make_unique<SmallestOfHeap>(std::move(both));
 }
 
 }  // namespace memplan::analyzer

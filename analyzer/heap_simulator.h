@@ -37,20 +37,36 @@ class HeapAlgorithm {
   virtual void Alloc(ir::ValueId buffer, int64_t size) = 0;
   // `buffer` dies. Precondition: live (allocated or shared).
   virtual void Free(ir::ValueId buffer) = 0;
-  // `buffer` becomes live in the memory of the live buffer `canonical`
-  // (an in-place update); it occupies no bytes of its own.
-  virtual void ShareWith(ir::ValueId buffer, ir::ValueId canonical) = 0;
+  // `buffer` (`size` bytes) becomes live in the memory of the live buffer
+  // `canonical` (an in-place update, or a value of the same HloBuffer); it
+  // occupies no bytes of its own, and the shared chunk is as large as the
+  // largest buffer sharing it.
+  virtual void ShareWith(ir::ValueId buffer, ir::ValueId canonical, int64_t size) = 0;
   virtual HeapResult Finish() = 0;
 };
 
 // The lower bound no packing can beat: the most bytes live at once.
 std::unique_ptr<HeapAlgorithm> MakeNoFragmentationHeap();
 
-// XLA's default family (GlobalDecreasingSizeBestFitHeap, spatial order):
-// buffers in decreasing size (then longer lifetime, then id), each placed
-// in the smallest gap that fits among the buffers placed before it whose
-// lifetimes overlap its own, else above them. Sizes are rounded up to
-// `alignment` bytes (> 0).
+// The orders XLA's GlobalDecreasingSizeBestFitHeap places buffers in:
+// spatial: larger first, then longer own lifetime, then id; temporal: longer
+// lifetime of the buffer with everything sharing it first, then larger,
+// then id.
+enum class PackingOrder { kSpatial, kTemporal };
+
+// XLA's GlobalDecreasingSizeBestFitHeap in one order: each buffer, in that
+// order, goes to the smallest free gap (ties: the lowest) that holds it among
+// the chunks placed before it whose lifetimes overlap its own or those of its
+// sharers, else above them all. A gap starts at the end of the chunk below it
+// rounded up to `alignment` (> 0); sizes are not rounded, so the heap ends at
+// the highest chunk end. A buffer and its sharers get one chunk, as large as
+// the largest of them; each keeps its own lifetime.
+std::unique_ptr<HeapAlgorithm> MakeDecreasingSizeBestFitHeap(int64_t alignment,
+                                                             PackingOrder order);
+
+// What XLA's buffer assignment runs (ChooseBestHeapAlgorithm over both
+// orders): the smaller of the spatial and the temporal packing, spatial on a
+// tie.
 std::unique_ptr<HeapAlgorithm> MakeDecreasingSizeBestFitHeap(int64_t alignment);
 
 }  // namespace memplan::analyzer

@@ -13,10 +13,23 @@ int64_t Add(int64_t a, int64_t b) {
   return b > 0 ? INT64_MAX : INT64_MIN;
 }
 
+void MarkUnstated(MemoryStats& stats, StatsField field) {
+  stats.unstated[static_cast<int>(field)] = true;
+}
+
 MemoryStats FromStatedCategories(const ir::Program& program) {
   const ir::StatedCategoryBytes& stated = *program.stated_categories;
   MemoryStats stats;
   stats.from_stated_categories = true;
+  if (!stated.parameter) MarkUnstated(stats, StatsField::kArgument);
+  if (!stated.maybe_live_out) MarkUnstated(stats, StatsField::kOutput);
+  if (!stated.alias) MarkUnstated(stats, StatsField::kAlias);
+  if (!stated.preallocated_temp) MarkUnstated(stats, StatsField::kTemp);
+  if (!stated.constant) MarkUnstated(stats, StatsField::kConstant);
+  MarkUnstated(stats, StatsField::kThreadLocal);
+  if (!stated.parameter || !stated.maybe_live_out || !stated.preallocated_temp) {
+    MarkUnstated(stats, StatsField::kDeviceFootprint);
+  }
   stats.argument_bytes = stated.parameter.value_or(0);
   stats.output_bytes = stated.maybe_live_out.value_or(0);
   stats.alias_bytes = stated.alias.value_or(0);
@@ -49,7 +62,27 @@ MemoryStats ComputeMemoryStats(const ir::Program& program) {
   stats.device_footprint_bytes =
       stats.argument_bytes + stats.output_bytes - stats.alias_bytes + stats.temp_bytes;
   stats.stated_total_bytes = program.stated_total_bytes;
+  // Allocations without their kinds (the newest memory-usage report): only
+  // the total is known.
+  for (const ir::Note& note : program.notes) {
+    if (note.code != ir::NoteCode::kReportNoAllocationHeaders) continue;
+    stats.unstated.fill(true);
+  }
   return stats;
+}
+
+std::optional<int64_t> MemoryStats::Get(StatsField field) const {
+  if (unstated[static_cast<int>(field)]) return std::nullopt;
+  switch (field) {
+    case StatsField::kArgument: return argument_bytes;
+    case StatsField::kOutput: return output_bytes;
+    case StatsField::kAlias: return alias_bytes;
+    case StatsField::kTemp: return temp_bytes;
+    case StatsField::kConstant: return constant_bytes;
+    case StatsField::kThreadLocal: return thread_local_bytes;
+    case StatsField::kDeviceFootprint: return device_footprint_bytes;
+  }
+  return std::nullopt;
 }
 
 }  // namespace memplan::analyzer

@@ -14,12 +14,19 @@
 #ifndef MEMPLAN_ANALYZER_MEMORY_STATS_H_
 #define MEMPLAN_ANALYZER_MEMORY_STATS_H_
 
+#include <array>
 #include <cstdint>
 #include <optional>
 
 #include "ir/program.h"
 
 namespace memplan::analyzer {
+
+// The category numbers an input may leave unstated.
+enum class StatsField {
+  kArgument, kOutput, kAlias, kTemp, kConstant, kThreadLocal, kDeviceFootprint
+};
+inline constexpr int kNumStatsFields = 7;
 
 struct MemoryStats {
   int64_t argument_bytes = 0;
@@ -38,6 +45,12 @@ struct MemoryStats {
   // True when the numbers above are the input's stated category totals
   // (Program::stated_categories), not sums over allocations.
   bool from_stated_categories = false;
+  // Numbers the input does not state: a memory-usage report that prints no
+  // allocation kinds (Note kReportNoAllocationHeaders) states none of them;
+  // an OOM message states some. Their fields above hold 0; Get() says null.
+  std::array<bool, kNumStatsFields> unstated{};
+  // The field's bytes, or nullopt when the input does not state it.
+  std::optional<int64_t> Get(StatsField field) const;
   bool TotalMatchesStated() const {
     return !stated_total_bytes || *stated_total_bytes == total_allocation_bytes;
   }

@@ -43,7 +43,7 @@ void DriveFromLiveRanges(const std::vector<const ir::Value*>& values,
       if (is_free) {
         algorithm->Free(id);
       } else if (same_offset.size() > 1) {
-        algorithm->ShareWith(id, same_offset.front());
+        algorithm->ShareWith(id, same_offset.front(), v->size);
       } else {
         algorithm->Alloc(id, v->size);
       }
@@ -70,7 +70,7 @@ int64_t DriveFromTrace(const ir::Program& program, const ir::HeapTrace& trace,
           algorithm->Free(event.buffer);
           break;
         case ir::HeapTraceEvent::Kind::kShareWith:
-          algorithm->ShareWith(event.buffer, event.share_with);
+          algorithm->ShareWith(event.buffer, event.share_with, v->size);
           break;
       }
     }

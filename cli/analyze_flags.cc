@@ -38,7 +38,7 @@ class AnalyzeSubcommand : public Subcommand {
                  clEnumValN(AnalyzeFormat::kSvg, "svg", "that graph as SVG (Graphviz)"),
                  clEnumValN(AnalyzeFormat::kChromeTrace, "chrome-trace",
                             "Chrome trace-event JSON (Perfetto): live bytes and value lifetimes"))};
-  cl::opt<std::string> by_{"by", cl::sub(command_), cl::init("op"), cl::value_desc("key"),
+  cl::opt<std::string> by_{"by", cl::sub(command_), cl::init("op"), cl::value_desc("op|source|type"),
                            cl::desc("Attribute the peak by op (op_name path), source (call "
                                     "stack / file:line) or type (op_type)")};
   cl::opt<std::string> output_{"o", cl::sub(command_), cl::init("-"), cl::value_desc("file"),

@@ -1,5 +1,6 @@
-// `memplan check`: memory budgets and regressions for CI, as functions that
-// tests call directly. The budget file format is in docs/ci.md.
+// `memplan check`: reading budget files and the modules to check, for the
+// command and its tests. The budget file format is in docs/ci.md; the
+// evaluation is analyzer/budget_check.h, its words viz/check_report.h.
 //
 // Implemented in check_command.cc, which instantiates llvm::yaml templates
 // and is therefore compiled without RTTI; this header includes no LLVM.
@@ -15,20 +16,17 @@
 
 #include "absl/status/statusor.h"
 #include "analyzer/analysis.h"
+#include "analyzer/budget_check.h"
 #include "ir/program.h"
 
 namespace memplan::cli {
 
-// What a budget can limit, in the order reports list them.
-enum class Metric { kPeak, kTemp, kArgument, kOutput, kDeviceFootprint, kTotalAllocation };
-inline constexpr int kNumMetrics = 6;
-inline constexpr Metric kAllMetrics[kNumMetrics] = {
-    Metric::kPeak,   Metric::kTemp,            Metric::kArgument,
-    Metric::kOutput, Metric::kDeviceFootprint, Metric::kTotalAllocation};
-
-// The budget file's key: "peak", "temp", "argument", "output",
-// "device_footprint", "total_allocation".
-std::string_view MetricKey(Metric metric);
+using analyzer::kAllMetrics;
+using analyzer::kNumMetrics;
+using analyzer::Metric;
+using analyzer::MetricKey;
+using analyzer::MetricsOf;
+using analyzer::ModuleMetrics;
 
 // "1234", "1234B", "1.5GiB", "800MB", "64 KiB": binary units (KiB..PiB) are
 // powers of 1024, decimal ones (KB..PB) powers of 1000; K/M/G/T/P alone are
@@ -79,24 +77,13 @@ absl::StatusOr<BudgetFile> LoadBudgets(const std::string& path);
 // silent, and fractions of the device resolved to bytes. nullopt when the
 // file has neither an entry for `module` (its name, or its dump file stem)
 // nor "*".
-struct ResolvedBudget {
+struct ResolvedBudget : analyzer::BudgetLimits {
   std::string key;  // the entry used: the module's, or "*"
-  std::array<std::optional<int64_t>, kNumMetrics> limit_bytes;
   std::array<std::string, kNumMetrics> limit_text;  // as written ("0.8 * device")
-  std::optional<double> regression_percent;
   std::optional<int64_t> device_memory;
 };
 std::optional<ResolvedBudget> ResolveBudget(const BudgetFile& file, std::string_view module,
                                             std::string_view stem = {});
-
-// The numbers a budget checks, for one module. Absent: the input cannot tell
-// (a live peak without live ranges).
-struct ModuleMetrics {
-  std::string module;
-  std::string source;  // the file or directory it came from
-  std::array<std::optional<int64_t>, kNumMetrics> bytes;
-};
-ModuleMetrics MetricsOf(const ir::Program& program, const analyzer::Analysis& analysis);
 
 // Metrics from `memplan analyze --format=json` output. InvalidArgument when
 // the text is not such a document.
@@ -116,36 +103,6 @@ absl::StatusOr<std::vector<ModuleMetrics>> LoadModules(
 
 absl::StatusOr<std::vector<ModuleMetrics>> LoadBaseline(const std::string& path,
                                                         const std::string& module);
-
-// One checked metric: a budget ("peak") or a regression ("peak vs baseline").
-struct CheckOutcome {
-  enum class Kind { kBudget, kRegression };
-  enum class Result { kPass, kFail, kError, kSkipped };
-  Metric metric = Metric::kPeak;
-  Kind kind = Kind::kBudget;
-  Result result = Result::kPass;
-  std::string name;     // "peak", "temp vs baseline"
-  std::string message;  // a sentence; says what grew and by how much on failure
-};
-
-// Every budget of `budget` held against `current`, then, with a baseline,
-// every metric both know held against the allowed regression (0% when the
-// budget sets none).
-std::vector<CheckOutcome> CheckModule(const ModuleMetrics& current, const ResolvedBudget& budget,
-                                      const ModuleMetrics* baseline);
-
-// The results of one run, per module, for the text report and JUnit.
-struct ModuleReport {
-  std::string module;
-  std::string source;
-  std::string budget_key;  // empty when no entry applied (module skipped)
-  std::string baseline;    // the baseline module's source, or empty
-  std::vector<std::string> notes;
-  std::vector<CheckOutcome> outcomes;
-};
-
-std::string RenderCheckText(const std::vector<ModuleReport>& reports);
-std::string RenderCheckJUnit(const std::vector<ModuleReport>& reports);
 
 }  // namespace memplan::cli
 

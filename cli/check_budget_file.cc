@@ -148,24 +148,6 @@ std::string DevicePresetNames() {
   return out;
 }
 
-std::string_view MetricKey(Metric metric) {
-  switch (metric) {
-    case Metric::kPeak:
-      return "peak";
-    case Metric::kTemp:
-      return "temp";
-    case Metric::kArgument:
-      return "argument";
-    case Metric::kOutput:
-      return "output";
-    case Metric::kDeviceFootprint:
-      return "device_footprint";
-    case Metric::kTotalAllocation:
-      return "total_allocation";
-  }
-  return "unknown";
-}
-
 const ModuleBudget* BudgetFile::Find(std::string_view key) const {
   for (const ModuleBudget& m : modules) {
     if (m.key == key) return &m;

@@ -18,6 +18,7 @@ class CheckSubcommand : public Subcommand {
     flags.baseline = baseline_;
     flags.junit = junit_;
     flags.module = module_;
+    flags.strict = strict_;
     return RunCheck(flags);
   }
 
@@ -37,6 +38,10 @@ class CheckSubcommand : public Subcommand {
   cl::opt<std::string> module_{"module", cl::sub(command_), cl::value_desc("name"),
                                cl::desc("Check only this module of a dump directory "
                                         "(default: every module)")};
+  cl::opt<bool> strict_{"strict", cl::sub(command_),
+                        cl::desc("Fail a budget that this input cannot check (a peak without "
+                                 "live ranges, a category the input does not state) instead "
+                                 "of reporting it as not checkable")};
 };
 
 }  // namespace

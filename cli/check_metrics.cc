@@ -31,20 +31,6 @@ namespace memplan::cli {
 // ---------------------------------------------------------------------------
 // Metrics: from a program, or from `memplan analyze --format=json`.
 
-ModuleMetrics MetricsOf(const ir::Program& program, const analyzer::Analysis& analysis) {
-  ModuleMetrics m;
-  m.module = program.module_name;
-  m.source = program.source_files.empty() ? "" : program.source_files.front();
-  const analyzer::MemoryStats& s = analysis.stats;
-  if (analysis.peak) m.bytes[static_cast<int>(Metric::kPeak)] = analysis.peak->bytes;
-  m.bytes[static_cast<int>(Metric::kTemp)] = s.temp_bytes;
-  m.bytes[static_cast<int>(Metric::kArgument)] = s.argument_bytes;
-  m.bytes[static_cast<int>(Metric::kOutput)] = s.output_bytes;
-  m.bytes[static_cast<int>(Metric::kDeviceFootprint)] = s.device_footprint_bytes;
-  m.bytes[static_cast<int>(Metric::kTotalAllocation)] = s.total_allocation_bytes;
-  return m;
-}
-
 bool LooksLikeAnalyzeJson(std::string_view text) {
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos || text[first] != '{') return false;
@@ -85,11 +71,16 @@ absl::StatusOr<ModuleMetrics> MetricsFromAnalyzeJson(std::string_view text,
                {Metric::kDeviceFootprint, "device_footprint_bytes"},
                {Metric::kTotalAllocation, "total_allocation_bytes"}};
   for (const auto& k : kKeys) {
-    const llvm::Optional<int64_t> bytes = root->getInteger(k.key);
+    const llvm::json::Value* field = root->get(k.key);
+    if (field == nullptr) return missing(k.key);
+    if (field->getAsNull()) continue;  // not stated by that input
+    const llvm::Optional<int64_t> bytes = field->getAsInteger();
     if (!bytes) return missing(k.key);
     m.bytes[static_cast<int>(k.metric)] = *bytes;
   }
-  const llvm::json::Value* peak = root->get("live_peak");
+  // The occupied peak where the document has it (newer memplan), else XLA's.
+  const llvm::json::Value* peak = root->get("occupied_peak");
+  if (peak == nullptr) peak = root->get("live_peak");
   if (peak == nullptr) return missing("live_peak");
   if (const llvm::json::Object* p = peak->getAsObject()) {
     const llvm::Optional<int64_t> bytes = p->getInteger("bytes");

@@ -43,6 +43,7 @@ struct CheckFlags {
   std::string baseline;  // a dump or `memplan analyze --format=json`; may be empty
   std::string junit;     // JUnit XML output; may be empty
   std::string module;    // check only this module of a dump directory
+  bool strict = false;   // a budget the input cannot check fails
 };
 
 int RunCheck(const CheckFlags& flags);

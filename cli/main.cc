@@ -1,4 +1,5 @@
 // memplan's command line: flags in, library calls, outputs out.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -6,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/executor_commands.h"
 #include "cli/subcommand.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -36,6 +38,47 @@ constexpr const char* kOverview =
     "                         its HloSharding and every device's shard and bytes\n\n"
     "Exit codes: 0 ok, 1 a check failed, 2 bad input or usage.\n";
 
+// A subcommand's --help shows its own options under this one line, not the
+// list of every subcommand.
+constexpr const char* kSubcommandOverview =
+    "memplan: memory planning for sharded ML programs ('memplan --help' lists the "
+    "subcommands)\n";
+
+// True when the first argument names a registered subcommand.
+bool NamesSubcommand(int argc, char** argv) {
+  if (argc < 2) return false;
+  for (llvm::cl::SubCommand* sub : llvm::cl::getRegisteredSubcommands()) {
+    if (!sub->getName().empty() && sub->getName() == argv[1]) return true;
+  }
+  return false;
+}
+
+// When the first argument names no subcommand (and is no option), says so
+// with the nearest subcommand's name and returns true.
+bool RejectUnknownSubcommand(int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-' || argv[1][0] == '\0') return false;
+  const llvm::StringRef given(argv[1]);
+  llvm::StringRef nearest;
+  unsigned best = ~0u;
+  for (llvm::cl::SubCommand* sub : llvm::cl::getRegisteredSubcommands()) {
+    const llvm::StringRef name = sub->getName();
+    if (name.empty()) continue;  // the top level
+    if (name == given) return false;
+    const unsigned distance = given.edit_distance(name, /*AllowReplacements=*/true);
+    if (distance < best) {
+      best = distance;
+      nearest = name;
+    }
+  }
+  std::fprintf(stderr, "memplan: '%s' is not a subcommand", argv[1]);
+  if (!nearest.empty() && best <= std::max<size_t>(2, given.size() / 3)) {
+    std::fprintf(stderr, "; did you mean '%.*s'?", static_cast<int>(nearest.size()),
+                 nearest.data());
+  }
+  std::fprintf(stderr, " (see 'memplan --help')\n");
+  return true;
+}
+
 int Main(int argc, char** argv) {
   using namespace memplan::cli;
   std::vector<std::unique_ptr<Subcommand>> subcommands;
@@ -52,8 +95,10 @@ int Main(int argc, char** argv) {
   subcommands.push_back(MakeBenchCollectivesSubcommand());
   subcommands.push_back(MakeShardSubcommand());
 
+  if (RejectUnknownSubcommand(argc, argv)) return kExitBadInput;
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream& os) { os << kVersion << "\n"; });
-  if (!llvm::cl::ParseCommandLineOptions(argc, argv, kOverview, &llvm::errs())) {
+  const char* overview = NamesSubcommand(argc, argv) ? kSubcommandOverview : kOverview;
+  if (!llvm::cl::ParseCommandLineOptions(argc, argv, overview, &llvm::errs())) {
     return kExitBadInput;
   }
   for (const auto& subcommand : subcommands) {

@@ -28,7 +28,7 @@ class ReportSubcommand : public Subcommand {
   cl::opt<std::string> output_{"o", cl::Required, cl::sub(command_), cl::value_desc("file"),
                                cl::desc("Write the HTML page to <file> (atomically; "
                                         "'-' for stdout)")};
-  cl::opt<std::string> by_{"by", cl::sub(command_), cl::init("op"), cl::value_desc("key"),
+  cl::opt<std::string> by_{"by", cl::sub(command_), cl::init("op"), cl::value_desc("op|source|type"),
                            cl::desc("Attribute the peak by op (op_name path), source (call "
                                     "stack / file:line) or type (op_type)")};
   cl::opt<std::string> module_{"module", cl::sub(command_), cl::value_desc("name"),

@@ -281,6 +281,34 @@ def _sharded_8dev() -> Case:
                        "partition_specs": {k: str(v) for k, v in specs.items()}})
 
 
+@case("conv_grad",
+      "four 3x3 NHWC convolutions (ReLU; the 2nd and 4th with stride 2), value_and_grad "
+      "with respect to every kernel and the input: a convolution gradient program")
+def _conv_grad() -> Case:
+    batch, size, c_in, width, layers = [int(v) for v in os.environ.get(
+        "CONV_CFG", "16,32,3,64,4").split(",")]
+    x = sds((batch, size, size, c_in), jnp.float32)
+    kernels, c = [], c_in
+    for i in range(layers):
+        c_next = width * (2 ** (i // 2))
+        kernels.append(sds((3, 3, c, c_next), jnp.float32))
+        c = c_next
+
+    def loss_fn(kernels, x):
+        h = x
+        for i, k in enumerate(kernels):
+            stride = 2 if i % 2 == 1 else 1
+            h = jax.lax.conv_general_dilated(h, k, (stride, stride), "SAME",
+                                             dimension_numbers=("NHWC", "HWIO", "NHWC"))
+            h = jax.nn.relu(h)
+        return jnp.mean(jnp.square(h))
+
+    fn = named(jax.value_and_grad(loss_fn, argnums=(0, 1)), "conv_grad")
+    return Case(fn, (kernels, x), extra={
+        "config": dict(batch=batch, size=size, in_channels=c_in, width=width, layers=layers,
+                       kernel=[3, 3], dtype="float32")})
+
+
 # ---------------------------------------------------------------------------
 # Driver
 # ---------------------------------------------------------------------------

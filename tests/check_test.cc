@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "analyzer/analysis.h"
+#include "analyzer/budget_check.h"
 #include "cli/check.h"
+#include "viz/check_report.h"
 #include "gtest/gtest.h"
 #include "parsers/load_program.h"
 #include "tests/ci_test_util.h"
@@ -19,8 +21,8 @@
 namespace memplan {
 namespace {
 
-using cli::CheckOutcome;
-using cli::Metric;
+using analyzer::CheckOutcome;
+using analyzer::Metric;
 using test::CommandResult;
 
 constexpr const char* kMlp = "samples/jax/mlp_train_step";
@@ -150,18 +152,17 @@ TEST(CheckModule, PassesAGenerousBudgetAndFailsATightOne) {
   cli::ResolvedBudget generous;
   generous.key = "*";
   for (Metric metric : cli::kAllMetrics) generous.limit_bytes[Index(metric)] = int64_t{1} << 40;
-  for (const CheckOutcome& o : cli::CheckModule(m, generous, nullptr)) {
-    EXPECT_EQ(o.result, CheckOutcome::Result::kPass) << o.message;
+  for (const CheckOutcome& o : analyzer::CheckModule(m, generous, nullptr)) {
+    EXPECT_EQ(o.result, CheckOutcome::Result::kPass) << viz::DescribeOutcome(o, "");
   }
 
   cli::ResolvedBudget tight;
   tight.key = "*";
   tight.limit_bytes[Index(Metric::kTemp)] = 300 * 1024;
-  tight.limit_text[Index(Metric::kTemp)] = "300KiB";
-  const std::vector<CheckOutcome> outcomes = cli::CheckModule(m, tight, nullptr);
+  const std::vector<CheckOutcome> outcomes = analyzer::CheckModule(m, tight, nullptr);
   ASSERT_EQ(outcomes.size(), 1u);
   EXPECT_EQ(outcomes[0].result, CheckOutcome::Result::kFail);
-  EXPECT_EQ(outcomes[0].message,
+  EXPECT_EQ(viz::DescribeOutcome(outcomes[0], ""),
             "temp is 416.00 KiB (425,984 bytes), over its budget of 300.00 KiB (307,200 bytes) "
             "by 116.00 KiB (+38.7%)");
 }
@@ -178,7 +179,7 @@ TEST(CheckModule, RegressionSaysWhatGrewAndByHowMuch) {
   after.bytes[Index(Metric::kPeak)] = 10;         // unknown in the baseline
   cli::ResolvedBudget budget;
   budget.regression_percent = 5.0;
-  const std::vector<CheckOutcome> outcomes = cli::CheckModule(after, budget, &before);
+  const std::vector<CheckOutcome> outcomes = analyzer::CheckModule(after, budget, &before);
   ASSERT_EQ(outcomes.size(), static_cast<size_t>(cli::kNumMetrics));
   auto find = [&](Metric metric) {
     for (const CheckOutcome& o : outcomes) {
@@ -187,8 +188,8 @@ TEST(CheckModule, RegressionSaysWhatGrewAndByHowMuch) {
     return CheckOutcome{};
   };
   EXPECT_EQ(find(Metric::kTemp).result, CheckOutcome::Result::kFail);
-  EXPECT_EQ(find(Metric::kTemp).name, "temp vs baseline");
-  EXPECT_EQ(find(Metric::kTemp).message,
+  EXPECT_EQ(viz::OutcomeName(find(Metric::kTemp)), "temp vs baseline");
+  EXPECT_EQ(viz::DescribeOutcome(find(Metric::kTemp), ""),
             "temp grew from 3.38 MiB to 4.10 MiB (+21.3%), over the 5% allowed");
   EXPECT_EQ(find(Metric::kOutput).result, CheckOutcome::Result::kPass);
   EXPECT_EQ(find(Metric::kArgument).result, CheckOutcome::Result::kPass);
@@ -196,7 +197,7 @@ TEST(CheckModule, RegressionSaysWhatGrewAndByHowMuch) {
 
   // No 'regression' in the budget: any growth fails.
   cli::ResolvedBudget strict;
-  EXPECT_EQ(cli::CheckModule(after, strict, &before)[Index(Metric::kOutput)].result,
+  EXPECT_EQ(analyzer::CheckModule(after, strict, &before)[Index(Metric::kOutput)].result,
             CheckOutcome::Result::kFail);
 }
 
@@ -385,15 +386,47 @@ TEST(CheckCli, BadInputExitsTwoAndLeavesNoFile) {
   EXPECT_EQ(dir.List(), (std::vector<std::string>{"budgets.yaml", "ok.yaml", "other.yaml"}));
 }
 
-TEST(CheckCli, PeakBudgetWithoutLiveRangesIsAnError) {
+// A budget this input cannot check (a peak without live ranges) says so and
+// does not fail the run; --strict makes it a failure (exit 1, not 2: the
+// input is fine).
+TEST(CheckCli, PeakBudgetWithoutLiveRangesCannotBeChecked) {
   test::TempDir dir;
   ASSERT_TRUE(test::WriteFile(dir.File("budgets.yaml"), "\"*\":\n  peak: 1GiB\n"));
-  const CommandResult r =
-      Memplan({"check",
-               "samples/xla/module_0105.jit_serve_step.tpu_after_optimizations-buffer-assignment.txt",
-               "--budget", dir.File("budgets.yaml")});
-  EXPECT_EQ(r.exit_code, 2) << Describe(r);
-  EXPECT_NE(r.out.find("ERROR peak"), std::string::npos) << r.out;
+  const std::string tpu =
+      "samples/xla/module_0105.jit_serve_step.tpu_after_optimizations-buffer-assignment.txt";
+  CommandResult r = Memplan({"check", tpu, "--budget", dir.File("budgets.yaml")});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("n/a   peak"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("peak cannot be checked for this input"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("could not be checked"), std::string::npos) << r.out;
+  r = Memplan({"check", tpu, "--budget", dir.File("budgets.yaml"), "--strict"});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.out.find("FAIL  peak"), std::string::npos) << r.out;
+}
+
+// A violated budget exits 1 whatever else the run holds.
+TEST(CheckCli, AViolatedBudgetExitsOne) {
+  test::TempDir dir;
+  ASSERT_TRUE(test::WriteFile(dir.File("budgets.yaml"), "\"*\":\n  peak: 1KiB\n  temp: 1GiB\n"));
+  const CommandResult r = Memplan({"check", kMlp, "--budget", dir.File("budgets.yaml")});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.out.find("FAIL  peak"), std::string::npos) << r.out;
+}
+
+// The peak a budget holds is the memory the live values occupy: on a dump
+// where XLA's live peak counts shared memory twice, the budget reads the
+// smaller, honest figure (the analysis JSON's occupied_peak).
+TEST(CheckModule, PeakIsTheOccupiedPeak) {
+  for (const test::Sample& sample : test::TruthSamples()) {
+    absl::StatusOr<parsers::LoadedProgram> loaded =
+        parsers::LoadProgram(test::SourcePath(sample.path), {});
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    const analyzer::Analysis a = analyzer::Analysis::Run(loaded->program, {});
+    const cli::ModuleMetrics m = cli::MetricsOf(loaded->program, a);
+    ASSERT_TRUE(a.occupied_peak.has_value());
+    EXPECT_EQ(m.bytes[Index(Metric::kPeak)], a.occupied_peak->bytes) << sample.name;
+    EXPECT_LE(*m.bytes[Index(Metric::kPeak)], a.stats.total_allocation_bytes) << sample.name;
+  }
 }
 
 }  // namespace

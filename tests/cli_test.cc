@@ -100,7 +100,9 @@ TEST(Cli, JsonTimelinePeaksAtTheLivePeak) {
 TEST(Cli, WithoutLiveRangesThePeakIsUnavailable) {
   const CommandResult text = Memplan({"analyze", kNoLiveRange});
   ASSERT_EQ(text.exit_code, 0) << Describe(text);
-  EXPECT_NE(text.out.find("Live peak (from the HloLiveRange)\n  not available"), std::string::npos)
+  EXPECT_NE(text.out.find("Live peak (memory the live values occupy, from the HloLiveRange)\n"
+                           "  not available"),
+            std::string::npos)
       << text.out;
   const CommandResult json = Memplan({"analyze", "--format=json", kNoLiveRange});
   ASSERT_EQ(json.exit_code, 0) << Describe(json);
@@ -109,6 +111,9 @@ TEST(Cli, WithoutLiveRangesThePeakIsUnavailable) {
   const llvm::json::Value* peak = parsed->getAsObject()->get("live_peak");
   ASSERT_NE(peak, nullptr);
   EXPECT_EQ(peak->kind(), llvm::json::Value::Null);
+  const llvm::json::Value* occupied = parsed->getAsObject()->get("occupied_peak");
+  ASSERT_NE(occupied, nullptr);
+  EXPECT_EQ(occupied->kind(), llvm::json::Value::Null);
 }
 
 TEST(Cli, UnknownAttributesAndLinesAreWarningsNotErrors) {
@@ -167,6 +172,55 @@ TEST(Cli, HelpAndVersion) {
   const CommandResult help = Memplan({"--help"});
   EXPECT_EQ(help.exit_code, 0) << Describe(help);
   EXPECT_NE(help.out.find("analyze"), std::string::npos);
+}
+
+// A misspelled subcommand gets the nearest one; a subcommand's --help shows
+// its own options (not another subcommand's) and lists --by's values.
+TEST(Cli, MisspelledSubcommandsAndSubcommandHelp) {
+  const CommandResult typo = Memplan({"analyse", kAppended});
+  EXPECT_EQ(typo.exit_code, 2) << Describe(typo);
+  EXPECT_NE(typo.err.find("'analyse' is not a subcommand; did you mean 'analyze'?"),
+            std::string::npos)
+      << typo.err;
+  const CommandResult far = Memplan({"frobnicate"});
+  EXPECT_EQ(far.exit_code, 2) << Describe(far);
+  EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
+
+  const CommandResult help = Memplan({"diff", "--help"});
+  EXPECT_EQ(help.exit_code, 0) << Describe(help);
+  EXPECT_NE(help.out.find("--top"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("=json"), std::string::npos) << help.out;   // --format's values
+  EXPECT_EQ(help.out.find("--budget"), std::string::npos) << help.out;  // check's
+  EXPECT_EQ(help.out.find("--by"), std::string::npos) << help.out;      // analyze's
+  EXPECT_EQ(help.out.find("memplan calibrate"), std::string::npos) << help.out;
+  const CommandResult analyze = Memplan({"analyze", "--help"});
+  EXPECT_NE(analyze.out.find("--by=<op|source|type>"), std::string::npos) << analyze.out;
+  EXPECT_NE(analyze.out.find("=chrome-trace"), std::string::npos) << analyze.out;
+}
+
+// The newest memory-usage report prints no allocation kinds: only its total
+// is known. JSON says null for the rest, the text "not stated", never 0.
+TEST(Cli, UnstatedCategoriesAreNullNotZero) {
+  const std::string report =
+      "samples/jax/mlp_train_step/jit_mlp_train_step.cpu_after_optimizations-memory-usage-report.txt";
+  const CommandResult json = Memplan({"analyze", "--format=json", report});
+  ASSERT_EQ(json.exit_code, 0) << Describe(json);
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json.out);
+  ASSERT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError());
+  const llvm::json::Object* root = parsed->getAsObject();
+  for (const char* key : {"argument_bytes", "output_bytes", "alias_bytes", "temp_bytes",
+                          "constant_bytes", "thread_local_bytes", "device_footprint_bytes"}) {
+    const llvm::json::Value* v = root->get(key);
+    ASSERT_NE(v, nullptr) << key;
+    EXPECT_EQ(v->kind(), llvm::json::Value::Null) << key;
+  }
+  // The total is stated (truth: the dump's "Total bytes used").
+  const auto total = root->getInteger("total_allocation_bytes");
+  ASSERT_TRUE(total.hasValue());
+  EXPECT_EQ(*total, 4203636);
+  const CommandResult text = Memplan({"analyze", report});
+  ASSERT_EQ(text.exit_code, 0) << Describe(text);
+  EXPECT_NE(text.out.find("temp              not stated"), std::string::npos) << text.out;
 }
 
 TEST(Cli, OutputFileOnBadInputLeavesNoFileBehind) {

@@ -1,6 +1,9 @@
 // `memplan diff`: a dump against itself has no change; a grown temporary is
 // found as one value that grew, with the categories' deltas; renamed values
 // vanish and appear; the text and JSON views and the CLI's atomic -o.
+#include <algorithm>
+#include <filesystem>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -139,6 +142,107 @@ TEST(Diff, RenamedValuesVanishAndAppear) {
                                   Load(copy), /*top_n=*/1);
   EXPECT_EQ(capped.changes.size(), 1u);
   EXPECT_EQ(capped.changed_values, 3);
+}
+
+// The same program read from its text dump and from its HloProto: every
+// value is the same value, so no value changes.
+TEST(Diff, TwoFormatsOfOneProgramHaveNoValueChanges) {
+  for (const test::Sample& sample : test::TruthSamples()) {
+    SCOPED_TRACE(sample.name);
+    const Loaded text = Load(test::SourcePath(sample.path));
+    const std::string proto = test::SourcePath(
+        sample.path + "/" + text.loaded.program.module_name + ".cpu_after_optimizations.hlo.pb");
+    ASSERT_TRUE(test::FileExists(proto)) << proto;
+    const Loaded binary = Load(proto);
+    ASSERT_EQ(text.loaded.program.values.size(), binary.loaded.program.values.size());
+    const ProgramDiff diff = Diff(text, binary, /*top_n=*/0);
+    EXPECT_EQ(diff.changed_values, 0);
+    EXPECT_EQ(diff.unchanged_values, static_cast<int64_t>(text.loaded.program.values.size()));
+    for (const auto& c : diff.changes) ADD_FAILURE() << c.name;
+  }
+}
+
+// The entry parameter numbered `number`, or nullptr.
+const ir::Instruction* EntryParameterOf(const ir::Program& program, const ir::Value& v) {
+  if (!program.module.contains(v.instruction)) return nullptr;
+  const ir::Instruction& i = program.module.instruction(v.instruction);
+  if (i.opcode != ir::Opcode::kParameter || i.computation != program.module.entry) return nullptr;
+  return &i;
+}
+
+// The same transformer block in f32 and in bf16 (samples/jax, same Python
+// code, truth.json says every input is f32 in one and bf16 in the other): a
+// dtype change is one change per value. Every argument is the same
+// parameter on both sides and shrank to half; none vanished or appeared.
+TEST(Diff, ADtypeChangeIsOneChangePerValue) {
+  const Loaded f32 = Load(test::SourcePath("samples/jax/transformer_block_f32"));
+  const Loaded bf16 = Load(test::SourcePath("samples/jax/transformer_block_bf16"));
+  const ProgramDiff diff = Diff(f32, bf16, /*top_n=*/0);
+  int parameters = 0;
+  for (const auto& c : diff.changes) {
+    const ir::Value* old_value = c.old_id.valid() ? f32.loaded.program.FindValue(c.old_id) : nullptr;
+    const ir::Value* new_value =
+        c.new_id.valid() ? bf16.loaded.program.FindValue(c.new_id) : nullptr;
+    const ir::Instruction* old_param =
+        old_value ? EntryParameterOf(f32.loaded.program, *old_value) : nullptr;
+    const ir::Instruction* new_param =
+        new_value ? EntryParameterOf(bf16.loaded.program, *new_value) : nullptr;
+    if (old_param == nullptr && new_param == nullptr) continue;
+    SCOPED_TRACE(c.name);
+    ++parameters;
+    ASSERT_NE(old_param, nullptr);
+    ASSERT_NE(new_param, nullptr);
+    EXPECT_EQ(f32.loaded.program.module.attributes(*old_param).parameter_number,
+              bf16.loaded.program.module.attributes(*new_param).parameter_number);
+    EXPECT_EQ(c.kind, ValueChangeKind::kShrank);
+    EXPECT_EQ(c.new_bytes * 2, c.old_bytes);
+  }
+  int entry_parameters = 0;
+  for (const ir::Value& v : f32.loaded.program.values) {
+    entry_parameters += EntryParameterOf(f32.loaded.program, v) != nullptr && v.index.empty();
+  }
+  EXPECT_GT(parameters, 0);
+  EXPECT_EQ(parameters, entry_parameters);
+}
+
+// One value changes dtype (f32 -> bf16) and its instruction is renumbered,
+// as a recompile does: matched by what it is (same opcode, same operands),
+// it reads as one value that shrank, not as one that vanished and another
+// that appeared (what matching by name or shape text gives).
+TEST(Diff, ARenumberedValueWithANewDtypeIsOneChange) {
+  namespace fs = std::filesystem;
+  test::TempDir dir;
+  const std::string copy = dir.File("bf16");
+  std::error_code ec;
+  fs::copy(test::SourcePath("samples/jax/mlp_train_step"), copy, fs::copy_options::recursive, ec);
+  ASSERT_FALSE(ec) << ec.message();
+  const std::string stem = copy + "/jit_mlp_train_step.cpu_after_optimizations";
+  fs::remove(stem + ".hlo.pb");
+  fs::remove(stem + "-memory-usage-report.txt");
+  const std::regex name(R"(broadcast_maximum_fusion(?![.\w]))");
+  for (const char* suffix : {"-buffer-assignment.txt", "-buffer-assignment-values.txt",
+                             "-live-range.txt", ".txt"}) {
+    const std::string file = stem + suffix;
+    const std::string text =
+        std::regex_replace(test::ReadFileOrDie(file), name, "broadcast_maximum_fusion.17");
+    ASSERT_TRUE(test::WriteFile(file, text));
+  }
+  std::string text = test::ReadFileOrDie(stem + "-buffer-assignment.txt");
+  test::ReplaceOnce(
+      text, "<126 broadcast_maximum_fusion.17 @0> (size=131072,offset=0): f32[64,512]{1,0}",
+      "<126 broadcast_maximum_fusion.17 @0> (size=65536,offset=0): bf16[64,512]{1,0}");
+  ASSERT_TRUE(test::WriteFile(stem + "-buffer-assignment.txt", text));
+
+  const ProgramDiff diff =
+      Diff(Load(test::SourcePath("samples/jax/mlp_train_step")), Load(copy), /*top_n=*/0);
+  ASSERT_EQ(diff.changes.size(), 1u);
+  EXPECT_EQ(diff.changes[0].kind, ValueChangeKind::kShrank);
+  EXPECT_EQ(diff.changes[0].name, "broadcast_maximum_fusion.17");
+  EXPECT_EQ(diff.changes[0].old_shape, "f32[64,512]{1,0}");
+  EXPECT_EQ(diff.changes[0].new_shape, "bf16[64,512]{1,0}");
+  EXPECT_EQ(diff.changes[0].delta(), -65536);
+  EXPECT_EQ(diff.summary[static_cast<int>(ValueChangeKind::kVanished)].count, 0);
+  EXPECT_EQ(diff.summary[static_cast<int>(ValueChangeKind::kAppeared)].count, 0);
 }
 
 test::CommandResult Memplan(std::vector<std::string> args) {

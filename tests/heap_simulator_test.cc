@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace memplan::analyzer {
 namespace {
 
@@ -23,7 +26,7 @@ TEST(NoFragmentationHeap, IsTheMostBytesLiveAtOnce) {
 TEST(NoFragmentationHeap, SharersOwnNoBytes) {
   auto heap = MakeNoFragmentationHeap();
   heap->Alloc(Id(1), 100);
-  heap->ShareWith(Id(2), Id(1));
+  heap->ShareWith(Id(2), Id(1), 100);
   heap->Free(Id(1));
   heap->Free(Id(2));
   EXPECT_EQ(heap->Finish().heap_size, 100);
@@ -73,22 +76,90 @@ TEST(DecreasingSizeBestFit, PicksTheSmallestGapThatFits) {
   EXPECT_EQ(result.chunks.at(Id(3)).offset, result.chunks.at(Id(4)).offset);
 }
 
-TEST(DecreasingSizeBestFit, RoundsSizesUpToTheAlignment) {
-  auto heap = MakeDecreasingSizeBestFitHeap(64);
-  heap->Alloc(Id(1), 10);
-  heap->Alloc(Id(2), 10);
+// XLA aligns where a gap starts (the end of the chunk below, rounded up),
+// not the sizes: two 10-byte buffers at alignment 64 sit at 0 and 64, and
+// the heap ends at 74 (GlobalDecreasingSizeBestFitHeap's free chunks).
+TEST(DecreasingSizeBestFit, AlignsGapStartsNotSizes) {
+  for (PackingOrder order : {PackingOrder::kSpatial, PackingOrder::kTemporal}) {
+    auto heap = MakeDecreasingSizeBestFitHeap(64, order);
+    heap->Alloc(Id(1), 10);
+    heap->Alloc(Id(2), 10);
+    heap->Free(Id(1));
+    heap->Free(Id(2));
+    const HeapResult result = heap->Finish();
+    EXPECT_EQ(result.heap_size, 74);
+    EXPECT_EQ(result.chunks.at(Id(1)).offset % 64, 0);
+    EXPECT_EQ(result.chunks.at(Id(2)).offset % 64, 0);
+    EXPECT_NE(result.chunks.at(Id(1)).offset, result.chunks.at(Id(2)).offset);
+  }
+}
+
+// A value of the same HloBuffer that starts after its canonical one died
+// keeps its own lifetime: the time between them is free for others (XLA
+// checks each colocation's interval, not their span).
+TEST(DecreasingSizeBestFit, SharersKeepTheirOwnLifetimes) {
+  auto heap = MakeDecreasingSizeBestFitHeap(1);
+  heap->Alloc(Id(1), 100);
   heap->Free(Id(1));
+  heap->Alloc(Id(3), 100);
+  heap->Free(Id(3));
+  heap->ShareWith(Id(2), Id(1), 100);
   heap->Free(Id(2));
   const HeapResult result = heap->Finish();
-  EXPECT_EQ(result.heap_size, 128);
-  EXPECT_EQ(result.chunks.at(Id(1)).offset % 64, 0);
-  EXPECT_EQ(result.chunks.at(Id(2)).offset % 64, 0);
+  EXPECT_EQ(result.heap_size, 100);
+  EXPECT_EQ(result.chunks.at(Id(2)).offset, result.chunks.at(Id(1)).offset);
+}
+
+// The shared chunk is as large as the largest buffer sharing it.
+TEST(DecreasingSizeBestFit, SharedChunkHoldsTheLargestSharer) {
+  auto heap = MakeDecreasingSizeBestFitHeap(1);
+  heap->Alloc(Id(1), 40);
+  heap->Alloc(Id(5), 10);
+  heap->ShareWith(Id(2), Id(1), 60);
+  heap->Free(Id(1));
+  heap->Free(Id(2));
+  heap->Free(Id(5));
+  const HeapResult result = heap->Finish();
+  EXPECT_EQ(result.chunks.at(Id(1)).size, 60);
+  EXPECT_EQ(result.heap_size, 70);
+}
+
+// Buffer assignment keeps the smaller of the two orders.
+TEST(DecreasingSizeBestFit, BothOrdersKeepTheSmaller) {
+  auto feed = [](HeapAlgorithm& heap) {
+    // Pseudo-random lifetimes and sizes, the same for every algorithm.
+    uint64_t state = 12345;
+    auto next = [&] {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      return static_cast<int64_t>(state >> 33);
+    };
+    std::vector<int> live;
+    for (int i = 0; i < 300; ++i) {
+      if (!live.empty() && next() % 3 == 0) {
+        const size_t k = static_cast<size_t>(next()) % live.size();
+        heap.Free(Id(live[k]));
+        live.erase(live.begin() + static_cast<long>(k));
+      }
+      heap.Alloc(Id(i), 1 + next() % 1000);
+      live.push_back(i);
+    }
+    for (int id : live) heap.Free(Id(id));
+  };
+  auto spatial = MakeDecreasingSizeBestFitHeap(8, PackingOrder::kSpatial);
+  auto temporal = MakeDecreasingSizeBestFitHeap(8, PackingOrder::kTemporal);
+  auto both = MakeDecreasingSizeBestFitHeap(8);
+  feed(*spatial);
+  feed(*temporal);
+  feed(*both);
+  const int64_t s = spatial->Finish().heap_size;
+  const int64_t t = temporal->Finish().heap_size;
+  EXPECT_EQ(both->Finish().heap_size, std::min(s, t));
 }
 
 TEST(DecreasingSizeBestFit, SharerGetsItsCanonicalChunk) {
   auto heap = MakeDecreasingSizeBestFitHeap(1);
   heap->Alloc(Id(1), 100);
-  heap->ShareWith(Id(2), Id(1));
+  heap->ShareWith(Id(2), Id(1), 100);
   heap->Free(Id(1));
   heap->Alloc(Id(3), 100);  // overlaps the sharer, which extends buffer 1
   heap->Free(Id(2));

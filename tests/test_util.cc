@@ -78,6 +78,26 @@ std::vector<Sample> JaxSamples() {
   return samples;
 }
 
+std::vector<Sample> ShardedSamples() {
+  std::vector<Sample> samples;
+  std::error_code ec;
+  for (const fs::directory_entry& entry :
+       fs::directory_iterator(SourcePath("samples/sharded"), ec)) {
+    if (!entry.is_directory(ec) || !fs::exists(entry.path() / "truth.json", ec)) continue;
+    const std::string name = entry.path().filename().string();
+    samples.push_back({"sharded_" + name, "samples/sharded/" + name, "", true});
+  }
+  std::sort(samples.begin(), samples.end(),
+            [](const Sample& a, const Sample& b) { return a.name < b.name; });
+  return samples;
+}
+
+std::vector<Sample> TruthSamples() {
+  std::vector<Sample> samples = JaxSamples();
+  for (Sample& s : ShardedSamples()) samples.push_back(std::move(s));
+  return samples;
+}
+
 std::vector<Sample> AllSamples() {
   std::vector<Sample> samples = {
       {"seed004", "samples/xla/seed004_gpu_decode-buffer-assignment.txt", "", true},

@@ -55,6 +55,13 @@ std::vector<Sample> AllSamples();
 // Only the samples/jax/* cases (each has a truth.json).
 std::vector<Sample> JaxSamples();
 
+// The single-device compiles of samples/sharded/* (each has a truth.json),
+// named "sharded_<program>".
+std::vector<Sample> ShardedSamples();
+// Every dump with XLA's memory_analysis() beside it: JaxSamples(), then
+// ShardedSamples().
+std::vector<Sample> TruthSamples();
+
 // gtest parameter names: the sample's name.
 struct SampleName {
   std::string operator()(const auto& info) const { return info.param.name; }

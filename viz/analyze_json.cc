@@ -173,6 +173,23 @@ void WritePeak(OStream& j, const AnalyzeReportInput& input) {
   });
 }
 
+// The headline peak: memory the live values occupy, shared bytes once.
+void WriteOccupiedPeak(OStream& j, const AnalyzeReportInput& input) {
+  const auto& peak = input.analysis.occupied_peak;
+  if (!peak) {
+    j.attribute("occupied_peak", nullptr);
+    return;
+  }
+  j.attributeObject("occupied_peak", [&] {
+    j.attribute("bytes", peak->bytes);
+    j.attribute("step", peak->step);
+    StringOrNull(j, "instruction", InstructionLabel(input.program, peak->instruction));
+    WriteBytesByCategory(j, "bytes_by_category", peak->bytes_by_category);
+    j.attribute("occupied_at_live_peak_step", input.analysis.occupied_at_xla_peak);
+    j.attribute("value_count", static_cast<int64_t>(peak->values.size()));
+  });
+}
+
 void WriteTempArenas(OStream& j, const analyzer::Analysis& analysis) {
   j.attributeArray("temp_arenas", [&] {
     for (const analyzer::TempArenaReport& r : analysis.temp_arenas) {
@@ -277,13 +294,22 @@ void WriteAnalyzeJson(const AnalyzeReportInput& input, llvm::raw_ostream& os) {
       j.attribute("stated_total_bytes", nullptr);
     }
     j.attribute("total_matches_stated", s.TotalMatchesStated());
-    j.attribute("argument_bytes", s.argument_bytes);
-    j.attribute("output_bytes", s.output_bytes);
-    j.attribute("alias_bytes", s.alias_bytes);
-    j.attribute("temp_bytes", s.temp_bytes);
-    j.attribute("constant_bytes", s.constant_bytes);
-    j.attribute("thread_local_bytes", s.thread_local_bytes);
-    j.attribute("device_footprint_bytes", s.device_footprint_bytes);
+    // A number the input does not state is null, never 0.
+    auto stated = [&](const char* key, analyzer::StatsField field) {
+      if (const std::optional<int64_t> bytes = s.Get(field)) {
+        j.attribute(key, *bytes);
+      } else {
+        j.attribute(key, nullptr);
+      }
+    };
+    stated("argument_bytes", analyzer::StatsField::kArgument);
+    stated("output_bytes", analyzer::StatsField::kOutput);
+    stated("alias_bytes", analyzer::StatsField::kAlias);
+    stated("temp_bytes", analyzer::StatsField::kTemp);
+    stated("constant_bytes", analyzer::StatsField::kConstant);
+    stated("thread_local_bytes", analyzer::StatsField::kThreadLocal);
+    stated("device_footprint_bytes", analyzer::StatsField::kDeviceFootprint);
+    WriteOccupiedPeak(j, input);
     WritePeak(j, input);
     WriteTimeline(j, input.analysis.timeline);
     WriteTempArenas(j, input.analysis);

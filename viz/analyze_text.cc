@@ -20,12 +20,20 @@ void AppendCategories(std::string& out, const Analysis& analysis) {
   auto row = [&](const char* name, int64_t bytes, std::string note) {
     table.AddRow({name, HumanBytes(bytes), GroupedBytes(bytes), std::move(note)});
   };
-  row("argument", s.argument_bytes, "entry parameters");
-  row("output", s.output_bytes, "maybe-live-out");
-  row("alias", s.alias_bytes, "parameters that are also outputs (donated)");
-  row("temp", s.temp_bytes, "preallocated-temp");
-  row("constant", s.constant_bytes, "");
-  row("thread-local", s.thread_local_bytes, "");
+  // A number the input does not state reads "not stated", never 0.
+  auto stated_row = [&](const char* name, analyzer::StatsField field, std::string note) {
+    if (const std::optional<int64_t> bytes = s.Get(field)) {
+      row(name, *bytes, std::move(note));
+    } else {
+      table.AddRow({name, "not stated", "", "the input does not state it"});
+    }
+  };
+  stated_row("argument", analyzer::StatsField::kArgument, "entry parameters");
+  stated_row("output", analyzer::StatsField::kOutput, "maybe-live-out");
+  stated_row("alias", analyzer::StatsField::kAlias, "parameters that are also outputs (donated)");
+  stated_row("temp", analyzer::StatsField::kTemp, "preallocated-temp");
+  stated_row("constant", analyzer::StatsField::kConstant, "");
+  stated_row("thread-local", analyzer::StatsField::kThreadLocal, "");
   std::string total_note = "sum of all allocations";
   if (s.from_stated_categories) total_note = "as the input states it (see the notes)";
   if (s.stated_total_bytes) {
@@ -35,7 +43,8 @@ void AppendCategories(std::string& out, const Analysis& analysis) {
                                     GroupedBytes(*s.stated_total_bytes), ")");
   }
   row("total allocation", s.total_allocation_bytes, total_note);
-  row("device footprint", s.device_footprint_bytes, "argument + output - alias + temp");
+  stated_row("device footprint", analyzer::StatsField::kDeviceFootprint,
+             "argument + output - alias + temp");
   StrAppend(&out,
             s.from_stated_categories
                 ? "Memory by category (as the input states it; it lists no allocations)\n"
@@ -69,30 +78,37 @@ void AppendValueTable(std::string& out, const ir::Program& program, const Analys
   if (ids.size() > limit) StrAppend(&out, "  ... ", ids.size() - limit, " more\n");
 }
 
+// The headline peak (memory occupied, shared bytes once), then XLA's own
+// figure with the rule that makes it.
 void AppendPeak(std::string& out, const AnalyzeReportInput& input) {
   const Analysis& analysis = input.analysis;
-  out += "Live peak (from the HloLiveRange)\n";
-  if (!analysis.peak) {
+  out += "Live peak (memory the live values occupy, from the HloLiveRange)\n";
+  if (!analysis.peak || !analysis.occupied_peak) {
     out += "  not available: the input has no live ranges (dumps without the HloLiveRange,\n"
            "  or without '-live-range.txt', carry no schedule)\n\n";
     return;
   }
+  const analyzer::LivePeak& headline = *analysis.occupied_peak;
   const analyzer::LivePeak& peak = *analysis.peak;
-  StrAppend(&out, "  ", HumanBytes(peak.bytes), " (", GroupedBytes(peak.bytes),
-                  " bytes) at step ", peak.step, " of ", analysis.timeline.last_step);
-  if (peak.instruction.valid()) {
-    StrAppend(&out, ", instruction ", InstructionLabel(input.program, peak.instruction));
+  StrAppend(&out, "  ", HumanBytes(headline.bytes), " (", GroupedBytes(headline.bytes),
+            " bytes) at step ", headline.step, " of ", analysis.timeline.last_step);
+  if (headline.instruction.valid()) {
+    StrAppend(&out, ", instruction ", InstructionLabel(input.program, headline.instruction));
   }
-  StrAppend(&out, "\n  live there: ", CategoryBreakdown(peak.bytes_by_category), "\n");
-  if (peak.bytes > analysis.stats.total_allocation_bytes) {
-    StrAppend(&out, "  (more than the total allocation: at a step where a buffer passes to its\n"
-                    "  in-place successor - a donated input to its output, a loop's phi - both\n"
-                    "  values are live, as in XLA's own list, while they share one buffer)\n");
+  StrAppend(&out, "\n  live there: ", CategoryBreakdown(headline.bytes_by_category), "\n");
+  StrAppend(&out, "  XLA's live peak: ", HumanBytes(peak.bytes), " (", GroupedBytes(peak.bytes),
+            " bytes) at step ", peak.step,
+            peak.bytes == headline.bytes && peak.step == headline.step ? ", the same" : "",
+            "\n    (", XlaPeakRule(), ")\n");
+  if (peak.bytes != headline.bytes || peak.step != headline.step) {
+    StrAppend(&out, "    ", DescribeSharedAtXlaPeak(peak.bytes, analysis.occupied_at_xla_peak,
+                                                    analysis.stats.total_allocation_bytes),
+              "\n");
   }
   if (const auto& stated = analysis.stated_peak) {
     StrAppend(&out, "  the dump's own peak list: step ", stated->stated_step, ", ",
               stated->stated_values, " values, ", GroupedBytes(stated->stated_bytes), " bytes: ",
-              stated->matches ? "the same peak" : "another step", "\n");
+              stated->matches ? "XLA's live peak" : "another step", "\n");
     StrAppend(&out, "    our live ranges at step ", stated->stated_step, " give ",
               stated->list_reproduced ? "exactly that list" : "a DIFFERENT list", "\n");
     if (!stated->matches) {
@@ -100,8 +116,9 @@ void AppendPeak(std::string& out, const AnalyzeReportInput& input) {
                 "\n");
     }
   }
-  StrAppend(&out, "\n  Live at the peak: ", peak.values.size(), " values, largest first\n");
-  AppendValueTable(out, input.program, analysis, peak.values, static_cast<size_t>(input.top_n));
+  StrAppend(&out, "\n  Live at the peak: ", headline.values.size(), " values, largest first\n");
+  AppendValueTable(out, input.program, analysis, headline.values,
+                   static_cast<size_t>(input.top_n));
   out += "\n";
 }
 

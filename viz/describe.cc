@@ -3,6 +3,7 @@
 #include "absl/strings/str_join.h"
 #include "analyzer/source_resolution.h"
 #include "ir/strings.h"
+#include "viz/format.h"
 
 namespace memplan::viz {
 namespace {
@@ -75,7 +76,7 @@ std::string DescribeNote(const ir::Note& note) {
       return "this memory-usage report (newer XLA) prints no allocation headers: each table "
              "is taken as one allocation, numbered in the order printed and sized by the end "
              "of its last row; categories (argument/output/temp) are not in this report, so "
-             "they read 0";
+             "they are not stated";
     case C::kReportBytesOutsideRows:
       return StrCat(Number(note, 0),
                     " bytes of the stated total lie in no listed row: allocations the report "
@@ -97,6 +98,22 @@ std::string DescribeNote(const ir::Note& note) {
                     "printed size");
   }
   return "unknown note";
+}
+
+std::string XlaPeakRule() {
+  return "HloLiveRange's rule, as in the dump's peak list: the sizes of the live values added";
+}
+
+std::string DescribeSharedAtXlaPeak(int64_t xla_bytes, int64_t occupied_bytes,
+                                    int64_t total_allocation_bytes) {
+  std::string text = StrCat("the live values occupy ", GroupedBytes(occupied_bytes), " bytes there: ",
+                            GroupedBytes(xla_bytes - occupied_bytes),
+                            " bytes count twice,\n    a value and its in-place successor "
+                            "sharing one slice of an allocation");
+  if (xla_bytes > total_allocation_bytes) {
+    StrAppend(&text, "; so it exceeds the total allocation");
+  }
+  return text;
 }
 
 std::string DescribeStatedPeakMismatch(const analyzer::StatedPeakComparison& cmp,

@@ -22,6 +22,13 @@ std::string DescribeNote(const ir::Note& note);
 std::string DescribeStatedPeakMismatch(const analyzer::StatedPeakComparison& stated,
                                        const analyzer::LivePeak& peak);
 
+// The rule of XLA's live peak, as a phrase.
+std::string XlaPeakRule();
+// Why XLA's live peak (`xla_bytes` at its step, where live values occupy
+// `occupied_bytes`) is above the headline peak.
+std::string DescribeSharedAtXlaPeak(int64_t xla_bytes, int64_t occupied_bytes,
+                                    int64_t total_allocation_bytes);
+
 // "live peak" or "all values".
 std::string_view AttributionScopeName(analyzer::Analysis::AttributionScope scope);
 

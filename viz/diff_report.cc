@@ -63,7 +63,7 @@ std::string RenderDiffText(const DiffReportInput& input) {
   }
   StrAppend(&out, categories.Render(), "\n");
 
-  out += "Values (matched by instruction, shape index and shape)\n";
+  out += "Values (matched by what they are: instruction in the graph, shape index, position)\n";
   for (ValueChangeKind kind : kKinds) {
     const analyzer::ChangeSummary& s = diff.summary[static_cast<int>(kind)];
     StrAppend(&out, "  ", analyzer::ValueChangeKindName(kind), ": ", s.count);

@@ -212,11 +212,17 @@ std::string RenderSummarySection(const ReportContext& context) {
   out += "<div class=\"cards\">";
   out += Card("device footprint", HumanBytes(s.device_footprint_bytes),
               StrCat(GroupedBytes(s.device_footprint_bytes), " bytes"));
-  if (analysis.peak) {
-    out += Card("live peak", HumanBytes(analysis.peak->bytes),
-                StrCat("step ", analysis.peak->step, " of ", analysis.timeline.last_step,
-                       analysis.peak->instruction.valid() ? ": " : "",
-                       InstructionLabel(program, analysis.peak->instruction)));
+  if (analysis.occupied_peak && analysis.peak) {
+    // The headline: memory the live values occupy (shared bytes once).
+    const analyzer::LivePeak& peak = *analysis.occupied_peak;
+    std::string detail = StrCat("step ", peak.step, " of ", analysis.timeline.last_step,
+                                peak.instruction.valid() ? ": " : "",
+                                InstructionLabel(program, peak.instruction));
+    if (analysis.peak->bytes != peak.bytes) {
+      StrAppend(&detail, "; XLA's live peak (live value sizes added) ",
+                HumanBytes(analysis.peak->bytes));
+    }
+    out += Card("live peak", HumanBytes(peak.bytes), detail);
   } else {
     out += Card("live peak", "not known", "the input has no live ranges");
   }

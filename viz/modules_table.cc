@@ -58,7 +58,9 @@ std::string RenderModulesText(const std::vector<ModuleRow>& rows) {
     if (row.analysis != nullptr) {
       const analyzer::MemoryStats& s = row.analysis->stats;
       cells.push_back(HumanBytes(s.total_allocation_bytes));
-      cells.push_back(row.analysis->peak ? HumanBytes(row.analysis->peak->bytes) : "-");
+      cells.push_back(row.analysis->occupied_peak
+                          ? HumanBytes(row.analysis->occupied_peak->bytes)
+                          : "-");
       cells.push_back(HumanBytes(s.temp_bytes));
       cells.push_back(HumanBytes(s.device_footprint_bytes));
       cells.push_back(std::string(FormatOf(m)));
@@ -97,9 +99,11 @@ std::string RenderModulesJson(const std::vector<ModuleRow>& rows) {
         }
         const analyzer::MemoryStats& s = row.analysis->stats;
         j.attribute("total_allocation_bytes", s.total_allocation_bytes);
-        if (row.analysis->peak) {
+        if (row.analysis->peak && row.analysis->occupied_peak) {
+          j.attribute("occupied_peak_bytes", row.analysis->occupied_peak->bytes);
           j.attribute("live_peak_bytes", row.analysis->peak->bytes);
         } else {
+          j.attribute("occupied_peak_bytes", nullptr);
           j.attribute("live_peak_bytes", nullptr);
         }
         j.attribute("temp_bytes", s.temp_bytes);

@@ -1,0 +1,92 @@
+// `memplan check`'s evaluation: the numbers a budget limits, taken from an
+// analysis, held against limits and a baseline. Data only; viz/check_report.h
+// words it, cli reads the budget file and the inputs.
+#ifndef MEMPLAN_ANALYZER_BUDGET_CHECK_H_
+#define MEMPLAN_ANALYZER_BUDGET_CHECK_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/analysis.h"
+#include "ir/program.h"
+
+namespace memplan::analyzer {
+
+// What a budget can limit, in the order reports list them.
+enum class Metric { kPeak, kTemp, kArgument, kOutput, kDeviceFootprint, kTotalAllocation };
+inline constexpr int kNumMetrics = 6;
+inline constexpr Metric kAllMetrics[kNumMetrics] = {
+    Metric::kPeak,   Metric::kTemp,            Metric::kArgument,
+    Metric::kOutput, Metric::kDeviceFootprint, Metric::kTotalAllocation};
+
+// The budget file's key: "peak", "temp", "argument", "output",
+// "device_footprint", "total_allocation".
+std::string_view MetricKey(Metric metric);
+
+// The numbers a budget checks, for one module. Absent: the input cannot
+// tell (a live peak without live ranges, a category the input does not
+// state).
+struct ModuleMetrics {
+  std::string module;
+  std::string source;  // the file or directory it came from
+  std::array<std::optional<int64_t>, kNumMetrics> bytes;
+};
+
+// The peak is the occupied peak (analysis.occupied_peak: shared memory
+// counted once), not XLA's sum of live value sizes.
+ModuleMetrics MetricsOf(const ir::Program& program, const Analysis& analysis);
+
+// The limits of one module's budget, resolved to bytes.
+struct BudgetLimits {
+  std::array<std::optional<int64_t>, kNumMetrics> limit_bytes;
+  // Allowed growth against a baseline, percent; 0 when unset.
+  std::optional<double> regression_percent;
+};
+
+struct CheckOptions {
+  // A budget that this input cannot check fails instead of being reported
+  // as uncheckable.
+  bool strict = false;
+};
+
+// One checked metric: a budget, or a regression against the baseline.
+struct CheckOutcome {
+  enum class Kind { kBudget, kRegression };
+  enum class Result {
+    kPass,
+    kFail,
+    // The input cannot tell the number (value absent): not a failure unless
+    // CheckOptions::strict (then kFail with value absent).
+    kUncheckable,
+    // A regression one side cannot tell: not compared.
+    kSkipped,
+  };
+  Metric metric = Metric::kPeak;
+  Kind kind = Kind::kBudget;
+  Result result = Result::kPass;
+  std::optional<int64_t> value;     // the current number
+  std::optional<int64_t> limit;     // budgets: the limit
+  std::optional<int64_t> baseline;  // regressions: the baseline's number
+  double allowed_percent = 0.0;     // regressions: the growth allowed
+
+  // Budgets: (value - limit) / limit; regressions: (value - baseline) /
+  // baseline; in percent. Absent when a side is unknown or 0.
+  std::optional<double> Percent() const;
+};
+
+// Every limit of `limits` held against `current`, then, with a baseline,
+// every metric held against the allowed regression (0% when unset).
+std::vector<CheckOutcome> CheckModule(const ModuleMetrics& current, const BudgetLimits& limits,
+                                      const ModuleMetrics* baseline,
+                                      const CheckOptions& options = {});
+
+// True when an outcome fails the run.
+inline bool Fails(const CheckOutcome& o) { return o.result == CheckOutcome::Result::kFail; }
+
+}  // namespace memplan::analyzer
+
+#endif  // MEMPLAN_ANALYZER_BUDGET_CHECK_H_
