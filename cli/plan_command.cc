@@ -55,8 +55,12 @@ absl::StatusOr<ir::FamilyInputs> Inputs(const PlanFlags& flags, const std::vecto
     ASSIGN_OR_RETURN(auto source, SourceText::FromFile(flags.families));
     ASSIGN_OR_RETURN(inputs, parsers::ParseFamilyInputs(source));
   }
-  if (flags.data.has_value()) ASSIGN_OR_RETURN(inputs.data, List("data", *flags.data));
-  if (flags.ep.has_value()) ASSIGN_OR_RETURN(inputs.ep, List("ep", *flags.ep));
+  if (flags.data.has_value()) {
+    ASSIGN_OR_RETURN(inputs.data, List("data", *flags.data));
+  }
+  if (flags.ep.has_value()) {
+    ASSIGN_OR_RETURN(inputs.ep, List("ep", *flags.ep));
+  }
   if (!flags.tp_plan.empty()) {
     ASSIGN_OR_RETURN(auto source, SourceText::FromFile(flags.tp_plan));
     ASSIGN_OR_RETURN(inputs.tp, parsers::ParseTpPlan(source));

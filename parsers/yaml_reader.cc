@@ -90,6 +90,17 @@ absl::Status YamlReader::Read(std::string_view what,
   RETURN_IF_ERROR(CheckDepth());
   const llvm::MemoryBufferRef buffer =
       sources_.getMemoryBuffer(sources_.getMainFileID())->getMemBufferRef();
+  {
+    // A first pass over the whole text, so that a syntax error anywhere is
+    // reported before a complaint about a value the parser misread on its
+    // way to it (plans are small; parsing twice costs little).
+    yaml::Stream check(buffer, sources_, /*ShowColors=*/false);
+    for (yaml::Document& document : check) {
+      document.skip();
+      if (syntax_error_.has_value()) break;
+    }
+    RETURN_IF_ERROR(SyntaxError());
+  }
   yaml::Stream stream(buffer, sources_, /*ShowColors=*/false);
   absl::Status status = absl::OkStatus();
   int documents = 0;
@@ -125,6 +136,13 @@ size_t YamlReader::Offset(const yaml::Node* node) const {
   const std::string_view text = source_->text();
   const char* at = node != nullptr ? node->getSourceRange().Start.getPointer() : nullptr;
   if (at == nullptr || at < text.data() || at > text.data() + text.size()) return 0;
+  // A flow collection's range starts at its first entry: point at its
+  // opening bracket instead.
+  if (llvm::isa<yaml::SequenceNode>(node) || llvm::isa<yaml::MappingNode>(node)) {
+    const char* back = at;
+    while (back > text.data() && (back[-1] == ' ' || back[-1] == '\t')) --back;
+    if (back > text.data() && (back[-1] == '[' || back[-1] == '{') && back - 1 != at) at = back - 1;
+  }
   return static_cast<size_t>(at - text.data());
 }
 

@@ -115,8 +115,8 @@ void ExpectMatchesTruth(const Program& program, const std::string& candidate, co
   ASSERT_TRUE(names && sizes);
   ASSERT_EQ(plan.mesh.axes.size(), names->size()) << path;
   for (size_t i = 0; i < names->size(); ++i) {
-    EXPECT_EQ(plan.mesh.axes[i].name, (*names)[i].getAsString().value_or("")) << path;
-    EXPECT_EQ(plan.mesh.axes[i].size, (*sizes)[i].getAsInteger().value_or(-1)) << path;
+    EXPECT_EQ(plan.mesh.axes[i].name, (*names)[i].getAsString().getValueOr("")) << path;
+    EXPECT_EQ(plan.mesh.axes[i].size, (*sizes)[i].getAsInteger().getValueOr(-1)) << path;
   }
   const llvm::json::Array* inputs = object->getArray("inputs");
   ASSERT_NE(inputs, nullptr);
@@ -126,19 +126,19 @@ void ExpectMatchesTruth(const Program& program, const std::string& candidate, co
   std::vector<std::string> donated_tops;
   const llvm::json::Value program_truth = ReadJson(program.dir + "/truth.json");
   if (const llvm::json::Array* tops = program_truth.getAsObject()->getArray("donated_arguments")) {
-    for (const llvm::json::Value& top : *tops) donated_tops.push_back(top.getAsString().value_or("").str());
+    for (const llvm::json::Value& top : *tops) donated_tops.push_back(top.getAsString().getValueOr("").str());
   }
   for (const llvm::json::Value& input_value : *inputs) {
     const llvm::json::Object* input = input_value.getAsObject();
-    const int64_t p = input->getInteger("parameter").value_or(-1);
+    const int64_t p = input->getInteger("parameter").getValueOr(-1);
     ASSERT_TRUE(p >= 0 && p < static_cast<int64_t>(plan.arguments.size())) << path;
     const ir::ArgumentPlan& argument = plan.arguments[p];
-    EXPECT_EQ(argument.name, input->getString("name").value_or("").str()) << path << " parameter " << p;
-    const ir::HloSharding want = Canonical(input->getString("hlo_sharding").value_or("").str());
+    EXPECT_EQ(argument.name, input->getString("name").getValueOr("").str()) << path << " parameter " << p;
+    const ir::HloSharding want = Canonical(input->getString("hlo_sharding").getValueOr("").str());
     EXPECT_EQ(argument.sharding, want) << path << " parameter " << p << ": resolved "
                                        << argument.sharding.ToString() << ", truth " << want.ToString();
     EXPECT_EQ(ShardBytes(program.arguments[p].shape, argument.sharding),
-              input->getInteger("shard_bytes").value_or(-1))
+              input->getInteger("shard_bytes").getValueOr(-1))
         << path << " parameter " << p;
     const std::string top(ir::PytreeTop(argument.name));
     EXPECT_EQ(argument.donated,

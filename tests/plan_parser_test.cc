@@ -57,7 +57,7 @@ std::string ShardingOf(const ir::ResolvedPlan& plan, int64_t parameter) {
 }
 
 TEST(PlanParser, BlockStyleWithNamesGlobsAndNumbers) {
-  absl::StatusOr<ir::ResolvedPlan> plan = Resolve(R"(# a plan
+  absl::StatusOr<ir::ResolvedPlan> plan = Resolve(R"yaml(# a plan
 mesh: {dp: 4, tp: 2}
 arguments:
   "*['w_q']": [dp, tp]   # params and opt_state
@@ -65,7 +65,7 @@ arguments:
   x: [dp, null]
 outputs: {}
 donate: ["params*"]
-)");
+)yaml");
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(ShardingOf(*plan, 0), "{devices=[4,2]<=[8]}");
   EXPECT_EQ(ShardingOf(*plan, 2), "{devices=[4,2]<=[8]}");
@@ -94,14 +94,14 @@ TEST(PlanParser, JsonAndFlowStyleReadTheSame) {
 }
 
 TEST(PlanParser, PartitionSpecReprsAndHloShardingText) {
-  absl::StatusOr<ir::ResolvedPlan> plan = Resolve(R"(mesh: {dp: 2, ep: 4}
+  absl::StatusOr<ir::ResolvedPlan> plan = Resolve(R"yaml(mesh: {dp: 2, ep: 4}
 arguments:
   x: PartitionSpec(('dp', 'ep'), None)
   "y": "P('ep')"
   "params['w_q']": "{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}"
   2: "sharding={devices=[8,1]<=[8]}"
   3: []
-)");
+)yaml");
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(ShardingOf(*plan, 4), "{devices=[8,1]<=[8]}");
   EXPECT_EQ(ShardingOf(*plan, 5), "{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}");
@@ -110,11 +110,11 @@ arguments:
 }
 
 TEST(PlanParser, DevicesAndOutputs) {
-  absl::StatusOr<ir::ResolvedPlan> plan = Resolve(R"(mesh: {dp: 2}
+  absl::StatusOr<ir::ResolvedPlan> plan = Resolve(R"yaml(mesh: {dp: 2}
 devices: [1, 0]
 arguments: {}
 outputs: {1: [], 0: [dp, null]}
-)");
+)yaml");
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->mesh.DeviceIds(), (std::vector<int64_t>{1, 0}));
   ASSERT_EQ(plan->outputs.size(), 2u);
@@ -130,7 +130,7 @@ TEST(PlanParser, LocatedErrors) {
   EXPECT_EQ(ErrorOf("mesh: {dp: 2}\narguments:\n  x: [tp, null]\n"),
             "p.yaml:3:7: error: axis 'tp' is not in the mesh; expected one of dp or null");
   EXPECT_EQ(ErrorOf("mesh: {dp: 2}\narguments:\n  x: \"P(None, 'tp')\"\n"),
-            "p.yaml:3:16: error: axis 'tp' is not in the mesh; expected one of dp or null");
+            "p.yaml:3:15: error: axis 'tp' is not in the mesh; expected one of dp or null");
   EXPECT_EQ(ErrorOf("mesh: {dp: 2}\narguments:\n  x: [dp]\n"),
             "p.yaml:3:6: error: the spec has 1 entries; expected 2 (the rank of argument 4 (x, "
             "f32[256,512]))");
@@ -152,7 +152,7 @@ TEST(PlanParser, LocatedErrors) {
             "p.yaml:2:10: error: expected `devices` to list each of 0..1 exactly once (the mesh dp=2 "
             "has 2 devices)");
   EXPECT_EQ(ErrorOf("mesh: {dp: 2}\narguments:\n  x: [[dp, dp], null]\n"),
-            "p.yaml:3:11: error: axis 'dp' is used twice; expected each mesh axis at most once per spec");
+            "p.yaml:3:12: error: axis 'dp' is used twice; expected each mesh axis at most once per spec");
   EXPECT_EQ(ErrorOf("mesh: {dp: 3}\narguments:\n  x: [dp, null]\n"),
             "p.yaml:3:7: error: dimension 0 of argument 4 (x, f32[256,512]) has size 256, which does "
             "not divide by 3; expected a dimension that divides (JAX refuses uneven argument shards)");
@@ -169,13 +169,13 @@ TEST(PlanParser, LocatedErrors) {
             "opt_state['mu']['w_q'], opt_state['count'], x, y or a parameter number below 6");
   EXPECT_EQ(ErrorOf("mesh: {dp: 2}\narguments:\n  9: []\n"),
             "p.yaml:3:3: error: parameter 9 does not exist; expected a number below 6");
-  EXPECT_EQ(ErrorOf("mesh: {dp: 2\narguments: {}\n").substr(0, 22), "p.yaml:2:10: error: ex");
+  EXPECT_EQ(ErrorOf("mesh: {dp: 2\narguments: {}\n").substr(0, 41), "p.yaml:2:10: error: expected YAML or JSON");
   EXPECT_EQ(ErrorOf(""), "p.yaml:1:1: error: expected a plan (a mapping with `mesh` and `arguments`)");
 }
 
 TEST(PlanParser, NestingIsBounded) {
   const std::string deep = "mesh: {dp: 2}\narguments:\n  x: " + std::string(100, '[') + std::string(100, ']') + "\n";
-  EXPECT_EQ(ErrorOf(deep), "p.yaml:3:33: error: expected at most 32 levels of nesting");
+  EXPECT_EQ(ErrorOf(deep), "p.yaml:3:36: error: expected at most 32 levels of nesting");
   std::string block = "mesh: {dp: 2}\narguments:\n";
   for (int i = 0; i < 40; ++i) block += std::string(2 * i + 2, ' ') + "- a:\n";
   EXPECT_NE(ErrorOf(block).find("expected at most 32 levels of nesting"), std::string::npos);
@@ -232,7 +232,7 @@ TEST(FamilyInputs, ParsesAndLocatesErrors) {
   absl::StatusOr<std::vector<ir::TpRule>> bad =
       parsers::ParseTpPlan(SourceText::FromString("t.yaml", "\"*q\": diagonal\n"));
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(std::string(bad.status().message()).substr(0, 45), "t.yaml:1:7: error: unknown tp style 'diagonal'");
+  EXPECT_EQ(std::string(bad.status().message()).substr(0, 46), "t.yaml:1:7: error: unknown tp style 'diagonal'");
 }
 
 }  // namespace
