@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "ir/partition_spec.h"
 #include "ir/status_macros.h"
 #include "ir/strings.h"
 
@@ -214,6 +215,32 @@ absl::StatusOr<ir::SpecPlan> BuildFamilyPlan(const std::vector<ir::EntryArgument
     plan.arguments.push_back(std::move(out));
   }
   return plan;
+}
+
+absl::StatusOr<ir::ResolvedPlan> ResolveSpecPlan(const ir::SpecPlan& plan) {
+  ir::ResolvedPlan out;
+  out.mesh = plan.mesh;
+  out.label = plan.label;
+  for (const ir::SpecPlanArgument& argument : plan.arguments) {
+    ir::ArgumentPlan lowered;
+    lowered.parameter = argument.parameter;
+    lowered.name = argument.name;
+    lowered.source = ir::PlanSource::kKey;
+    lowered.key = argument.name.empty() ? StrCat(argument.parameter) : argument.name;
+    lowered.donated = argument.donated;
+    ir::JaxNamedSharding named;
+    named.mesh = plan.mesh;
+    named.spec = argument.spec;
+    absl::StatusOr<ir::HloSharding> sharding =
+        ir::PartitionSpecToHloSharding(named, static_cast<int64_t>(argument.shape.dims.size()));
+    if (!sharding.ok()) {
+      return absl::InvalidArgumentError(StrCat("argument ", argument.parameter, ": ",
+                                               FromAbsl(sharding.status().message())));
+    }
+    lowered.sharding = *std::move(sharding);
+    out.arguments.push_back(std::move(lowered));
+  }
+  return out;
 }
 
 }  // namespace memplan::analyzer

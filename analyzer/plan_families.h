@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "ir/entry_arguments.h"
 #include "ir/mesh.h"
+#include "ir/plan.h"
 #include "ir/spec_plan.h"
 
 namespace memplan::analyzer {
@@ -46,6 +47,14 @@ std::string FamilyLabel(const ir::Mesh& mesh);
 // one of rank 0, or the ep and tp rules want the same dimension.
 absl::StatusOr<ir::SpecPlan> BuildFamilyPlan(const std::vector<ir::EntryArgument>& arguments,
                                              const ir::Mesh& mesh, const ir::FamilyInputs& inputs);
+
+// The plan lowered without a file round trip: each spec to the HloSharding
+// JAX gives it (ir::PartitionSpecToHloSharding), every argument kKey (keyed
+// by its name, or its number when unnamed), donation kept, outputs
+// unspecified. What parsers::ResolvePlan gives for WritePlanYaml(plan).
+// InvalidArgument when a spec does not lower (an axis not in the mesh, a
+// spec longer than the rank).
+absl::StatusOr<ir::ResolvedPlan> ResolveSpecPlan(const ir::SpecPlan& plan);
 
 }  // namespace memplan::analyzer
 

@@ -1,11 +1,11 @@
 // Plan files read with LLVM's YAML parser through YamlReader (located
-// errors, bounded nesting). Compiled with -fno-rtti, like LLVM. Specs are lowered by parsers/plan_spec.cc;
-// matching to a program is parsers/plan_resolve.cc.
+// errors, bounded nesting). Compiled with -fno-rtti, like LLVM. Spec
+// notations and lowering are parsers/plan_spec.cc; matching to a program is
+// parsers/plan_resolve.cc.
 #include "parsers/plan_parser.h"
 
 #include <algorithm>
-#include <functional>
-#include <set>
+#include <cctype>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -13,10 +13,7 @@
 #include "ir/strings.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Casting.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLParser.h"
-#include "llvm/Support/raw_ostream.h"
 #include "parsers/jax_sharding_parser.h"
 #include "parsers/plan_spec.h"
 #include "parsers/yaml_reader.h"

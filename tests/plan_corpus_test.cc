@@ -205,6 +205,14 @@ TEST(PlanCorpus, FamiliesRebuildEveryCandidatePlan) {
           parsers::ResolvePlan(*parsed, program.arguments, program.outputs);
       ASSERT_TRUE(resolved.ok()) << resolved.status();
       ExpectMatchesTruth(program, candidate, *resolved);
+      // Lowered directly, the family plan gives the same shardings.
+      absl::StatusOr<ir::ResolvedPlan> direct = analyzer::ResolveSpecPlan(*plan);
+      ASSERT_TRUE(direct.ok()) << direct.status();
+      ASSERT_EQ(direct->arguments.size(), resolved->arguments.size());
+      for (size_t i = 0; i < direct->arguments.size(); ++i) {
+        EXPECT_EQ(direct->arguments[i].sharding, resolved->arguments[i].sharding) << i;
+        EXPECT_EQ(direct->arguments[i].donated, resolved->arguments[i].donated) << i;
+      }
       ++checked;
     }
   }
