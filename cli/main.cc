@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/executor_commands.h"
+#include "cli/plan_commands.h"
 #include "cli/subcommand.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
@@ -35,7 +36,9 @@ constexpr const char* kOverview =
     "  memplan bench-collectives\n"
     "                         nccl-tests-style sweep of collective sizes\n"
     "  memplan shard          one array under a mesh and a sharding in any notation:\n"
-    "                         its HloSharding and every device's shard and bytes\n\n"
+    "                         its HloSharding and every device's shard and bytes\n"
+    "  memplan plan PROGRAM   write a plan file of a sharding family (--family\n"
+    "                         dp|fsdp|tp|ep|dp+tp|fsdp+tp|dp+ep --mesh dp=2,tp=4)\n\n"
     "Exit codes: 0 ok, 1 a check failed, 2 bad input or usage.\n";
 
 // A subcommand's --help shows its own options under this one line, not the
@@ -94,6 +97,7 @@ int Main(int argc, char** argv) {
   subcommands.push_back(MakeValidateSubcommand());
   subcommands.push_back(MakeBenchCollectivesSubcommand());
   subcommands.push_back(MakeShardSubcommand());
+  subcommands.push_back(MakePlanSubcommand());
 
   if (RejectUnknownSubcommand(argc, argv)) return kExitBadInput;
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream& os) { os << kVersion << "\n"; });
