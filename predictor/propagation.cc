@@ -166,8 +166,21 @@ void Propagator::Record(CollectiveKind kind, const ir::Instruction& inst, size_t
   PredictedCollective c;
   c.kind = kind;
   c.at = graph_.scheduled_as[static_cast<size_t>(inst.id.value())];
-  if (!fusion_context_.valid() && k < inst.operands.size()) {
-    c.source = inst.operands[k];
+  if (k < inst.operands.size()) {
+    const ir::Instruction& operand = module_.instruction(inst.operands[k]);
+    if (!fusion_context_.valid()) {
+      c.source = operand.id;
+    } else if (operand.opcode == ir::Opcode::kParameter) {
+      // A fused parameter of the outermost fusion's body is that fusion's
+      // operand: a buffer of its own.
+      const ir::Instruction& fusion = module_.instruction(fusion_context_);
+      const int64_t number = module_.attributes(operand).parameter_number;
+      const bool direct = !fusion.calls.empty() &&
+                          fusion.calls.front().computation == operand.computation;
+      if (direct && number >= 0 && number < static_cast<int64_t>(fusion.operands.size())) {
+        c.source = fusion.operands[static_cast<size_t>(number)];
+      }
+    }
   }
   c.axes = axes;
   c.operand_bytes = operand_bytes;
