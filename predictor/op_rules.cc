@@ -356,9 +356,29 @@ AxesSharding Propagator::DynamicSlice(const ir::Instruction& inst) {
   return op;
 }
 
+// The result keeps the operand's split, and takes the update's on the
+// dimensions the update covers whole that the operand leaves unsplit (an
+// accumulator made replicated, filled with sharded slices, is sharded as
+// XLA's propagation makes it from the uses).
 AxesSharding Propagator::DynamicUpdateSlice(const ir::Instruction& inst) {
   AxesSharding op = Resolved(inst, 0);
-  if (inst.operands.size() > 1) Reshard(inst, 1, op);
+  if (inst.operands.size() < 2) return op;
+  const AxesSharding update = Resolved(inst, 1);
+  const auto& dims = inst.shape.dims;
+  const auto& udims = OperandShape(inst, 1).dims;
+  op.dims.resize(dims.size(), 0);
+  for (size_t d = 0; d < dims.size() && d < udims.size(); ++d) {
+    const AxisMask m = update.Dim(d);
+    if (op.dims[d] == 0 && m != 0 && udims[d] == dims[d] && (m & op.UsedAxes()) == 0) {
+      op.dims[d] = m;
+    }
+  }
+  AxesSharding want = op;
+  for (size_t d = 0; d < want.dims.size() && d < udims.size(); ++d) {
+    if (udims[d] != dims[d]) want.dims[d] = 0;
+  }
+  Reshard(inst, 0, op);
+  Reshard(inst, 1, want);
   return op;
 }
 
