@@ -375,7 +375,41 @@ std::vector<AxesSharding> Propagator::While(const ir::Instruction& inst) {
     carry = result;
   }
   if (module_.contains(condition)) RunComputation(condition, {carry});
+  ShardInitialState(inst, carry);
   return carry;
+}
+
+// A loop state element initialised by a broadcast (zeros for an accumulator)
+// is made in the loop's sharding: XLA's propagation reaches it backwards
+// from the loop, and each device fills only its shard.
+void Propagator::ShardInitialState(const ir::Instruction& loop,
+                                   const std::vector<AxesSharding>& carry) {
+  const ir::Instruction& init = module_.instruction(loop.operands[0]);
+  if (init.opcode != ir::Opcode::kTuple) return;
+  auto& tuple_leaves = out_.leaves[static_cast<size_t>(init.id.value())];
+  size_t leaf = 0;
+  for (ir::InstructionId element : init.operands) {
+    const size_t count = static_cast<size_t>(graph_.leaf_count[static_cast<size_t>(element.value())]);
+    const ir::Instruction& producer = module_.instruction(element);
+    auto& leaves = out_.leaves[static_cast<size_t>(element.value())];
+    if (count == 1 && leaf < carry.size() && !carry[leaf].IsReplicated() && leaves.size() == 1 &&
+        leaves[0].IsReplicated() && IsBroadcastOfScalars(producer)) {
+      leaves[0] = carry[leaf];
+      if (leaf < tuple_leaves.size()) tuple_leaves[leaf] = carry[leaf];
+    }
+    leaf += count;
+  }
+}
+
+bool Propagator::IsBroadcastOfScalars(const ir::Instruction& inst) const {
+  if (inst.opcode != ir::Opcode::kBroadcast && inst.opcode != ir::Opcode::kFusion &&
+      inst.opcode != ir::Opcode::kConstant && inst.opcode != ir::Opcode::kIota) {
+    return false;
+  }
+  for (ir::InstructionId op : inst.operands) {
+    if (!module_.instruction(op).shape.dims.empty()) return false;
+  }
+  return true;
 }
 
 std::vector<AxesSharding> Propagator::Conditional(const ir::Instruction& inst) {

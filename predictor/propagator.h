@@ -60,6 +60,9 @@ class Propagator {
   std::vector<AxesSharding> Conditional(const ir::Instruction& inst);
   std::vector<AxesSharding> CallBody(const ir::Instruction& inst);
   std::vector<AxesSharding> Unknown(const ir::Instruction& inst);
+  void ShardInitialState(const ir::Instruction& loop, const std::vector<AxesSharding>& carry);
+  // A broadcast (or a fusion, constant, iota) reading only scalars.
+  bool IsBroadcastOfScalars(const ir::Instruction& inst) const;
   // Dot and convolution share this: operand dims in roles, conflicts
   // settled by all-gathering the smaller operand.
   struct DimRoles;
