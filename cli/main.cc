@@ -33,7 +33,10 @@ constexpr const char* kOverview =
     "  memplan bench-collectives\n"
     "                         nccl-tests-style sweep of collective sizes\n"
     "  memplan shard          one array under a mesh and a sharding in any notation:\n"
-    "                         its HloSharding and every device's shard and bytes\n\n"
+    "                         its HloSharding and every device's shard and bytes\n"
+    "  memplan predict PROGRAM --plan PLAN\n"
+    "                         per-device memory under a sharding plan, from one\n"
+    "                         single-device compile\n\n"
     "Exit codes: 0 ok, 1 a check failed, 2 bad input or usage.\n";
 
 int Main(int argc, char** argv) {
@@ -51,6 +54,7 @@ int Main(int argc, char** argv) {
   subcommands.push_back(MakeValidateSubcommand());
   subcommands.push_back(MakeBenchCollectivesSubcommand());
   subcommands.push_back(MakeShardSubcommand());
+  subcommands.push_back(MakePredictSubcommand());
 
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream& os) { os << kVersion << "\n"; });
   if (!llvm::cl::ParseCommandLineOptions(argc, argv, kOverview, &llvm::errs())) {
