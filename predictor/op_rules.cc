@@ -207,8 +207,9 @@ AxesSharding Propagator::Contract(const ir::Instruction& inst, const DimRoles& r
     auto [rk, rp] = role_of(rhs, false, bit);
     if (lk >= 0 && rk >= 0) {
       if (lk == rk && lp == rp && lk != 2) continue;  // same batch / contracting pair
-      // Conflict: the smaller operand is gathered along this axis.
-      if (lhs_bytes <= rhs_bytes) {
+      // Conflict: the smaller operand is gathered along this axis; on a
+      // tie the rhs (the weight, in JAX's x @ w) is.
+      if (lhs_bytes < rhs_bytes) {
         DropAxes(lhs, bit);
         lk = -1;
       } else {
@@ -336,9 +337,24 @@ AxesSharding Propagator::Concatenate(const ir::Instruction& inst) {
   return result;
 }
 
+// The result keeps the operand's split. A slice that leaves a split
+// dimension a size its ways do not divide is taken whole (XLA all-gathers
+// the uneven logits of samples/sharded/transformer_fwd before slicing).
 AxesSharding Propagator::KeepOperandShape(const ir::Instruction& inst) {
   AxesSharding op = Resolved(inst, 0);
   op.dims.resize(std::min(op.dims.size(), inst.shape.dims.size()));
+  if (inst.opcode == ir::Opcode::kSlice) {
+    const auto& in = OperandShape(inst, 0).dims;
+    bool changed = false;
+    for (size_t d = 0; d < op.dims.size(); ++d) {
+      const int64_t ways = mesh_.Ways(op.dims[d]);
+      if (ways > 1 && inst.shape.dims[d] != in[d] && inst.shape.dims[d] % ways != 0) {
+        op.dims[d] = 0;
+        changed = true;
+      }
+    }
+    if (changed) Reshard(inst, 0, op);
+  }
   return op;
 }
 
