@@ -168,10 +168,23 @@ void MemoryModel::CollectTempBuffers(const std::vector<Combined>& combined) {
       temp_.push_back({pc.result_bytes, g.step, g.step, -1});
     }
   }
+  // Other collectives' results are live from their source's step (XLA's
+  // CPU schedule issues a collective right after the instruction that
+  // computes its operand: samples/sharded/transformer_fwd fsdp8 converts
+  // every weight first, and all its weight all-gathers are live at once) to
+  // their consumer's; a collective reading an entry parameter is issued at
+  // its consumer (mlp_train_step fsdp8 gathers x twice, where it is used).
+  const ir::Module& module = p_.program_.module;
   for (const PredictedCollective& pc : prop_.collectives) {
     if (pc.kind == CollectiveKind::kAllReduce) continue;
     const ir::ScheduleStep s = StepOf(pc.at);
-    if (s >= 0) temp_.push_back({pc.result_bytes, s, s, -1});
+    if (s < 0) continue;
+    ir::ScheduleStep start = s;
+    if (pc.source.valid() && module.instruction(pc.source).opcode != ir::Opcode::kParameter) {
+      const ir::ScheduleStep source = StepOf(pc.source);
+      if (source >= 0 && source < s) start = source;
+    }
+    temp_.push_back({pc.result_bytes, start, s, -1});
   }
   // Output allocations keep the values that still fit the allocation's
   // output; larger ones move to the temp arena.
