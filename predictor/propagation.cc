@@ -161,27 +161,29 @@ const ir::Shape& Propagator::OperandShape(const ir::Instruction& inst, size_t k)
   return module_.instruction(inst.operands[k]).shape;
 }
 
+ir::InstructionId Propagator::SourceOf(const ir::Instruction& inst, size_t k) const {
+  if (k >= inst.operands.size()) return ir::InstructionId();
+  const ir::Instruction& operand = module_.instruction(inst.operands[k]);
+  if (!fusion_context_.valid()) return operand.id;
+  if (operand.opcode != ir::Opcode::kParameter) return ir::InstructionId();
+  // A fused parameter of the outermost fusion's body is that fusion's
+  // operand: a buffer of its own.
+  const ir::Instruction& fusion = module_.instruction(fusion_context_);
+  const int64_t number = module_.attributes(operand).parameter_number;
+  const bool direct =
+      !fusion.calls.empty() && fusion.calls.front().computation == operand.computation;
+  if (direct && number >= 0 && number < static_cast<int64_t>(fusion.operands.size())) {
+    return fusion.operands[static_cast<size_t>(number)];
+  }
+  return ir::InstructionId();
+}
+
 void Propagator::Record(CollectiveKind kind, const ir::Instruction& inst, size_t k,
                         AxisMask axes, int64_t operand_bytes, int64_t result_bytes) {
   PredictedCollective c;
   c.kind = kind;
   c.at = graph_.scheduled_as[static_cast<size_t>(inst.id.value())];
-  if (k < inst.operands.size()) {
-    const ir::Instruction& operand = module_.instruction(inst.operands[k]);
-    if (!fusion_context_.valid()) {
-      c.source = operand.id;
-    } else if (operand.opcode == ir::Opcode::kParameter) {
-      // A fused parameter of the outermost fusion's body is that fusion's
-      // operand: a buffer of its own.
-      const ir::Instruction& fusion = module_.instruction(fusion_context_);
-      const int64_t number = module_.attributes(operand).parameter_number;
-      const bool direct = !fusion.calls.empty() &&
-                          fusion.calls.front().computation == operand.computation;
-      if (direct && number >= 0 && number < static_cast<int64_t>(fusion.operands.size())) {
-        c.source = fusion.operands[static_cast<size_t>(number)];
-      }
-    }
-  }
+  c.source = SourceOf(inst, k);
   c.axes = axes;
   c.operand_bytes = operand_bytes;
   c.result_bytes = result_bytes;
@@ -191,7 +193,10 @@ void Propagator::Record(CollectiveKind kind, const ir::Instruction& inst, size_t
 AxesSharding Propagator::Resolved(const ir::Instruction& inst, size_t k) {
   AxesSharding have = Operand(inst, k);
   if (have.partial == 0) return have;
-  auto key = std::make_pair(inst.operands[k].value(), int64_t{0});
+  // One all-reduce per partial value: a fused parameter stands for its
+  // fusion's operand, which several fusions may read.
+  const ir::InstructionId source = SourceOf(inst, k);
+  auto key = std::make_pair(source.valid() ? source.value() : inst.operands[k].value(), int64_t{0});
   if (auto it = resolved_.find(key); it != resolved_.end()) return it->second;
   const int64_t bytes = ShardBytes(OperandShape(inst, k), have, mesh_);
   Record(CollectiveKind::kAllReduce, inst, k, have.partial, bytes, bytes);

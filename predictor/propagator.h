@@ -38,6 +38,10 @@ class Propagator {
   void Reshard(const ir::Instruction& inst, size_t k, const AxesSharding& want);
   // Operand `k` with its partial sums reduced (all-reduce), once per value.
   AxesSharding Resolved(const ir::Instruction& inst, size_t k);
+  // The buffer operand `k` of `inst` reads: the operand outside fusions, a
+  // fused parameter's fusion operand inside one; invalid for a fused
+  // intermediate.
+  ir::InstructionId SourceOf(const ir::Instruction& inst, size_t k) const;
   void Record(CollectiveKind kind, const ir::Instruction& inst, size_t k, AxisMask axes,
               int64_t operand_bytes, int64_t result_bytes);
 
