@@ -183,8 +183,6 @@ struct Propagator::DimRoles {
 AxesSharding Propagator::Contract(const ir::Instruction& inst, const DimRoles& roles) {
   AxesSharding lhs = Resolved(inst, 0);
   AxesSharding rhs = Resolved(inst, 1);
-  const int64_t lhs_bytes = ir::ByteSizeOf(OperandShape(inst, 0));
-  const int64_t rhs_bytes = ir::ByteSizeOf(OperandShape(inst, 1));
   lhs.dims.resize(OperandShape(inst, 0).dims.size(), 0);
   rhs.dims.resize(OperandShape(inst, 1).dims.size(), 0);
   auto role_of = [&](const AxesSharding& s, bool is_lhs, AxisMask bit) -> std::pair<int, int> {
@@ -207,9 +205,21 @@ AxesSharding Propagator::Contract(const ir::Instruction& inst, const DimRoles& r
     auto [rk, rp] = role_of(rhs, false, bit);
     if (lk >= 0 && rk >= 0) {
       if (lk == rk && lp == rp && lk != 2) continue;  // same batch / contracting pair
-      // Conflict: the smaller operand is gathered along this axis; on a
-      // tie the rhs (the weight, in JAX's x @ w) is.
-      if (lhs_bytes < rhs_bytes) {
+      // Conflict: one operand is gathered along this axis, the one whose
+      // gathered buffer, plus the partial result it leaves when the other
+      // operand contracts over the axis, is smaller; on a tie the rhs (the
+      // weight, in JAX's x @ w).
+      AxesSharding lhs_gathered = lhs, rhs_gathered = rhs;
+      DropAxes(lhs_gathered, bit);
+      DropAxes(rhs_gathered, bit);
+      const int64_t out_bytes =
+          ir::ByteSizeOf(inst.shape) /
+          std::max<int64_t>(1, mesh_.Ways((lhs.UsedAxes() | rhs.UsedAxes()) & ~bit));
+      const int64_t drop_lhs = ShardBytes(OperandShape(inst, 0), lhs_gathered, mesh_) +
+                               (rk == 1 ? out_bytes : 0);
+      const int64_t drop_rhs = ShardBytes(OperandShape(inst, 1), rhs_gathered, mesh_) +
+                               (lk == 1 ? out_bytes : 0);
+      if (drop_lhs < drop_rhs) {
         DropAxes(lhs, bit);
         lk = -1;
       } else {
