@@ -4,8 +4,6 @@
 #include <map>
 #include <set>
 #include <tuple>
-#include <cstdio>
-#include <cstdlib>
 
 #include "analyzer/heap_simulator.h"
 
@@ -226,15 +224,6 @@ int64_t MemoryModel::PackTemp() const {
     events.emplace_back(temp_[b].end, true, b);
   }
   std::sort(events.begin(), events.end());
-  if (getenv("MEMPLAN_DEBUG_TEMP")) {
-    std::vector<size_t> order(temp_.size());
-    for (size_t b = 0; b < order.size(); ++b) order[b] = b;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return temp_[a].size > temp_[b].size; });
-    for (size_t k = 0; k < order.size() && k < 40; ++k) {
-      const Buffer& b = temp_[order[k]];
-      fprintf(stderr, "buf %zu size %ld [%ld,%ld] share %ld\n", order[k], (long)b.size, (long)b.start, (long)b.end, (long)b.share_with);
-    }
-  }
   auto heap = analyzer::MakeDecreasingSizeBestFitHeap(p_.options_.temp_alignment);
   std::vector<char> live(temp_.size(), 0);
   for (const auto& [step, is_free, b] : events) {
