@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/executor_commands.h"
+#include "cli/plan_commands.h"
 #include "cli/subcommand.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -36,7 +37,9 @@ constexpr const char* kOverview =
     "                         its HloSharding and every device's shard and bytes\n"
     "  memplan predict PROGRAM --plan PLAN\n"
     "                         per-device memory under a sharding plan, from one\n"
-    "                         single-device compile\n\n"
+    "                         single-device compile\n"
+    "  memplan plan PROGRAM   write a plan file of a sharding family (--family\n"
+    "                         dp|fsdp|tp|ep|dp+tp|fsdp+tp|dp+ep --mesh dp=2,tp=4)\n\n"
     "Exit codes: 0 ok, 1 a check failed, 2 bad input or usage.\n";
 
 int Main(int argc, char** argv) {
@@ -55,6 +58,7 @@ int Main(int argc, char** argv) {
   subcommands.push_back(MakeBenchCollectivesSubcommand());
   subcommands.push_back(MakeShardSubcommand());
   subcommands.push_back(MakePredictSubcommand());
+  subcommands.push_back(MakePlanSubcommand());
 
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream& os) { os << kVersion << "\n"; });
   if (!llvm::cl::ParseCommandLineOptions(argc, argv, kOverview, &llvm::errs())) {

@@ -12,7 +12,8 @@ namespace memplan {
 namespace {
 
 constexpr const char* kProgram = "samples/sharded/mlp_train_step";
-constexpr const char* kPlan = "samples/sharded/mlp_train_step/candidates/dp8.truth.json";
+constexpr const char* kPlan = "samples/sharded/mlp_train_step/candidates/dp8.plan.yaml";
+constexpr const char* kTruth = "samples/sharded/mlp_train_step/candidates/dp8.truth.json";
 
 test::CommandResult Memplan(std::vector<std::string> args) {
   args.insert(args.begin(), MEMPLAN_BINARY);
@@ -35,8 +36,8 @@ TEST(PredictCli, JsonHasTheKeysAndXlasArgumentBytes) {
   ASSERT_EQ(devices->size(), 8u);
   const llvm::json::Object* d0 = (*devices)[0].getAsObject();
   ASSERT_NE(d0, nullptr);
-  // XLA's memory_analysis() of the dp8 compile (the plan file's own record).
-  const std::string truth_text = test::ReadFileOrDie(test::SourcePath(kPlan));
+  // XLA's memory_analysis() of the dp8 compile.
+  const std::string truth_text = test::ReadFileOrDie(test::SourcePath(kTruth));
   llvm::Expected<llvm::json::Value> truth = llvm::json::parse(truth_text);
   ASSERT_TRUE(static_cast<bool>(truth));
   const llvm::json::Object* memory = truth->getAsObject()->getObject("memory_analysis");
@@ -57,13 +58,13 @@ TEST(PredictCli, JsonHasTheKeysAndXlasArgumentBytes) {
 
 TEST(PredictCli, BadPlanExitsTwoAndWritesNothing) {
   test::TempDir dir;
-  const std::string bad = dir.File("bad.json");
-  ASSERT_TRUE(test::WriteFile(bad, R"({"mesh": {"axis_names": ["dp"], "shape": [8]}, "inputs": []})"));
+  const std::string bad = dir.File("bad.yaml");
+  // An axis the mesh lacks: the plan parser's located error.
+  ASSERT_TRUE(test::WriteFile(bad, "mesh: {dp: 8}\narguments:\n  x: [tp, null]\n"));
   const std::string out = dir.File("out.json");
   const test::CommandResult r = Memplan({"predict", kProgram, "--plan", bad, "-o", out});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("bad.json"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("arguments"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bad.yaml:3:"), std::string::npos) << r.err;
   EXPECT_FALSE(test::FileExists(out));
   const test::CommandResult missing = Memplan({"predict", kProgram, "--plan", dir.File("none")});
   EXPECT_EQ(missing.exit_code, 2);
