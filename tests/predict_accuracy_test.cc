@@ -15,7 +15,14 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+#include <optional>
+
 #include "gtest/gtest.h"
+#include "ir/entry_arguments.h"
+#include "parsers/load_program.h"
+#include "parsers/plan_parser.h"
+#include "parsers/source_text.h"
 #include "tests/predict_corpus.h"
 #include "tests/test_util.h"
 
@@ -138,6 +145,39 @@ TEST_F(PredictAccuracy, CandidatesOrderAsCompiled) {
       return names;
     };
     EXPECT_EQ(order(true), order(false)) << program;
+  }
+}
+
+// The plan files beside each truth (what `memplan predict --plan` reads)
+// give the same predictions as the shardings the compile recorded.
+TEST_F(PredictAccuracy, PlanFilesPredictLikeTheRecordedShardings) {
+  ASSERT_NE(rows_, nullptr);
+  std::string loaded_dir;
+  std::optional<parsers::LoadedProgram> loaded;
+  std::unique_ptr<predictor::Predictor> predictor;
+  for (const CorpusRow& r : *rows_) {
+    const std::string dir = SourcePath("samples/sharded/" + r.c.program);
+    if (dir != loaded_dir) {
+      auto l = parsers::LoadProgram(dir, {});
+      ASSERT_TRUE(l.ok()) << l.status();
+      loaded.emplace(*std::move(l));
+      auto p = predictor::Predictor::Create(loaded->program);
+      ASSERT_TRUE(p.ok());
+      predictor = *std::move(p);
+      loaded_dir = dir;
+    }
+    auto source = parsers::SourceText::FromFile(dir + "/candidates/" + r.c.candidate + ".plan.yaml");
+    ASSERT_TRUE(source.ok()) << source.status();
+    auto plan = parsers::ParsePlan(*source);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    auto arguments = ir::EntryArguments(loaded->program.module);
+    ASSERT_TRUE(arguments.ok());
+    auto resolved = parsers::ResolvePlan(*plan, *arguments, ir::EntryOutputs(loaded->program.module));
+    ASSERT_TRUE(resolved.ok()) << resolved.status();
+    auto prediction = predictor->Predict(*resolved);
+    ASSERT_TRUE(prediction.ok()) << prediction.status();
+    EXPECT_EQ(prediction->max_device_footprint_bytes, r.prediction.max_device_footprint_bytes)
+        << r.c.program << " " << r.c.candidate;
   }
 }
 

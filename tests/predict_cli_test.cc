@@ -42,8 +42,8 @@ TEST(PredictCli, JsonHasTheKeysAndXlasArgumentBytes) {
   ASSERT_TRUE(static_cast<bool>(truth));
   const llvm::json::Object* memory = truth->getAsObject()->getObject("memory_analysis");
   ASSERT_NE(memory, nullptr);
-  EXPECT_EQ(d0->getInteger("argument_bytes"), memory->getInteger("argument_size_in_bytes"));
-  EXPECT_EQ(d0->getInteger("output_bytes"), memory->getInteger("output_size_in_bytes"));
+  EXPECT_EQ(d0->getInteger("argument_bytes").getValueOr(-1), memory->getInteger("argument_size_in_bytes").getValueOr(-1));
+  EXPECT_EQ(d0->getInteger("output_bytes").getValueOr(-1), memory->getInteger("output_size_in_bytes").getValueOr(-1));
   for (const char* key : {"alias_bytes", "temp_bytes", "device_footprint_bytes", "live_peak_bytes"}) {
     EXPECT_TRUE(d0->getInteger(key).hasValue()) << key;
   }
@@ -53,7 +53,7 @@ TEST(PredictCli, JsonHasTheKeysAndXlasArgumentBytes) {
   ASSERT_EQ(collectives->size(), 1u);
   const llvm::json::Object* c = (*collectives)[0].getAsObject();
   EXPECT_EQ(c->getString("kind"), llvm::StringRef("all-reduce"));
-  EXPECT_EQ(c->getInteger("count"), 1);
+  EXPECT_EQ(c->getInteger("count").getValueOr(-1), 1);
 }
 
 TEST(PredictCli, BadPlanExitsTwoAndWritesNothing) {
