@@ -201,8 +201,7 @@ void MemoryModel::CollectTempBuffers(const std::vector<Combined>& combined) {
     const int64_t size = Scaled(info);
     if (info.cls == Info::Class::kTemp) {
       index[v] = static_cast<int64_t>(temp_.size());
-      int64_t share = info.share_with >= 0 ? index[static_cast<size_t>(info.share_with)] : -1;
-      temp_.push_back({size, info.start, end[v], share});
+      temp_.push_back({size, info.start, end[v], -1});
     } else if (info.cls == Info::Class::kOutput) {
       const int64_t c = cap[static_cast<size_t>(info.allocation)];
       if (c >= 0 && size > c) {
@@ -210,6 +209,14 @@ void MemoryModel::CollectTempBuffers(const std::vector<Combined>& combined) {
       } else {
         resident_.push_back({size, info.start, end[v], -1});
       }
+    }
+  }
+  // In-place groups, once every temp value has its index (a group's first
+  // value may have a larger id than its members).
+  for (size_t v = 0; v < values.size(); ++v) {
+    if (index[v] >= 0 && values[v].share_with >= 0) {
+      temp_[static_cast<size_t>(index[v])].share_with =
+          index[static_cast<size_t>(values[v].share_with)];
     }
   }
 }
