@@ -120,6 +120,20 @@ struct ShardFlags {
 
 int RunShard(const ShardFlags& flags);
 
+enum class PredictFormat { kText, kJson };
+
+// memplan predict PROGRAM --plan PLAN [--format=text|json] [-o FILE]:
+// per-device memory under a sharding plan (predictor/predict.h).
+struct PredictFlags {
+  std::string path;
+  std::string module;
+  std::string plan;
+  PredictFormat format = PredictFormat::kText;
+  std::string output = "-";
+};
+
+int RunPredict(const PredictFlags& flags);
+
 }  // namespace memplan::cli
 
 #endif  // MEMPLAN_CLI_COMMANDS_H_

@@ -37,6 +37,9 @@ constexpr const char* kOverview =
     "                         nccl-tests-style sweep of collective sizes\n"
     "  memplan shard          one array under a mesh and a sharding in any notation:\n"
     "                         its HloSharding and every device's shard and bytes\n"
+    "  memplan predict PROGRAM --plan PLAN\n"
+    "                         per-device memory under a sharding plan, from one\n"
+    "                         single-device compile\n"
     "  memplan plan PROGRAM   write a plan file of a sharding family (--family\n"
     "                         dp|fsdp|tp|ep|dp+tp|fsdp+tp|dp+ep --mesh dp=2,tp=4)\n\n"
     "Exit codes: 0 ok, 1 a check failed, 2 bad input or usage.\n";
@@ -97,6 +100,7 @@ int Main(int argc, char** argv) {
   subcommands.push_back(MakeValidateSubcommand());
   subcommands.push_back(MakeBenchCollectivesSubcommand());
   subcommands.push_back(MakeShardSubcommand());
+  subcommands.push_back(MakePredictSubcommand());
   subcommands.push_back(MakePlanSubcommand());
 
   if (RejectUnknownSubcommand(argc, argv)) return kExitBadInput;

@@ -30,6 +30,7 @@ std::unique_ptr<Subcommand> MakeCostSubcommand();
 std::unique_ptr<Subcommand> MakeModulesSubcommand();
 std::unique_ptr<Subcommand> MakeCalltreeSubcommand();
 std::unique_ptr<Subcommand> MakeShardSubcommand();
+std::unique_ptr<Subcommand> MakePredictSubcommand();
 
 }  // namespace memplan::cli
 

@@ -1,0 +1,63 @@
+// memplan predict: per-device memory under a sharding plan.
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "cli/output_file.h"
+#include "ir/entry_arguments.h"
+#include "ir/strings.h"
+#include "parsers/load_program.h"
+#include "parsers/plan_parser.h"
+#include "parsers/source_text.h"
+#include "predictor/predict.h"
+#include "viz/describe.h"
+#include "viz/predict_report.h"
+
+namespace memplan::cli {
+namespace {
+
+int Fail(std::string_view message) {
+  std::fprintf(stderr, "memplan: %.*s\n", static_cast<int>(message.size()), message.data());
+  return kExitBadInput;
+}
+
+// The plan file (docs/plan-format.md) matched to the program's arguments.
+absl::StatusOr<ir::ResolvedPlan> ReadPlan(const std::string& path, const ir::Module& module) {
+  absl::StatusOr<std::shared_ptr<const parsers::SourceText>> source =
+      parsers::SourceText::FromFile(path);
+  if (!source.ok()) return source.status();
+  absl::StatusOr<parsers::PlanFile> plan = parsers::ParsePlan(*source);
+  if (!plan.ok()) return plan.status();
+  absl::StatusOr<std::vector<ir::EntryArgument>> arguments = ir::EntryArguments(module);
+  if (!arguments.ok()) return arguments.status();
+  return parsers::ResolvePlan(*plan, *arguments, ir::EntryOutputs(module));
+}
+
+}  // namespace
+
+int RunPredict(const PredictFlags& flags) {
+  parsers::LoadOptions load;
+  load.module = flags.module;
+  absl::StatusOr<parsers::LoadedProgram> loaded = parsers::LoadProgram(flags.path, load);
+  if (!loaded.ok()) return Fail(FromAbsl(loaded.status().message()));
+  absl::StatusOr<ir::ResolvedPlan> plan = ReadPlan(flags.plan, loaded->program.module);
+  if (!plan.ok()) return Fail(FromAbsl(plan.status().message()));
+  auto predictor = predictor::Predictor::Create(loaded->program);
+  if (!predictor.ok()) return Fail(StrCat(flags.path, ": ", FromAbsl(predictor.status().message())));
+  absl::StatusOr<predictor::Prediction> prediction = (*predictor)->Predict(*plan);
+  if (!prediction.ok()) {
+    return Fail(StrCat(flags.plan, ": ", FromAbsl(prediction.status().message())));
+  }
+  const viz::PredictReportInput input{loaded->program.module, loaded->program.module_name,
+                                      *prediction};
+  const std::string report = flags.format == PredictFormat::kJson ? viz::RenderPredictJson(input)
+                                                                   : viz::RenderPredictText(input);
+  if (absl::Status s = WriteOutput(flags.output, report); !s.ok()) {
+    return Fail(FromAbsl(s.message()));
+  }
+  if (const std::string choice = viz::DescribeModuleChoice(*loaded); !choice.empty()) {
+    std::fprintf(stderr, "memplan: %s (--module picks another)\n", choice.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace memplan::cli

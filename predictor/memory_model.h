@@ -1,0 +1,66 @@
+// Internal to predictor: per-device bytes from a propagation. See
+// predict.h for the model; memory_model.cc for each step.
+#ifndef MEMPLAN_PREDICTOR_MEMORY_MODEL_H_
+#define MEMPLAN_PREDICTOR_MEMORY_MODEL_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "predictor/predict.h"
+#include "predictor/propagation.h"
+
+namespace memplan::predictor {
+
+class MemoryModel {
+ public:
+  MemoryModel(const Predictor& predictor, const MeshSizes& mesh, const Propagation& prop,
+              Prediction& out)
+      : p_(predictor), mesh_(mesh), prop_(prop), out_(out) {}
+
+  // Fills out.devices, out.max_device_footprint_bytes and out.collectives.
+  void Run();
+
+ private:
+  // A buffer of the per-device program: a scaled value or a collective's.
+  struct Buffer {
+    int64_t size = 0;
+    ir::ScheduleStep start = 0, end = 0;
+    int64_t share_with = -1;  // index into buffers of the buffer it reuses
+  };
+  // One combined all-reduce: its members (indices into prop.collectives).
+  struct Combined {
+    ir::ComputationId computation;
+    AxisMask axes = 0;
+    int64_t bytes = 0;
+    ir::ScheduleStep step = 0;
+    uint64_t members_mask = 0;
+    std::vector<size_t> members;
+  };
+
+  int64_t Scaled(const Predictor::ValueInfo& v) const;
+  ir::ScheduleStep StepOf(ir::InstructionId id) const;
+  int64_t ArgumentBytes() const;
+  int64_t OutputBytes() const;
+  int64_t AliasBytes() const;
+  // Groups the all-reduces as XLA's combiner would.
+  std::vector<Combined> CombineAllReduces() const;
+  // Temp buffers: temp values, values too large for their output
+  // allocation now, collective buffers (partial sums kept until their
+  // combined all-reduce).
+  void CollectTempBuffers(const std::vector<Combined>& combined);
+  int64_t PackTemp() const;
+  int64_t LivePeak(ir::ScheduleStep* step) const;
+  void SummarizeCollectives(const std::vector<Combined>& combined);
+
+  const Predictor& p_;
+  const MeshSizes& mesh_;
+  const Propagation& prop_;
+  Prediction& out_;
+  std::vector<Buffer> temp_;
+  std::vector<Buffer> resident_;  // output-allocation values that stay there
+  int64_t argument_bytes_ = 0;
+};
+
+}  // namespace memplan::predictor
+
+#endif  // MEMPLAN_PREDICTOR_MEMORY_MODEL_H_

@@ -1,0 +1,472 @@
+// The per-opcode propagation rules. Each returns the result's sharding and
+// reshards its operands to what it takes (Propagator::Reshard records the
+// collectives that costs).
+#include <algorithm>
+
+#include "predictor/propagator.h"
+
+namespace memplan::predictor {
+
+bool IsElementwise(ir::Opcode opcode) {
+  using ir::Opcode;
+  switch (opcode) {
+    case Opcode::kAbs: case Opcode::kAcos: case Opcode::kAcosh: case Opcode::kAdd:
+    case Opcode::kAnd: case Opcode::kAsin: case Opcode::kAsinh: case Opcode::kAtan:
+    case Opcode::kAtanh: case Opcode::kCbrt: case Opcode::kCeil:
+    case Opcode::kClamp: case Opcode::kClz: case Opcode::kCompare: case Opcode::kComplex:
+    case Opcode::kConvert: case Opcode::kCopy: case Opcode::kCos: case Opcode::kCosh:
+    case Opcode::kDivide: case Opcode::kErf: case Opcode::kExp: case Opcode::kFloor:
+    case Opcode::kImag: case Opcode::kIsFinite: case Opcode::kLog: case Opcode::kLogistic:
+    case Opcode::kMap: case Opcode::kMaximum: case Opcode::kMinimum: case Opcode::kMulhi:
+    case Opcode::kMultiply: case Opcode::kNegate: case Opcode::kNot: case Opcode::kOr:
+    case Opcode::kPopulationCount: case Opcode::kPower: case Opcode::kReal:
+    case Opcode::kReducePrecision: case Opcode::kRemainder: case Opcode::kRoundNearestAfz:
+    case Opcode::kRoundNearestEven: case Opcode::kRsqrt: case Opcode::kSelect:
+    case Opcode::kShiftLeft: case Opcode::kShiftRightArithmetic:
+    case Opcode::kShiftRightLogical: case Opcode::kSign: case Opcode::kSin: case Opcode::kSinh:
+    case Opcode::kSqrt: case Opcode::kStochasticConvert: case Opcode::kSubtract:
+    case Opcode::kTan: case Opcode::kTanh: case Opcode::kXor: case Opcode::kBitcastConvert:
+      return true;
+    default:
+      return false;
+  }
+}
+
+namespace {
+
+// Removes from `s` every axis in `axes`.
+void DropAxes(AxesSharding& s, AxisMask axes) {
+  for (AxisMask& m : s.dims) m &= ~axes;
+  s.partial &= ~axes;
+}
+
+}  // namespace
+
+// Same-shaped operands (scalars of a clamp or select excepted): the result
+// takes the operand that splits across the most devices, then adds any
+// dimension another operand splits with axes still free.
+std::vector<AxesSharding> Propagator::Elementwise(const ir::Instruction& inst) {
+  const size_t rank = inst.shape.dims.size();
+  int best = -1;
+  int64_t best_ways = 0;
+  std::vector<AxesSharding> ops(inst.operands.size());
+  for (size_t k = 0; k < inst.operands.size(); ++k) {
+    if (OperandShape(inst, k).dims.size() != rank || OperandLeaves(inst, k).size() != 1) continue;
+    ops[k] = Operand(inst, k);
+    const int64_t ways = mesh_.Ways(ops[k].UsedAxes());
+    if (best < 0 || ways > best_ways) {
+      best = static_cast<int>(k);
+      best_ways = ways;
+    }
+  }
+  if (best < 0) return Replicated(inst.shape);
+  AxesSharding result = ops[static_cast<size_t>(best)];
+  result.partial = 0;
+  result.dims.resize(rank, 0);
+  for (size_t k = 0; k < ops.size(); ++k) {
+    for (size_t d = 0; d < rank; ++d) {
+      const AxisMask m = ops[k].Dim(d);
+      if (result.dims[d] == 0 && m != 0 && (m & result.UsedAxes()) == 0) result.dims[d] = m;
+    }
+  }
+  for (size_t k = 0; k < inst.operands.size(); ++k) {
+    if (OperandShape(inst, k).dims.size() == rank) Reshard(inst, k, result);
+  }
+  return {result};
+}
+
+AxesSharding Propagator::Broadcast(const ir::Instruction& inst) {
+  AxesSharding op = Resolved(inst, 0);
+  const auto& dims = module_.attributes(inst).dimensions;
+  AxesSharding result;
+  result.dims.assign(inst.shape.dims.size(), 0);
+  for (size_t k = 0; k < dims.size() && k < op.dims.size(); ++k) {
+    if (dims[k] >= 0 && dims[k] < static_cast<int64_t>(result.dims.size())) {
+      result.dims[static_cast<size_t>(dims[k])] = op.dims[k];
+    }
+  }
+  return result;
+}
+
+AxesSharding Propagator::Transpose(const ir::Instruction& inst) {
+  AxesSharding op = Operand(inst, 0);
+  const auto& perm = module_.attributes(inst).dimensions;
+  AxesSharding result;
+  result.partial = op.partial;
+  result.dims.assign(inst.shape.dims.size(), 0);
+  for (size_t k = 0; k < perm.size() && k < result.dims.size(); ++k) {
+    result.dims[k] = op.Dim(static_cast<size_t>(perm[k]));
+  }
+  return result;
+}
+
+// Walks both shapes in groups of dimensions with equal products: one to one
+// keeps the split; many input dims into one keeps the major dim's split
+// (the minor ones are all-gathered); one into many keeps it on the major
+// output dim when its size divides; anything else is all-gathered.
+AxesSharding Propagator::Reshape(const ir::Instruction& inst) {
+  const AxesSharding op = Operand(inst, 0);
+  const std::vector<int64_t>& in = OperandShape(inst, 0).dims;
+  const std::vector<int64_t>& outd = inst.shape.dims;
+  AxesSharding result;
+  result.partial = op.partial;
+  result.dims.assign(outd.size(), 0);
+  AxesSharding want = op;  // what the operand must become
+  want.dims.resize(in.size(), 0);
+  size_t i = 0, o = 0;
+  while (i < in.size() || o < outd.size()) {
+    // Size-1 dims on either side form groups of their own.
+    if (i < in.size() && in[i] == 1) {
+      want.dims[i] = 0;
+      ++i;
+      continue;
+    }
+    if (o < outd.size() && outd[o] == 1) {
+      ++o;
+      continue;
+    }
+    if (i >= in.size() || o >= outd.size()) break;
+    size_t i0 = i, o0 = o;
+    int64_t pi = in[i++], po = outd[o++];
+    while (pi != po) {
+      if (pi < po && i < in.size()) {
+        pi *= in[i++];
+      } else if (po < pi && o < outd.size()) {
+        po *= outd[o++];
+      } else {
+        break;
+      }
+    }
+    const size_t ni = i - i0, no = o - o0;
+    const AxisMask major = want.dims[i0];
+    if (ni == 1 && no == 1) {
+      result.dims[o0] = major;
+    } else if (no == 1) {
+      result.dims[o0] = major;
+      for (size_t k = i0 + 1; k < i; ++k) want.dims[k] = 0;
+    } else if (ni == 1) {
+      if (major != 0 && outd[o0] % mesh_.Ways(major) == 0) {
+        result.dims[o0] = major;
+      } else {
+        want.dims[i0] = 0;
+      }
+    } else {
+      for (size_t k = i0; k < i; ++k) want.dims[k] = 0;
+    }
+  }
+  for (size_t k = i; k < want.dims.size(); ++k) want.dims[k] = 0;
+  want.partial = 0;
+  if (!(want.dims == op.dims) && op.UsedAxes() != want.UsedAxes()) {
+    AxesSharding keep = want;
+    keep.partial = op.partial;
+    // Reshard keeps partial sums when want has none of their axes.
+    Reshard(inst, 0, keep);
+  }
+  return result;
+}
+
+struct Propagator::DimRoles {
+  // Per role, the lhs and rhs dimension (-1: none) and the output dim.
+  struct Pair {
+    int64_t lhs = -1, rhs = -1, out = -1;
+  };
+  std::vector<Pair> batch;        // both operands and the output
+  std::vector<Pair> contracting;  // both operands, no output
+  std::vector<Pair> lhs_free;     // lhs and output
+  std::vector<Pair> rhs_free;     // rhs and output
+};
+
+// For every axis: where each operand uses it. An axis used by one operand
+// in a batch or contracting role is applied to the other's matching dim (a
+// free local slice); used by both in the same role it stays; used in roles
+// that cannot coexist, the smaller operand gives it up (all-gathered).
+AxesSharding Propagator::Contract(const ir::Instruction& inst, const DimRoles& roles) {
+  AxesSharding lhs = Resolved(inst, 0);
+  AxesSharding rhs = Resolved(inst, 1);
+  lhs.dims.resize(OperandShape(inst, 0).dims.size(), 0);
+  rhs.dims.resize(OperandShape(inst, 1).dims.size(), 0);
+  auto role_of = [&](const AxesSharding& s, bool is_lhs, AxisMask bit) -> std::pair<int, int> {
+    // (kind, pair index): kind 0 batch, 1 contracting, 2 free; -1 unused.
+    const std::vector<DimRoles::Pair>* lists[3] = {
+        &roles.batch, &roles.contracting, is_lhs ? &roles.lhs_free : &roles.rhs_free};
+    for (int kind = 0; kind < 3; ++kind) {
+      for (size_t p = 0; p < lists[kind]->size(); ++p) {
+        const int64_t d = is_lhs ? (*lists[kind])[p].lhs : (*lists[kind])[p].rhs;
+        if (d >= 0 && (s.Dim(static_cast<size_t>(d)) & bit)) return {kind, static_cast<int>(p)};
+      }
+    }
+    return {-1, -1};
+  };
+  const AxisMask all = lhs.UsedAxes() | rhs.UsedAxes();
+  for (size_t a = 0; a < 32; ++a) {
+    const AxisMask bit = AxisMask{1} << a;
+    if (!(all & bit)) continue;
+    auto [lk, lp] = role_of(lhs, true, bit);
+    auto [rk, rp] = role_of(rhs, false, bit);
+    if (lk >= 0 && rk >= 0) {
+      if (lk == rk && lp == rp && lk != 2) continue;  // same batch / contracting pair
+      // Conflict: one operand is gathered along this axis, the one whose
+      // gathered buffer, plus the partial result it leaves when the other
+      // operand contracts over the axis, is smaller; on a tie the rhs (the
+      // weight, in JAX's x @ w).
+      AxesSharding lhs_gathered = lhs, rhs_gathered = rhs;
+      DropAxes(lhs_gathered, bit);
+      DropAxes(rhs_gathered, bit);
+      const int64_t out_bytes =
+          ir::ByteSizeOf(inst.shape) /
+          std::max<int64_t>(1, mesh_.Ways((lhs.UsedAxes() | rhs.UsedAxes()) & ~bit));
+      const int64_t drop_lhs = ShardBytes(OperandShape(inst, 0), lhs_gathered, mesh_) +
+                               (rk == 1 ? out_bytes : 0);
+      const int64_t drop_rhs = ShardBytes(OperandShape(inst, 1), rhs_gathered, mesh_) +
+                               (lk == 1 ? out_bytes : 0);
+      if (drop_lhs < drop_rhs) {
+        DropAxes(lhs, bit);
+        lk = -1;
+      } else {
+        DropAxes(rhs, bit);
+        rk = -1;
+      }
+    }
+    // One side uses it: mirror a batch or contracting split onto the other.
+    if (lk >= 0 && lk < 2) {
+      const auto& pair = (lk == 0 ? roles.batch : roles.contracting)[static_cast<size_t>(lp)];
+      if (pair.rhs >= 0) rhs.dims[static_cast<size_t>(pair.rhs)] |= bit;
+    } else if (rk >= 0 && rk < 2) {
+      const auto& pair = (rk == 0 ? roles.batch : roles.contracting)[static_cast<size_t>(rp)];
+      if (pair.lhs >= 0) lhs.dims[static_cast<size_t>(pair.lhs)] |= bit;
+    }
+  }
+  Reshard(inst, 0, lhs);
+  Reshard(inst, 1, rhs);
+  AxesSharding result;
+  result.dims.assign(inst.shape.dims.size(), 0);
+  auto set_out = [&](int64_t out, AxisMask m) {
+    if (out >= 0 && out < static_cast<int64_t>(result.dims.size())) {
+      result.dims[static_cast<size_t>(out)] |= m;
+    }
+  };
+  for (const auto& p : roles.batch) set_out(p.out, lhs.Dim(static_cast<size_t>(p.lhs)));
+  for (const auto& p : roles.lhs_free) set_out(p.out, lhs.Dim(static_cast<size_t>(p.lhs)));
+  for (const auto& p : roles.rhs_free) set_out(p.out, rhs.Dim(static_cast<size_t>(p.rhs)));
+  for (const auto& p : roles.contracting) result.partial |= lhs.Dim(static_cast<size_t>(p.lhs));
+  return result;
+}
+
+AxesSharding Propagator::Dot(const ir::Instruction& inst) {
+  const auto& attrs = module_.attributes(inst);
+  if (!attrs.dot || inst.operands.size() < 2) return Unknown(inst)[0];
+  const ir::DotDimensionNumbers& dn = *attrs.dot;
+  const size_t lrank = OperandShape(inst, 0).dims.size();
+  const size_t rrank = OperandShape(inst, 1).dims.size();
+  DimRoles roles;
+  int64_t out = 0;
+  for (size_t k = 0; k < dn.lhs_batch.size() && k < dn.rhs_batch.size(); ++k) {
+    roles.batch.push_back({dn.lhs_batch[k], dn.rhs_batch[k], out++});
+  }
+  for (size_t k = 0; k < dn.lhs_contracting.size() && k < dn.rhs_contracting.size(); ++k) {
+    roles.contracting.push_back({dn.lhs_contracting[k], dn.rhs_contracting[k], -1});
+  }
+  auto is_listed = [](const std::vector<int64_t>& a, const std::vector<int64_t>& b, int64_t d) {
+    return std::find(a.begin(), a.end(), d) != a.end() || std::find(b.begin(), b.end(), d) != b.end();
+  };
+  for (size_t d = 0; d < lrank; ++d) {
+    if (!is_listed(dn.lhs_batch, dn.lhs_contracting, static_cast<int64_t>(d))) {
+      roles.lhs_free.push_back({static_cast<int64_t>(d), -1, out++});
+    }
+  }
+  for (size_t d = 0; d < rrank; ++d) {
+    if (!is_listed(dn.rhs_batch, dn.rhs_contracting, static_cast<int64_t>(d))) {
+      roles.rhs_free.push_back({-1, static_cast<int64_t>(d), out++});
+    }
+  }
+  return Contract(inst, roles);
+}
+
+// Input (lhs) batch and spatial dims carry to the output's; the kernel's
+// output feature carries; input feature and kernel input feature contract;
+// kernel spatial dims are taken whole.
+AxesSharding Propagator::Convolution(const ir::Instruction& inst) {
+  const auto& attrs = module_.attributes(inst);
+  if (!attrs.convolution || inst.operands.size() < 2) return Unknown(inst)[0];
+  const ir::ConvolutionDimensionNumbers& cn = *attrs.convolution;
+  DimRoles roles;
+  if (attrs.feature_group_count == 1 && attrs.batch_group_count == 1) {
+    roles.contracting.push_back({cn.input_feature, cn.kernel_input_feature, -1});
+  }
+  roles.lhs_free.push_back({cn.input_batch, -1, cn.output_batch});
+  for (size_t k = 0; k < cn.input_spatial.size() && k < cn.output_spatial.size(); ++k) {
+    roles.lhs_free.push_back({cn.input_spatial[k], -1, cn.output_spatial[k]});
+  }
+  roles.rhs_free.push_back({-1, cn.kernel_output_feature, cn.output_feature});
+  AxesSharding result = Contract(inst, roles);
+  // Kernel spatial dims (and, for grouped convolutions, the feature dims
+  // not in a role) are gathered.
+  AxesSharding kernel = Operand(inst, 1);
+  kernel.partial = 0;
+  bool drop = false;
+  for (int64_t d : cn.kernel_spatial) {
+    if (kernel.Dim(static_cast<size_t>(d)) != 0) {
+      kernel.dims[static_cast<size_t>(d)] = 0;
+      drop = true;
+    }
+  }
+  if (drop) Reshard(inst, 1, kernel);
+  return result;
+}
+
+std::vector<AxesSharding> Propagator::Reduce(const ir::Instruction& inst) {
+  const size_t n = inst.operands.size() / 2;
+  const auto& dims = module_.attributes(inst).dimensions;
+  std::vector<AxesSharding> result;
+  for (size_t k = 0; k < std::max<size_t>(n, 1) && k < inst.operands.size(); ++k) {
+    AxesSharding op = Resolved(inst, k);
+    AxesSharding r;
+    r.partial = 0;
+    for (size_t d = 0; d < OperandShape(inst, k).dims.size(); ++d) {
+      const bool reduced = std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) != dims.end();
+      if (reduced) {
+        r.partial |= op.Dim(d);
+      } else {
+        r.dims.push_back(op.Dim(d));
+      }
+    }
+    result.push_back(r);
+  }
+  return result;
+}
+
+AxesSharding Propagator::Concatenate(const ir::Instruction& inst) {
+  const auto& dims = module_.attributes(inst).dimensions;
+  const size_t cat = dims.empty() ? 0 : static_cast<size_t>(dims[0]);
+  std::vector<AxesSharding> merged = Elementwise(inst);  // reshards to the merge
+  AxesSharding result = merged.empty() ? AxesSharding{} : merged[0];
+  if (result.Dim(cat) != 0) {
+    result.dims[cat] = 0;
+    for (size_t k = 0; k < inst.operands.size(); ++k) Reshard(inst, k, result);
+  }
+  return result;
+}
+
+// The result keeps the operand's split. A slice that leaves a split
+// dimension a size its ways do not divide is taken whole (XLA all-gathers
+// the uneven logits of samples/sharded/transformer_fwd before slicing).
+AxesSharding Propagator::KeepOperandShape(const ir::Instruction& inst) {
+  AxesSharding op = Resolved(inst, 0);
+  op.dims.resize(std::min(op.dims.size(), inst.shape.dims.size()));
+  if (inst.opcode == ir::Opcode::kSlice) {
+    const auto& in = OperandShape(inst, 0).dims;
+    bool changed = false;
+    for (size_t d = 0; d < op.dims.size(); ++d) {
+      const int64_t ways = mesh_.Ways(op.dims[d]);
+      if (ways > 1 && inst.shape.dims[d] != in[d] && inst.shape.dims[d] % ways != 0) {
+        op.dims[d] = 0;
+        changed = true;
+      }
+    }
+    if (changed) Reshard(inst, 0, op);
+  }
+  return op;
+}
+
+AxesSharding Propagator::DynamicSlice(const ir::Instruction& inst) {
+  AxesSharding op = Resolved(inst, 0);
+  const auto& in = OperandShape(inst, 0).dims;
+  bool changed = false;
+  for (size_t d = 0; d < op.dims.size() && d < in.size() && d < inst.shape.dims.size(); ++d) {
+    if (op.dims[d] != 0 && inst.shape.dims[d] != in[d]) {
+      op.dims[d] = 0;
+      changed = true;
+    }
+  }
+  if (changed) Reshard(inst, 0, op);
+  return op;
+}
+
+// The result keeps the operand's split, and takes the update's on the
+// dimensions the update covers whole that the operand leaves unsplit (an
+// accumulator made replicated, filled with sharded slices, is sharded as
+// XLA's propagation makes it from the uses).
+AxesSharding Propagator::DynamicUpdateSlice(const ir::Instruction& inst) {
+  AxesSharding op = Resolved(inst, 0);
+  if (inst.operands.size() < 2) return op;
+  const AxesSharding update = Resolved(inst, 1);
+  const auto& dims = inst.shape.dims;
+  const auto& udims = OperandShape(inst, 1).dims;
+  op.dims.resize(dims.size(), 0);
+  for (size_t d = 0; d < dims.size() && d < udims.size(); ++d) {
+    const AxisMask m = update.Dim(d);
+    if (op.dims[d] == 0 && m != 0 && udims[d] == dims[d] && (m & op.UsedAxes()) == 0) {
+      op.dims[d] = m;
+    }
+  }
+  AxesSharding want = op;
+  for (size_t d = 0; d < want.dims.size() && d < udims.size(); ++d) {
+    if (udims[d] != dims[d]) want.dims[d] = 0;
+  }
+  Reshard(inst, 0, op);
+  Reshard(inst, 1, want);
+  return op;
+}
+
+// Output batch dims follow the indices; offset dims taken whole from the
+// operand keep its split; an operand dim indexed into that is split makes
+// the result a partial sum (each device gathers what it holds, masked).
+AxesSharding Propagator::Gather(const ir::Instruction& inst) {
+  const auto& attrs = module_.attributes(inst);
+  if (!attrs.gather || inst.operands.size() < 2) return Unknown(inst)[0];
+  const ir::GatherDimensionNumbers& g = *attrs.gather;
+  AxesSharding op = Resolved(inst, 0);
+  AxesSharding idx = Resolved(inst, 1);
+  const auto& op_dims = OperandShape(inst, 0).dims;
+  const auto& idx_dims = OperandShape(inst, 1).dims;
+  AxesSharding result;
+  result.dims.assign(inst.shape.dims.size(), 0);
+  auto listed = [](const std::vector<int64_t>& v, int64_t d) {
+    return std::find(v.begin(), v.end(), d) != v.end();
+  };
+  // Offset dims: operand dims not collapsed and not batching, in order.
+  size_t offset_k = 0;
+  for (size_t d = 0; d < op_dims.size(); ++d) {
+    const int64_t di = static_cast<int64_t>(d);
+    if (listed(g.collapsed_slice_dims, di) || listed(g.operand_batching_dims, di)) continue;
+    if (offset_k < g.offset_dims.size()) {
+      const bool whole = d < attrs.gather_slice_sizes.size() && attrs.gather_slice_sizes[d] == op_dims[d];
+      if (whole) result.dims[static_cast<size_t>(g.offset_dims[offset_k])] = op.Dim(d);
+    }
+    ++offset_k;
+  }
+  for (int64_t d : g.start_index_map) result.partial |= op.Dim(static_cast<size_t>(d));
+  // Batch dims: the output dims not offset dims, in order, follow the index
+  // dims other than index_vector_dim.
+  size_t out_d = 0;
+  for (size_t d = 0; d < idx_dims.size(); ++d) {
+    if (static_cast<int64_t>(d) == g.index_vector_dim) continue;
+    while (out_d < result.dims.size() && listed(g.offset_dims, static_cast<int64_t>(out_d))) ++out_d;
+    if (out_d >= result.dims.size()) break;
+    const AxisMask m = idx.Dim(d);
+    if ((m & (result.UsedAxes() | result.partial)) == 0) result.dims[out_d] = m;
+    ++out_d;
+  }
+  return result;
+}
+
+std::vector<AxesSharding> Propagator::Scatter(const ir::Instruction& inst) {
+  const size_t n = (inst.operands.size() - 1) / 2;
+  std::vector<AxesSharding> result;
+  for (size_t k = 0; k < std::max<size_t>(n, 1) && k < inst.operands.size(); ++k) {
+    result.push_back(Resolved(inst, k));
+  }
+  return result;
+}
+
+std::vector<AxesSharding> Propagator::Sort(const ir::Instruction& inst) {
+  const auto& dims = module_.attributes(inst).dimensions;
+  AxesSharding s = Resolved(inst, 0);
+  if (!dims.empty() && s.Dim(static_cast<size_t>(dims[0])) != 0) {
+    s.dims[static_cast<size_t>(dims[0])] = 0;
+  }
+  for (size_t k = 0; k < inst.operands.size(); ++k) Reshard(inst, k, s);
+  return std::vector<AxesSharding>(inst.operands.size(), s);
+}
+
+}  // namespace memplan::predictor

@@ -1,0 +1,179 @@
+#include "predictor/predict.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "ir/status_macros.h"
+#include "predictor/memory_model.h"
+
+namespace memplan::predictor {
+
+std::string_view CollectiveKindName(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kAllGather: return "all-gather";
+    case CollectiveKind::kAllReduce: return "all-reduce";
+    case CollectiveKind::kReduceScatter: return "reduce-scatter";
+    case CollectiveKind::kAllToAll: return "all-to-all";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// Values sharing memory in place: in one allocation, at one offset, the
+// later one starting before (or when) the earlier one ends.
+void FindInPlaceSharing(std::vector<Predictor::ValueInfo>* values,
+                        const std::vector<int32_t>& in_allocation) {
+  std::map<int64_t, std::vector<int32_t>> by_offset;
+  for (int32_t v : in_allocation) by_offset[(*values)[v].value->offset].push_back(v);
+  for (auto& [offset, list] : by_offset) {
+    if (list.size() < 2) continue;
+    std::sort(list.begin(), list.end(), [&](int32_t a, int32_t b) {
+      return std::make_pair((*values)[a].start, a) < std::make_pair((*values)[b].start, b);
+    });
+    for (size_t i = 1; i < list.size(); ++i) {
+      auto& later = (*values)[list[i]];
+      if (later.end < later.start) continue;
+      for (size_t j = i; j-- > 0;) {
+        const auto& earlier = (*values)[list[j]];
+        if (earlier.end >= later.start && earlier.end >= earlier.start) {
+          later.share_with = earlier.share_with >= 0 ? earlier.share_with : list[j];
+          break;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Predictor::~Predictor() = default;
+
+absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& program,
+                                                             PredictOptions options) {
+  if (program.module.entry_computation() == nullptr) {
+    return absl::InvalidArgumentError(
+        "the program has no module graph with an entry computation to propagate shardings "
+        "through");
+  }
+  std::unique_ptr<Predictor> p(new Predictor(program));
+  p->options_ = options;
+  p->graph_ = PropagationGraph::Build(program.module);
+  p->unsharded_ = analyzer::ComputeMemoryStats(program);
+  p->step_of_.assign(program.module.instruction_count(), -1);
+  for (size_t s = 0; s < program.schedule.instructions.size(); ++s) {
+    const ir::InstructionId id = program.schedule.instructions[s];
+    if (program.module.contains(id) && p->step_of_[static_cast<size_t>(id.value())] < 0) {
+      p->step_of_[static_cast<size_t>(id.value())] = static_cast<ir::ScheduleStep>(s);
+    }
+  }
+  p->max_step_ = program.schedule.max_time >= 0
+                     ? program.schedule.max_time
+                     : static_cast<ir::ScheduleStep>(program.schedule.instructions.size());
+  ir::ScheduleStep latest_end = 0;
+  for (const ir::Value& v : program.values) {
+    if (v.live_range) latest_end = std::max(latest_end, v.live_range->end);
+  }
+  p->max_step_ = std::max(p->max_step_, latest_end);
+
+  p->allocation_values_.resize(program.allocations.size());
+  p->values_.reserve(program.values.size());
+  for (const ir::Value& v : program.values) {
+    ValueInfo info;
+    info.value = &v;
+    if (program.module.contains(v.instruction)) {
+      const ir::Shape& shape = program.module.instruction(v.instruction).shape;
+      info.leaf = LeafNumber(shape, v.index);
+      if (info.leaf >= 0) {
+        info.leaf_shape = ir::Subshape(shape, v.index);
+        if (info.leaf_shape) info.full_bytes = ir::ByteSizeOf(*info.leaf_shape);
+      }
+    }
+    if (v.live_range) {
+      info.start = v.live_range->start;
+      info.end = v.live_range->end;
+      info.live_out = v.live_range->end >= latest_end;
+    }
+    if (v.allocation.valid()) {
+      const ir::Allocation* a = program.FindAllocation(v.allocation);
+      if (a != nullptr) {
+        info.allocation = static_cast<int32_t>(a - program.allocations.data());
+        if (a->is_entry_parameter()) {
+          info.cls = ValueInfo::Class::kParameter;
+        } else if (a->maybe_live_out) {
+          info.cls = ValueInfo::Class::kOutput;
+        } else if (!a->is_constant && !a->is_thread_local) {
+          info.cls = ValueInfo::Class::kTemp;
+        }
+        p->allocation_values_[static_cast<size_t>(info.allocation)].push_back(
+            static_cast<int32_t>(p->values_.size()));
+      }
+    }
+    p->values_.push_back(info);
+  }
+  for (size_t a = 0; a < program.allocations.size(); ++a) {
+    if (program.allocations[a].is_preallocated_temp || !program.allocations[a].maybe_live_out) {
+      FindInPlaceSharing(&p->values_, p->allocation_values_[a]);
+    }
+  }
+  return p;
+}
+
+absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) const {
+  const ir::Module& module = program_.module;
+  const ir::Computation& entry = *module.entry_computation();
+  RETURN_IF_ERROR(plan.mesh.Validate());
+  if (plan.arguments.size() != entry.parameters.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("the plan has ", plan.arguments.size(),
+                                                   " arguments; the program has ",
+                                                   entry.parameters.size()));
+  }
+  MeshSizes mesh;
+  for (const ir::MeshAxis& axis : plan.mesh.axes) mesh.sizes.push_back(axis.size);
+  Prediction out;
+  out.mesh = plan.mesh;
+  out.label = plan.label;
+  out.unsharded = unsharded_;
+  out.unmatched_arguments = plan.unmatched_arguments;
+  out.argument_shardings.reserve(plan.arguments.size());
+  for (size_t i = 0; i < plan.arguments.size(); ++i) {
+    const ir::Instruction* param =
+        entry.parameters[i].valid() ? &module.instruction(entry.parameters[i]) : nullptr;
+    const int64_t rank = param ? static_cast<int64_t>(param->shape.dims.size()) : 0;
+    auto axes = AxesFromHloSharding(plan.arguments[i].sharding, plan.mesh, rank);
+    if (!axes.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("argument ", i, " (",
+                                                     plan.arguments[i].name, "): ",
+                                                     axes.status().message()));
+    }
+    out.argument_shardings.push_back(*std::move(axes));
+  }
+  ASSIGN_OR_RETURN(Propagation prop,
+                   Propagate(module, graph_, mesh, out.argument_shardings));
+
+  // Outputs: the root's leaves (a plan's output shardings win), partial sums
+  // reduced.
+  const ir::Instruction& root = module.instruction(entry.root);
+  std::vector<const ir::Shape*> out_shapes;
+  CollectLeafShapes(root.shape, &out_shapes);
+  out.output_shardings = prop.leaves[static_cast<size_t>(root.id.value())];
+  out.output_shardings.resize(out_shapes.size());
+  for (size_t k = 0; k < out.output_shardings.size(); ++k) {
+    if (k < plan.outputs.size() && plan.outputs[k]) {
+      auto axes = AxesFromHloSharding(*plan.outputs[k], plan.mesh,
+                                      static_cast<int64_t>(out_shapes[k]->dims.size()));
+      if (!axes.ok()) return axes.status();
+      out.output_shardings[k] = *std::move(axes);
+    }
+    out.output_shardings[k].partial = 0;
+  }
+  MemoryModel model(*this, mesh, prop, out);
+  model.Run();
+  out.collective_list = std::move(prop.collectives);
+  out.unknown = std::move(prop.unknown);
+  return out;
+}
+
+}  // namespace memplan::predictor

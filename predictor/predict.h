@@ -1,0 +1,133 @@
+// Per-device memory of a program under a sharding plan, predicted from its
+// single-device compile: shardings propagated through the graph
+// (predictor/propagation.h), every buffer-assignment value scaled to its
+// per-device shard (XLA's padded ceil(N/d) shards), the collectives the
+// shardings imply added as buffers of their own (XLA's all-reduce combiner
+// modelled: independent all-reduces over the same axes become one, whose
+// result buffer holds all of them at once), and the temp arena re-packed
+// with the heap simulator over the scaled lifetimes.
+//
+// A Predictor does the per-program work once (graph facts, schedule steps,
+// value classes); Predict() is then cheap per candidate.
+#ifndef MEMPLAN_PREDICTOR_PREDICT_H_
+#define MEMPLAN_PREDICTOR_PREDICT_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analyzer/memory_stats.h"
+#include "ir/plan.h"
+#include "ir/program.h"
+#include "predictor/propagation.h"
+
+namespace memplan::predictor {
+
+struct PredictOptions {
+  // XLA's all-reduce combiner merges independent all-reduces over the same
+  // devices up to this many bytes per combined op. XLA's CPU pipeline
+  // combined every independent gradient all-reduce of the corpus (up to
+  // 33.6 MB, samples/sharded/moe_train_step dp8), so the default does not
+  // bind there.
+  int64_t all_reduce_combine_threshold_bytes = int64_t{256} << 20;
+  // Rounding of every temp buffer, as XLA's CPU heap packs them.
+  int64_t temp_alignment = 64;
+};
+
+struct DeviceMemory {
+  int64_t device = 0;  // device id
+  int64_t argument_bytes = 0;
+  int64_t output_bytes = 0;
+  int64_t alias_bytes = 0;
+  int64_t temp_bytes = 0;
+  int64_t device_footprint_bytes = 0;  // argument + output - alias + temp
+  // Most bytes live at one step: arguments, outputs and temps together.
+  int64_t live_peak_bytes = 0;
+  ir::ScheduleStep live_peak_step = 0;
+};
+
+// Collectives of one kind over one set of mesh axes.
+struct CollectiveGroup {
+  CollectiveKind kind = CollectiveKind::kAllGather;
+  AxisMask axes = 0;
+  int64_t count = 0;         // operations after combining
+  int64_t combined = 0;      // collectives the count stands for
+  int64_t result_bytes = 0;  // per device, summed
+};
+
+struct Prediction {
+  ir::Mesh mesh;
+  std::string label;
+  // One per device, by mesh position. Under XLA's padded shards every
+  // device holds buffers of the same sizes; the entries differ only when a
+  // future rule makes them.
+  std::vector<DeviceMemory> devices;
+  int64_t max_device_footprint_bytes = 0;
+  analyzer::MemoryStats unsharded;  // the program as compiled
+  std::vector<CollectiveGroup> collectives;
+  // Each collective, as propagation placed it.
+  std::vector<PredictedCollective> collective_list;
+  std::vector<UnknownPropagation> unknown;
+  int64_t unmatched_arguments = 0;  // replicated by default (the plan says)
+  // Per entry parameter and per output leaf, the sharding predicted.
+  std::vector<AxesSharding> argument_shardings;
+  std::vector<AxesSharding> output_shardings;
+};
+
+class Predictor {
+ public:
+  // Prepares `program` (which must outlive the Predictor): it needs the
+  // module graph with an entry computation, and for temp and live peak, a
+  // buffer assignment with live ranges.
+  static absl::StatusOr<std::unique_ptr<Predictor>> Create(const ir::Program& program,
+                                                           PredictOptions options = {});
+
+  // The prediction for `plan`. InvalidArgument when the plan's argument
+  // count differs from the program's, an argument's sharding rank differs
+  // from its array's, or a sharding is not expressible on whole mesh axes.
+  absl::StatusOr<Prediction> Predict(const ir::ResolvedPlan& plan) const;
+
+  ~Predictor();
+  Predictor(const Predictor&) = delete;
+  Predictor& operator=(const Predictor&) = delete;
+
+  const ir::Program& program() const { return program_; }
+
+  // What Create records per buffer-assignment value.
+  struct ValueInfo {
+    enum class Class : uint8_t { kParameter, kOutput, kTemp, kOther };
+    const ir::Value* value = nullptr;
+    int64_t leaf = -1;  // leaf of the defining instruction; -1: a tuple table
+    const ir::Shape* leaf_shape = nullptr;
+    int64_t full_bytes = 0;  // ByteSizeOf(*leaf_shape)
+    Class cls = Class::kOther;
+    bool live_out = false;    // live until the end of the program
+    int32_t allocation = -1;  // index into program.allocations
+    // Index (into values_) of the value whose memory this one reuses in
+    // place (same allocation and offset, lifetimes meeting); -1: none.
+    int32_t share_with = -1;
+    ir::ScheduleStep start = 0, end = -1;  // end < start: no live range
+  };
+
+ private:
+  explicit Predictor(const ir::Program& program) : program_(program) {}
+
+  const ir::Program& program_;
+  PredictOptions options_;
+  PropagationGraph graph_;
+  analyzer::MemoryStats unsharded_;
+  std::vector<ir::ScheduleStep> step_of_;  // per instruction; -1 unscheduled
+  std::vector<ValueInfo> values_;
+  // Per allocation index in program.allocations: values in it (values_ index).
+  std::vector<std::vector<int32_t>> allocation_values_;
+  ir::ScheduleStep max_step_ = 0;
+  friend class MemoryModel;
+};
+
+std::string_view CollectiveKindName(CollectiveKind kind);
+
+}  // namespace memplan::predictor
+
+#endif  // MEMPLAN_PREDICTOR_PREDICT_H_

@@ -1,0 +1,435 @@
+#include "predictor/propagation.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "predictor/propagator.h"
+
+namespace memplan::predictor {
+namespace {
+
+int32_t CountLeaves(const ir::Shape& shape) {
+  if (!shape.IsTuple()) return 1;
+  int32_t n = 0;
+  for (const ir::Shape& e : shape.tuple_elements) n += CountLeaves(e);
+  return n;
+}
+
+// First leaf and leaf count of tuple element `index` of `shape`.
+std::pair<int64_t, int64_t> ElementLeaves(const ir::Shape& shape, int64_t index) {
+  int64_t offset = 0;
+  for (int64_t i = 0; i < index && i < static_cast<int64_t>(shape.tuple_elements.size()); ++i) {
+    offset += CountLeaves(shape.tuple_elements[static_cast<size_t>(i)]);
+  }
+  int64_t count = index < static_cast<int64_t>(shape.tuple_elements.size())
+                      ? CountLeaves(shape.tuple_elements[static_cast<size_t>(index)])
+                      : 0;
+  return {offset, count};
+}
+
+void MarkFusedBodies(const ir::Module& module, ir::ComputationId c, ir::InstructionId fusion,
+                     std::vector<ir::InstructionId>* scheduled_as, int depth) {
+  if (depth > 64) return;
+  for (ir::InstructionId id : module.computation(c).instructions) {
+    (*scheduled_as)[static_cast<size_t>(id.value())] = fusion;
+    for (const ir::CalledComputation& call : module.instruction(id).calls) {
+      if (module.contains(call.computation)) {
+        MarkFusedBodies(module, call.computation, fusion, scheduled_as, depth + 1);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int64_t LeafNumber(const ir::Shape& shape, const ir::ShapeIndex& index) {
+  const ir::Shape* s = &shape;
+  int64_t leaf = 0;
+  for (int64_t i : index) {
+    if (!s->IsTuple() || i < 0 || i >= static_cast<int64_t>(s->tuple_elements.size())) return -1;
+    leaf += ElementLeaves(*s, i).first;
+    s = &s->tuple_elements[static_cast<size_t>(i)];
+  }
+  return s->IsTuple() ? -1 : leaf;
+}
+
+void CollectLeafShapes(const ir::Shape& shape, std::vector<const ir::Shape*>* out) {
+  if (!shape.IsTuple()) {
+    out->push_back(&shape);
+    return;
+  }
+  for (const ir::Shape& e : shape.tuple_elements) CollectLeafShapes(e, out);
+}
+
+PropagationGraph PropagationGraph::Build(const ir::Module& module) {
+  PropagationGraph graph;
+  const size_t n = module.instruction_count();
+  graph.leaf_count.resize(n);
+  graph.scheduled_as.resize(n);
+  for (const ir::Instruction& inst : module.instructions()) {
+    graph.leaf_count[static_cast<size_t>(inst.id.value())] = CountLeaves(inst.shape);
+    graph.scheduled_as[static_cast<size_t>(inst.id.value())] = inst.id;
+  }
+  for (const ir::Instruction& inst : module.instructions()) {
+    if (inst.opcode != ir::Opcode::kFusion) continue;
+    // Only top-level fusions: a fusion inside a fused body is marked by its
+    // outer fusion's walk (which runs after, as outer fusions come later or
+    // earlier; the outermost wins because nested ones are re-marked below).
+    for (const ir::CalledComputation& call : inst.calls) {
+      if (module.contains(call.computation)) {
+        MarkFusedBodies(module, call.computation, inst.id, &graph.scheduled_as, 0);
+      }
+    }
+  }
+  // Resolve chains (a nested fusion marked as its own fusion, which is itself
+  // fused) to the outermost.
+  for (size_t i = 0; i < n; ++i) {
+    ir::InstructionId at = graph.scheduled_as[i];
+    for (int guard = 0; guard < 64 && graph.scheduled_as[static_cast<size_t>(at.value())] != at;
+         ++guard) {
+      at = graph.scheduled_as[static_cast<size_t>(at.value())];
+    }
+    graph.scheduled_as[i] = at;
+  }
+  return graph;
+}
+
+const AxesSharding* Propagation::Find(ir::InstructionId id, int64_t leaf) const {
+  if (!id.valid() || id.value() >= static_cast<int64_t>(leaves.size())) return nullptr;
+  const auto& l = leaves[static_cast<size_t>(id.value())];
+  if (leaf < 0 || leaf >= static_cast<int64_t>(l.size())) return nullptr;
+  return &l[static_cast<size_t>(leaf)];
+}
+
+absl::StatusOr<Propagation> Propagate(const ir::Module& module, const PropagationGraph& graph,
+                                      const MeshSizes& mesh,
+                                      const std::vector<AxesSharding>& parameters) {
+  const ir::Computation* entry = module.entry_computation();
+  if (entry == nullptr) return absl::InvalidArgumentError("the module has no entry computation");
+  if (entry->parameters.size() != parameters.size()) {
+    return absl::InvalidArgumentError("the plan's argument count differs from the program's");
+  }
+  Propagation out;
+  out.leaves.resize(module.instruction_count());
+  std::vector<std::vector<AxesSharding>> params;
+  params.reserve(parameters.size());
+  for (const AxesSharding& p : parameters) params.push_back({p});
+  Propagator propagator(module, graph, mesh, &out);
+  propagator.RunComputation(entry->id, params);
+  return out;
+}
+
+std::vector<AxesSharding> Propagator::RunComputation(
+    ir::ComputationId c, const std::vector<std::vector<AxesSharding>>& params) {
+  const ir::Computation& comp = module_.computation(c);
+  for (size_t p = 0; p < comp.parameters.size(); ++p) {
+    if (!comp.parameters[p].valid()) continue;
+    const ir::Instruction& param = module_.instruction(comp.parameters[p]);
+    std::vector<AxesSharding> leaves =
+        p < params.size() ? params[p] : Replicated(param.shape);
+    leaves.resize(static_cast<size_t>(graph_.leaf_count[static_cast<size_t>(param.id.value())]));
+    out_.leaves[static_cast<size_t>(param.id.value())] = std::move(leaves);
+  }
+  for (ir::InstructionId id : comp.instructions) {
+    const ir::Instruction& inst = module_.instruction(id);
+    if (inst.opcode == ir::Opcode::kParameter) continue;
+    std::vector<AxesSharding> leaves = Rule(inst);
+    leaves.resize(static_cast<size_t>(graph_.leaf_count[static_cast<size_t>(id.value())]));
+    for (AxesSharding& l : leaves) l.Normalize();
+    out_.leaves[static_cast<size_t>(id.value())] = std::move(leaves);
+  }
+  if (!comp.root.valid()) return {};
+  return out_.leaves[static_cast<size_t>(comp.root.value())];
+}
+
+std::vector<AxesSharding> Propagator::Replicated(const ir::Shape& shape) const {
+  return std::vector<AxesSharding>(static_cast<size_t>(CountLeaves(shape)));
+}
+
+const std::vector<AxesSharding>& Propagator::OperandLeaves(const ir::Instruction& inst,
+                                                           size_t k) const {
+  return out_.leaves[static_cast<size_t>(inst.operands[k].value())];
+}
+
+AxesSharding Propagator::Operand(const ir::Instruction& inst, size_t k) const {
+  if (k >= inst.operands.size()) return {};
+  const auto& leaves = OperandLeaves(inst, k);
+  return leaves.size() == 1 ? leaves[0] : AxesSharding{};
+}
+
+const ir::Shape& Propagator::OperandShape(const ir::Instruction& inst, size_t k) const {
+  return module_.instruction(inst.operands[k]).shape;
+}
+
+ir::InstructionId Propagator::SourceOf(const ir::Instruction& inst, size_t k) const {
+  if (k >= inst.operands.size()) return ir::InstructionId();
+  const ir::Instruction& operand = module_.instruction(inst.operands[k]);
+  if (!fusion_context_.valid()) return operand.id;
+  if (operand.opcode != ir::Opcode::kParameter) return ir::InstructionId();
+  // A fused parameter of the outermost fusion's body is that fusion's
+  // operand: a buffer of its own.
+  const ir::Instruction& fusion = module_.instruction(fusion_context_);
+  const int64_t number = module_.attributes(operand).parameter_number;
+  const bool direct =
+      !fusion.calls.empty() && fusion.calls.front().computation == operand.computation;
+  if (direct && number >= 0 && number < static_cast<int64_t>(fusion.operands.size())) {
+    return fusion.operands[static_cast<size_t>(number)];
+  }
+  return ir::InstructionId();
+}
+
+void Propagator::Record(CollectiveKind kind, const ir::Instruction& inst, size_t k,
+                        AxisMask axes, int64_t operand_bytes, int64_t result_bytes) {
+  PredictedCollective c;
+  c.kind = kind;
+  c.at = graph_.scheduled_as[static_cast<size_t>(inst.id.value())];
+  c.source = SourceOf(inst, k);
+  c.axes = axes;
+  c.operand_bytes = operand_bytes;
+  c.result_bytes = result_bytes;
+  out_.collectives.push_back(c);
+}
+
+AxesSharding Propagator::Resolved(const ir::Instruction& inst, size_t k) {
+  AxesSharding have = Operand(inst, k);
+  if (have.partial == 0) return have;
+  // One all-reduce per partial value: a fused parameter stands for its
+  // fusion's operand, which several fusions may read.
+  const ir::InstructionId source = SourceOf(inst, k);
+  auto key = std::make_pair(source.valid() ? source.value() : inst.operands[k].value(), int64_t{0});
+  if (auto it = resolved_.find(key); it != resolved_.end()) return it->second;
+  const int64_t bytes = ShardBytes(OperandShape(inst, k), have, mesh_);
+  Record(CollectiveKind::kAllReduce, inst, k, have.partial, bytes, bytes);
+  have.partial = 0;
+  resolved_[key] = have;
+  return have;
+}
+
+void Propagator::Reshard(const ir::Instruction& inst, size_t k, const AxesSharding& want) {
+  if (k >= inst.operands.size() || OperandLeaves(inst, k).size() != 1) return;
+  const ir::Shape& shape = OperandShape(inst, k);
+  AxesSharding have = Operand(inst, k);
+  if (have.partial != 0 && have.partial != want.partial) {
+    const AxisMask scatter = have.partial & want.UsedAxes();
+    if (scatter != 0) {
+      const int64_t in = ShardBytes(shape, have, mesh_);
+      AxesSharding after = have;
+      after.partial = 0;
+      for (size_t d = 0; d < want.dims.size(); ++d) {
+        if (want.dims[d] & scatter) {
+          if (after.dims.size() <= d) after.dims.resize(d + 1, 0);
+          after.dims[d] |= want.dims[d] & scatter;
+        }
+      }
+      Record(CollectiveKind::kReduceScatter, inst, k, have.partial, in,
+             ShardBytes(shape, after, mesh_));
+      have = after;
+    } else {
+      have = Resolved(inst, k);
+    }
+  }
+  AxisMask dropped = 0;
+  bool moved = false;
+  AxesSharding after = have;
+  for (size_t d = 0; d < have.dims.size(); ++d) {
+    const AxisMask gone = have.dims[d] & ~want.Dim(d);
+    if (gone == 0) continue;
+    dropped |= gone;
+    after.dims[d] &= ~gone;
+    if (gone & (want.UsedAxes() & ~want.Dim(d))) moved = true;
+  }
+  if (dropped == 0) return;
+  Record(moved ? CollectiveKind::kAllToAll : CollectiveKind::kAllGather, inst, k, dropped,
+         ShardBytes(shape, have, mesh_), ShardBytes(shape, after, mesh_));
+}
+
+std::vector<AxesSharding> Propagator::Rule(const ir::Instruction& inst) {
+  using ir::Opcode;
+  if (IsElementwise(inst.opcode)) return Elementwise(inst);
+  switch (inst.opcode) {
+    case Opcode::kConstant:
+    case Opcode::kIota:
+    case Opcode::kRng:
+    case Opcode::kRngBitGenerator:
+    case Opcode::kRngGetAndUpdateState:
+    case Opcode::kPartitionId:
+    case Opcode::kReplicaId:
+    case Opcode::kAfterAll:
+    case Opcode::kGetDimensionSize:
+      return Replicated(inst.shape);
+    case Opcode::kTuple: {
+      std::vector<AxesSharding> leaves;
+      for (size_t k = 0; k < inst.operands.size(); ++k) {
+        const auto& l = OperandLeaves(inst, k);
+        leaves.insert(leaves.end(), l.begin(), l.end());
+      }
+      return leaves;
+    }
+    case Opcode::kGetTupleElement: {
+      const auto& l = OperandLeaves(inst, 0);
+      const int64_t index = module_.attributes(inst).tuple_index;
+      auto [offset, count] = ElementLeaves(OperandShape(inst, 0), index);
+      if (offset + count > static_cast<int64_t>(l.size())) return Replicated(inst.shape);
+      return {l.begin() + offset, l.begin() + offset + count};
+    }
+    case Opcode::kOptimizationBarrier:
+      return OperandLeaves(inst, 0);
+    case Opcode::kAddDependency:
+    case Opcode::kCopyStart:
+    case Opcode::kCopyDone:
+      return OperandLeaves(inst, 0);
+    case Opcode::kBitcast:
+      if (OperandShape(inst, 0).dims == inst.shape.dims) return {Operand(inst, 0)};
+      return {Reshape(inst)};
+    case Opcode::kReshape:
+    case Opcode::kDynamicReshape:
+      return {Reshape(inst)};
+    case Opcode::kBroadcast:
+      return {Broadcast(inst)};
+    case Opcode::kTranspose:
+      return {Transpose(inst)};
+    case Opcode::kDot:
+      return {Dot(inst)};
+    case Opcode::kConvolution:
+      return {Convolution(inst)};
+    case Opcode::kReduce:
+      return Reduce(inst);
+    case Opcode::kConcatenate:
+      return {Concatenate(inst)};
+    case Opcode::kSlice:
+    case Opcode::kPad:
+    case Opcode::kReverse:
+    case Opcode::kReduceWindow:
+    case Opcode::kSelectAndScatter:
+      return {KeepOperandShape(inst)};
+    case Opcode::kDynamicSlice:
+      return {DynamicSlice(inst)};
+    case Opcode::kDynamicUpdateSlice:
+      return {DynamicUpdateSlice(inst)};
+    case Opcode::kGather:
+      return {Gather(inst)};
+    case Opcode::kScatter:
+      return Scatter(inst);
+    case Opcode::kSort:
+      return Sort(inst);
+    case Opcode::kWhile:
+      return While(inst);
+    case Opcode::kConditional:
+      return Conditional(inst);
+    case Opcode::kCall:
+    case Opcode::kFusion:
+      return CallBody(inst);
+    default:
+      return Unknown(inst);
+  }
+}
+
+std::vector<AxesSharding> Propagator::Unknown(const ir::Instruction& inst) {
+  UnknownPropagation u;
+  u.instruction = inst.id;
+  for (size_t k = 0; k < inst.operands.size(); ++k) {
+    const auto& leaves = OperandLeaves(inst, k);
+    if (leaves.size() != 1) continue;
+    if (!leaves[0].IsReplicated()) {
+      u.had_sharded_operand = true;
+      Reshard(inst, k, AxesSharding{});
+    }
+  }
+  out_.unknown.push_back(u);
+  return Replicated(inst.shape);
+}
+
+std::vector<AxesSharding> Propagator::CallBody(const ir::Instruction& inst) {
+  ir::ComputationId body;
+  for (const ir::CalledComputation& call : inst.calls) {
+    if (call.role == ir::CallRole::kFused || call.role == ir::CallRole::kToApply ||
+        call.role == ir::CallRole::kCalled) {
+      body = call.computation;
+      break;
+    }
+  }
+  if (!module_.contains(body)) return Unknown(inst);
+  std::vector<std::vector<AxesSharding>> params;
+  for (size_t k = 0; k < inst.operands.size(); ++k) params.push_back(OperandLeaves(inst, k));
+  const ir::InstructionId saved = fusion_context_;
+  if (inst.opcode == ir::Opcode::kFusion && !fusion_context_.valid()) fusion_context_ = inst.id;
+  std::vector<AxesSharding> root = RunComputation(body, params);
+  fusion_context_ = saved;
+  return root;
+}
+
+std::vector<AxesSharding> Propagator::While(const ir::Instruction& inst) {
+  ir::ComputationId body, condition;
+  for (const ir::CalledComputation& call : inst.calls) {
+    if (call.role == ir::CallRole::kWhileBody) body = call.computation;
+    if (call.role == ir::CallRole::kWhileCondition) condition = call.computation;
+  }
+  if (!module_.contains(body) || inst.operands.size() != 1) return Unknown(inst);
+  std::vector<AxesSharding> carry = OperandLeaves(inst, 0);
+  // The loop state's sharding: what the body makes of its input, iterated
+  // until it repeats (at most 3 passes); the last pass's collectives are
+  // what the body does on every iteration.
+  const size_t mark = out_.collectives.size();
+  std::vector<AxesSharding> result;
+  for (int pass = 0; pass < 3; ++pass) {
+    out_.collectives.resize(pass == 0 ? out_.collectives.size() : mark);
+    result = RunComputation(body, {carry});
+    for (AxesSharding& l : result) l.partial = 0;
+    for (AxesSharding& l : result) l.Normalize();
+    if (result == carry) break;
+    carry = result;
+  }
+  if (module_.contains(condition)) RunComputation(condition, {carry});
+  ShardInitialState(inst, carry);
+  return carry;
+}
+
+// A loop state element initialised by a broadcast (zeros for an accumulator)
+// is made in the loop's sharding: XLA's propagation reaches it backwards
+// from the loop, and each device fills only its shard.
+void Propagator::ShardInitialState(const ir::Instruction& loop,
+                                   const std::vector<AxesSharding>& carry) {
+  const ir::Instruction& init = module_.instruction(loop.operands[0]);
+  if (init.opcode != ir::Opcode::kTuple) return;
+  auto& tuple_leaves = out_.leaves[static_cast<size_t>(init.id.value())];
+  size_t leaf = 0;
+  for (ir::InstructionId element : init.operands) {
+    const size_t count = static_cast<size_t>(graph_.leaf_count[static_cast<size_t>(element.value())]);
+    const ir::Instruction& producer = module_.instruction(element);
+    auto& leaves = out_.leaves[static_cast<size_t>(element.value())];
+    if (count == 1 && leaf < carry.size() && !carry[leaf].IsReplicated() && leaves.size() == 1 &&
+        leaves[0].IsReplicated() && IsBroadcastOfScalars(producer)) {
+      leaves[0] = carry[leaf];
+      if (leaf < tuple_leaves.size()) tuple_leaves[leaf] = carry[leaf];
+    }
+    leaf += count;
+  }
+}
+
+bool Propagator::IsBroadcastOfScalars(const ir::Instruction& inst) const {
+  if (inst.opcode != ir::Opcode::kBroadcast && inst.opcode != ir::Opcode::kFusion &&
+      inst.opcode != ir::Opcode::kConstant && inst.opcode != ir::Opcode::kIota) {
+    return false;
+  }
+  for (ir::InstructionId op : inst.operands) {
+    if (!module_.instruction(op).shape.dims.empty()) return false;
+  }
+  return true;
+}
+
+std::vector<AxesSharding> Propagator::Conditional(const ir::Instruction& inst) {
+  std::vector<AxesSharding> result;
+  size_t branch = 0;
+  for (const ir::CalledComputation& call : inst.calls) {
+    if (call.role != ir::CallRole::kBranch) continue;
+    ++branch;
+    std::vector<std::vector<AxesSharding>> params;
+    if (branch < inst.operands.size()) params.push_back(OperandLeaves(inst, branch));
+    std::vector<AxesSharding> root = RunComputation(call.computation, params);
+    if (result.empty()) result = std::move(root);
+  }
+  if (result.empty()) return Unknown(inst);
+  return result;
+}
+
+}  // namespace memplan::predictor

@@ -1,0 +1,82 @@
+// Sharding propagation: from the entry parameters' shardings, forward
+// through the module graph with one rule per opcode (predictor/op_rules.cc),
+// into fusion, while, conditional and call bodies; the collectives the
+// shardings imply where an operand's sharding is not what its consumer
+// takes (all-gather, all-to-all, all-reduce or reduce-scatter of partial
+// sums); and the places no rule covers, replicated by default.
+#ifndef MEMPLAN_PREDICTOR_PROPAGATION_H_
+#define MEMPLAN_PREDICTOR_PROPAGATION_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/module.h"
+#include "predictor/axes_sharding.h"
+
+namespace memplan::predictor {
+
+enum class CollectiveKind : uint8_t { kAllGather, kAllReduce, kReduceScatter, kAllToAll };
+
+// One collective the partitioned program needs.
+struct PredictedCollective {
+  CollectiveKind kind = CollectiveKind::kAllGather;
+  // The instruction that needs it (its consumer), as scheduled: an
+  // instruction of a fused computation is represented by its fusion.
+  ir::InstructionId at;
+  // The value it reads when that value is a buffer of its own (an operand
+  // of `at` outside any fusion); invalid when it is an intermediate of a
+  // fused computation.
+  ir::InstructionId source;
+  int64_t source_leaf = 0;
+  AxisMask axes = 0;            // the mesh axes it communicates over
+  int64_t operand_bytes = 0;    // per device
+  int64_t result_bytes = 0;     // per device
+};
+
+// Why an instruction was replicated by default.
+struct UnknownPropagation {
+  ir::InstructionId instruction;
+  bool had_sharded_operand = false;  // replication cost an all-gather
+};
+
+// The graph facts propagation needs, computed once per module and shared by
+// every candidate: tuple leaf counts and offsets, and for every instruction
+// of a fused computation the fusion it belongs to (outermost).
+struct PropagationGraph {
+  // Per instruction: number of array leaves (1 for an array).
+  std::vector<int32_t> leaf_count;
+  // Per instruction: the scheduled instruction that stands for it (itself
+  // outside fusions).
+  std::vector<ir::InstructionId> scheduled_as;
+
+  static PropagationGraph Build(const ir::Module& module);
+};
+
+struct Propagation {
+  // Per instruction, per leaf (depth-first over tuple elements); empty for an
+  // instruction never reached (a computation nothing calls, a reducer).
+  std::vector<std::vector<AxesSharding>> leaves;
+  std::vector<PredictedCollective> collectives;
+  std::vector<UnknownPropagation> unknown;
+
+  const AxesSharding* Find(ir::InstructionId id, int64_t leaf) const;
+};
+
+// Propagates `parameters` (one per entry parameter, each of the parameter's
+// array rank) over `module`. InvalidArgument when the module has no entry
+// computation or the parameter count differs.
+absl::StatusOr<Propagation> Propagate(const ir::Module& module, const PropagationGraph& graph,
+                                      const MeshSizes& mesh,
+                                      const std::vector<AxesSharding>& parameters);
+
+// Flattened leaf number of `index` within `shape` (depth-first order);
+// -1 when the index leaves the shape or names a tuple.
+int64_t LeafNumber(const ir::Shape& shape, const ir::ShapeIndex& index);
+
+// The array shapes of `shape`'s leaves, depth-first.
+void CollectLeafShapes(const ir::Shape& shape, std::vector<const ir::Shape*>* out);
+
+}  // namespace memplan::predictor
+
+#endif  // MEMPLAN_PREDICTOR_PROPAGATION_H_

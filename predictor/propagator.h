@@ -1,0 +1,94 @@
+// Internal to predictor: the propagation walk (propagation.cc) and the
+// per-opcode rules (op_rules.cc) share this class.
+#ifndef MEMPLAN_PREDICTOR_PROPAGATOR_H_
+#define MEMPLAN_PREDICTOR_PROPAGATOR_H_
+
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "ir/module.h"
+#include "predictor/propagation.h"
+
+namespace memplan::predictor {
+
+class Propagator {
+ public:
+  Propagator(const ir::Module& module, const PropagationGraph& graph, const MeshSizes& mesh,
+             Propagation* out)
+      : module_(module), graph_(graph), mesh_(mesh), out_(*out) {}
+
+  // Propagates computation `c` whose parameters have `params` (one leaf
+  // vector per parameter); returns the root's leaves.
+  std::vector<AxesSharding> RunComputation(ir::ComputationId c,
+                                           const std::vector<std::vector<AxesSharding>>& params);
+
+ private:
+  // The rule for one instruction: its leaves.
+  std::vector<AxesSharding> Rule(const ir::Instruction& inst);
+
+  // Operand `k`'s leaves / its single array leaf.
+  const std::vector<AxesSharding>& OperandLeaves(const ir::Instruction& inst, size_t k) const;
+  AxesSharding Operand(const ir::Instruction& inst, size_t k) const;
+  const ir::Shape& OperandShape(const ir::Instruction& inst, size_t k) const;
+
+  // Brings operand `k` (array) to `want`, recording the collectives: partial
+  // sums reduced (reduce-scatter where `want` splits a partial axis, else
+  // all-reduce), axes dropped all-gathered (or all-to-all when `want` moves
+  // them to another dimension). Axes `want` adds are a local slice.
+  void Reshard(const ir::Instruction& inst, size_t k, const AxesSharding& want);
+  // Operand `k` with its partial sums reduced (all-reduce), once per value.
+  AxesSharding Resolved(const ir::Instruction& inst, size_t k);
+  // The buffer operand `k` of `inst` reads: the operand outside fusions, a
+  // fused parameter's fusion operand inside one; invalid for a fused
+  // intermediate.
+  ir::InstructionId SourceOf(const ir::Instruction& inst, size_t k) const;
+  void Record(CollectiveKind kind, const ir::Instruction& inst, size_t k, AxisMask axes,
+              int64_t operand_bytes, int64_t result_bytes);
+
+  // Rules (op_rules.cc).
+  std::vector<AxesSharding> Elementwise(const ir::Instruction& inst);
+  AxesSharding Broadcast(const ir::Instruction& inst);
+  AxesSharding Reshape(const ir::Instruction& inst);
+  AxesSharding Transpose(const ir::Instruction& inst);
+  AxesSharding Dot(const ir::Instruction& inst);
+  AxesSharding Convolution(const ir::Instruction& inst);
+  std::vector<AxesSharding> Reduce(const ir::Instruction& inst);
+  AxesSharding Concatenate(const ir::Instruction& inst);
+  AxesSharding KeepOperandShape(const ir::Instruction& inst);  // slice, pad, reverse, windows
+  AxesSharding DynamicSlice(const ir::Instruction& inst);
+  AxesSharding DynamicUpdateSlice(const ir::Instruction& inst);
+  AxesSharding Gather(const ir::Instruction& inst);
+  std::vector<AxesSharding> Scatter(const ir::Instruction& inst);
+  std::vector<AxesSharding> Sort(const ir::Instruction& inst);
+  std::vector<AxesSharding> While(const ir::Instruction& inst);
+  std::vector<AxesSharding> Conditional(const ir::Instruction& inst);
+  std::vector<AxesSharding> CallBody(const ir::Instruction& inst);
+  std::vector<AxesSharding> Unknown(const ir::Instruction& inst);
+  void ShardInitialState(const ir::Instruction& loop, const std::vector<AxesSharding>& carry);
+  // A broadcast (or a fusion, constant, iota) reading only scalars.
+  bool IsBroadcastOfScalars(const ir::Instruction& inst) const;
+  // Dot and convolution share this: operand dims in roles, conflicts
+  // settled by all-gathering the smaller operand.
+  struct DimRoles;
+  AxesSharding Contract(const ir::Instruction& inst, const DimRoles& roles);
+
+  // Replicated leaves for `shape`.
+  std::vector<AxesSharding> Replicated(const ir::Shape& shape) const;
+
+  const ir::Module& module_;
+  const PropagationGraph& graph_;
+  const MeshSizes& mesh_;
+  Propagation& out_;
+  // The fusion whose body is being walked (invalid outside fusions).
+  ir::InstructionId fusion_context_;
+  // Partial values already all-reduced: (instruction, leaf) -> result.
+  absl::flat_hash_map<std::pair<int64_t, int64_t>, AxesSharding> resolved_;
+};
+
+// Elementwise opcodes: one output element from the same-index elements of
+// same-shaped operands.
+bool IsElementwise(ir::Opcode opcode);
+
+}  // namespace memplan::predictor
+
+#endif  // MEMPLAN_PREDICTOR_PROPAGATOR_H_
