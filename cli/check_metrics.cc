@@ -22,7 +22,10 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
+#include "parsers/json_text.h"
 #include "parsers/load_program.h"
+#include "parsers/source_text.h"
+#include "viz/analyze_report.h"
 #include "viz/format.h"
 #include "viz/junit.h"
 
@@ -51,30 +54,63 @@ bool LooksLikeAnalyzeJson(std::string_view text) {
   return text.substr(0, 4096).find("\"schema_version\"") != std::string_view::npos;
 }
 
+namespace {
+
+// The integer at `path` under `root`: a whole number in [0, 2^63).
+absl::StatusOr<int64_t> ByteCountAt(const parsers::SourceText& source,
+                                    const llvm::json::Object& root, const parsers::JsonPath& path) {
+  const llvm::json::Value* value = nullptr;
+  const llvm::json::Object* object = &root;
+  for (size_t i = 0; i < path.size(); ++i) {
+    value = object != nullptr ? object->get(path[i].key) : nullptr;
+    if (value == nullptr) {
+      return parsers::JsonErrorAt(
+          source, path,
+          "expected this key (an integer) of 'memplan analyze --format=json' (docs/json-schema.md)");
+    }
+    object = value->getAsObject();
+  }
+  // Integers beyond int64 arrive as uint64 or double; neither is a byte count.
+  const llvm::Optional<int64_t> bytes = value->getAsInteger();
+  const llvm::Optional<double> number = value->getAsNumber();
+  if (!bytes || !number || *number >= 9223372036854775807.0) {
+    return parsers::JsonErrorAt(source, path,
+                                "expected a byte count: an integer from 0 to 2^63-1");
+  }
+  if (*bytes < 0) {
+    return parsers::JsonErrorAt(source, path,
+                                StrCat("expected a byte count of 0 or more, not ", *bytes));
+  }
+  return *bytes;
+}
+
+}  // namespace
+
 absl::StatusOr<ModuleMetrics> MetricsFromAnalyzeJson(std::string_view text,
                                                      const std::string& file_name) {
-  llvm::Expected<llvm::json::Value> parsed =
-      llvm::json::parse(llvm::StringRef(text.data(), text.size()));
-  if (!parsed) {
-    return absl::InvalidArgumentError(
-        StrCat(file_name, ": error: invalid JSON: ", llvm::toString(parsed.takeError())));
-  }
-  const llvm::json::Object* root = parsed->getAsObject();
+  const std::shared_ptr<const parsers::SourceText> source =
+      parsers::SourceText::FromString(file_name, text);
+  ASSIGN_OR_RETURN(const llvm::json::Value parsed, parsers::ParseJsonText(*source));
+  const llvm::json::Object* root = parsed.getAsObject();
   if (root == nullptr) {
-    return absl::InvalidArgumentError(
-        StrCat(file_name, ": error: expected a JSON object from 'memplan analyze --format=json'"));
+    return parsers::JsonErrorAt(*source, {},
+                                "expected a JSON object from 'memplan analyze --format=json'");
   }
-  auto missing = [&](std::string_view key) {
-    return absl::InvalidArgumentError(
-        StrCat(file_name, ": error: expected key '", key,
-               "' (an integer) of 'memplan analyze --format=json' (docs/json-schema.md)"));
-  };
+  const llvm::Optional<int64_t> version = root->getInteger("schema_version");
+  if (!version || *version < 1 || *version > viz::kAnalyzeJsonSchemaVersion) {
+    return parsers::JsonErrorAt(
+        *source, {{"schema_version"}},
+        StrCat("expected a schema_version from 1 to ", viz::kAnalyzeJsonSchemaVersion,
+               " (this memplan's 'analyze --format=json', docs/json-schema.md)"));
+  }
   ModuleMetrics m;
   m.source = file_name;
   if (llvm::Optional<llvm::StringRef> module = root->getString("module")) {
     m.module = module->str();
   } else {
-    return missing("module");
+    return parsers::JsonErrorAt(*source, {{"module"}},
+                                "expected the module's name (a string) of 'memplan analyze "
+                                "--format=json' (docs/json-schema.md)");
   }
   static constexpr struct {
     Metric metric;
@@ -85,16 +121,18 @@ absl::StatusOr<ModuleMetrics> MetricsFromAnalyzeJson(std::string_view text,
                {Metric::kDeviceFootprint, "device_footprint_bytes"},
                {Metric::kTotalAllocation, "total_allocation_bytes"}};
   for (const auto& k : kKeys) {
-    const llvm::Optional<int64_t> bytes = root->getInteger(k.key);
-    if (!bytes) return missing(k.key);
-    m.bytes[static_cast<int>(k.metric)] = *bytes;
+    ASSIGN_OR_RETURN(m.bytes[static_cast<int>(k.metric)],
+                     ByteCountAt(*source, *root, {{k.key}}));
   }
   const llvm::json::Value* peak = root->get("live_peak");
-  if (peak == nullptr) return missing("live_peak");
-  if (const llvm::json::Object* p = peak->getAsObject()) {
-    const llvm::Optional<int64_t> bytes = p->getInteger("bytes");
-    if (!bytes) return missing("live_peak.bytes");
-    m.bytes[static_cast<int>(Metric::kPeak)] = *bytes;
+  if (peak == nullptr) {
+    return parsers::JsonErrorAt(*source, {{"live_peak"}},
+                                "expected this key (an object or null) of 'memplan analyze "
+                                "--format=json' (docs/json-schema.md)");
+  }
+  if (peak->getAsObject() != nullptr) {
+    ASSIGN_OR_RETURN(m.bytes[static_cast<int>(Metric::kPeak)],
+                     ByteCountAt(*source, *root, {{"live_peak"}, {"bytes"}}));
   }
   return m;
 }
@@ -142,15 +180,9 @@ absl::StatusOr<std::vector<ModuleMetrics>> LoadBaseline(const std::string& path,
   if (std::filesystem::is_regular_file(path, ec)) {
     ASSIGN_OR_RETURN(std::string head, ReadHead(path, 4096));
     if (LooksLikeAnalyzeJson(head)) {
-      llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-          llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-      if (!buffer) {
-        return absl::InvalidArgumentError(
-            StrCat(path, ": cannot read: ", buffer.getError().message()));
-      }
-      const llvm::StringRef text = (*buffer)->getBuffer();
-      ASSIGN_OR_RETURN(ModuleMetrics m,
-                       MetricsFromAnalyzeJson(std::string_view(text.data(), text.size()), path));
+      ASSIGN_OR_RETURN(std::shared_ptr<const parsers::SourceText> file,
+                       parsers::SourceText::FromFile(path));
+      ASSIGN_OR_RETURN(ModuleMetrics m, MetricsFromAnalyzeJson(file->text(), path));
       return std::vector<ModuleMetrics>{std::move(m)};
     }
   }
