@@ -423,7 +423,6 @@ absl::StatusOr<std::vector<RawModule>> ReadEntries(const BudgetSource& source,
   sources.setDiagHandler(CollectDiagnostic, &diagnostics);
   llvm::yaml::Stream stream(source.Buffer(), sources);
   std::vector<RawModule> modules;
-  absl::Status status;
   auto document = stream.begin();
   if (document == stream.end()) return modules;
   llvm::yaml::Node* root = document->getRoot();
@@ -484,17 +483,16 @@ absl::StatusOr<BudgetFile> ParseBudgets(std::string_view text, const std::string
     return absl::InvalidArgumentError(StrCat(file_name, ": error: no budgets: ",
                                              kBudgetFileShape));
   }
-  const ModuleBudget* fallback = nullptr;
+  bool fallback_has_device = false;
   int64_t largest_device = 0;  // over every entry: a fraction may meet any of them
   for (const RawModule& m : modules) {
-    if (m.budget.key == "*") fallback = &m.budget;
+    if (m.budget.key == "*") fallback_has_device = m.budget.device_memory.has_value();
     largest_device = std::max(largest_device, m.budget.device_memory.value_or(0));
   }
   BudgetFile file;
   file.path = file_name;
   for (RawModule& m : modules) {
-    const bool device_known = m.budget.device_memory.has_value() ||
-                              (fallback != nullptr && fallback->device_memory.has_value());
+    const bool device_known = m.budget.device_memory.has_value() || fallback_has_device;
     for (int i = 0; i < kNumMetrics; ++i) {
       const std::optional<Limit>& limit = m.budget.limits[i];
       if (!limit || !limit->device_fraction) continue;

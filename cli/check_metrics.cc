@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <cstdio>
 #include <filesystem>
@@ -70,18 +71,18 @@ absl::StatusOr<int64_t> ByteCountAt(const parsers::SourceText& source,
     }
     object = value->getAsObject();
   }
-  // Integers beyond int64 arrive as uint64 or double; neither is a byte count.
-  const llvm::Optional<int64_t> bytes = value->getAsInteger();
+  // llvm::json keeps an integer as int64, as uint64 beyond it, else as a
+  // double; only whole numbers in [0, 2^63) are byte counts.
   const llvm::Optional<double> number = value->getAsNumber();
-  if (!bytes || !number || *number >= 9223372036854775807.0) {
-    return parsers::JsonErrorAt(source, path,
-                                "expected a byte count: an integer from 0 to 2^63-1");
+  if (number && *number < 0) {
+    return parsers::JsonErrorAt(source, path, "expected a byte count of 0 or more");
   }
-  if (*bytes < 0) {
-    return parsers::JsonErrorAt(source, path,
-                                StrCat("expected a byte count of 0 or more, not ", *bytes));
+  if (const llvm::Optional<uint64_t> whole = value->getAsUINT64()) {
+    if (*whole <= static_cast<uint64_t>(INT64_MAX)) return static_cast<int64_t>(*whole);
+  } else if (number && std::floor(*number) == *number && *number < 9223372036854775808.0) {
+    return static_cast<int64_t>(*number);
   }
-  return *bytes;
+  return parsers::JsonErrorAt(source, path, "expected a byte count: an integer from 0 to 2^63-1");
 }
 
 }  // namespace
@@ -133,6 +134,9 @@ absl::StatusOr<ModuleMetrics> MetricsFromAnalyzeJson(std::string_view text,
   if (peak->getAsObject() != nullptr) {
     ASSIGN_OR_RETURN(m.bytes[static_cast<int>(Metric::kPeak)],
                      ByteCountAt(*source, *root, {{"live_peak"}, {"bytes"}}));
+  } else if (peak->kind() != llvm::json::Value::Null) {
+    return parsers::JsonErrorAt(*source, {{"live_peak"}},
+                                "expected an object with \"bytes\", or null");
   }
   return m;
 }
