@@ -366,7 +366,8 @@ absl::Status ReadField(const BudgetSource& source, const std::string& key,
   }
   if (key == "device" || key == "device_memory") {
     if (budget.device_memory) {
-      return source.Error(where, "give either device or device_memory, not both");
+      return source.Error(where, "give either device or device_memory, not both (expected one "
+                                 "statement of the device's memory)");
     }
     if (key == "device") {
       const std::optional<int64_t> bytes = value ? DevicePresetBytes(*value) : std::nullopt;
@@ -409,7 +410,7 @@ absl::StatusOr<RawModule> ReadModule(const BudgetSource& source, const std::stri
     const std::optional<std::string> field = ScalarText(kv.getKey());
     if (!field) return source.Error(kv.getKey(), "expected a key (peak, temp, device, ...)");
     if (!seen.insert(*field).second) {
-      return source.Error(kv.getKey(), StrCat("duplicate key '", *field, "'"));
+      return source.Error(kv.getKey(), StrCat("duplicate key '", *field, "'; expected each key once"));
     }
     RETURN_IF_ERROR(ReadField(source, *field, kv.getKey(), kv.getValue(), raw));
   }
@@ -432,7 +433,7 @@ absl::StatusOr<std::vector<RawModule>> ReadEntries(const BudgetSource& source,
       const std::optional<std::string> key = ScalarText(kv.getKey());
       if (!key) return source.Error(kv.getKey(), "expected a module name (or \"*\")");
       if (!seen.insert(*key).second) {
-        return source.Error(kv.getKey(), StrCat("duplicate key '", *key, "'"));
+        return source.Error(kv.getKey(), StrCat("duplicate key '", *key, "'; expected each module once"));
       }
       ASSIGN_OR_RETURN(RawModule raw, ReadModule(source, *key, kv.getKey(), kv.getValue()));
       modules.push_back(std::move(raw));
@@ -454,7 +455,9 @@ absl::StatusOr<std::vector<RawModule>> ReadEntries(const BudgetSource& source,
 
 absl::StatusOr<BudgetFile> ParseBudgets(std::string_view text, const std::string& file_name) {
   BudgetSource source(text, file_name);
-  if (const char* deep = TooDeep(text)) {
+  // Pointers into the source's own copy of the text, for its locations.
+  const llvm::StringRef copy = source.Buffer().getBuffer();
+  if (const char* deep = TooDeep(std::string_view(copy.data(), copy.size()))) {
     return source.Error(deep, StrCat("expected a budget file nested at most ", kMaxFlowDepth,
                                      " brackets and ", kMaxLinePrefix,
                                      " columns of indentation deep"));
@@ -499,9 +502,9 @@ absl::StatusOr<BudgetFile> ParseBudgets(std::string_view text, const std::string
       if (!device_known) {
         return source.Error(
             m.fraction_at[i],
-            StrCat("'", limit->text, "' is a fraction of the device's memory, but ",
-                   m.budget.key == "*" ? "this entry gives" : "neither this entry nor \"*\" gives",
-                   " 'device: H100-80GB' or 'device_memory: 80GiB'"));
+            StrCat("'", limit->text, "' is a fraction of the device's memory, but no device is "
+                   "known: expected 'device: H100-80GB' or 'device_memory: 80GiB' in ",
+                   m.budget.key == "*" ? "this entry" : "this entry or in \"*\""));
       }
       if (*limit->device_fraction * static_cast<double>(largest_device) >= kMaxLimitBytes) {
         return source.Error(m.fraction_at[i],

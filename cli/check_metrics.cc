@@ -78,7 +78,19 @@ absl::StatusOr<int64_t> ByteCountAt(const parsers::SourceText& source,
     return parsers::JsonErrorAt(source, path, "expected a byte count of 0 or more");
   }
   if (const llvm::Optional<uint64_t> whole = value->getAsUINT64()) {
-    if (*whole <= static_cast<uint64_t>(INT64_MAX)) return static_cast<int64_t>(*whole);
+    // LLVM 14's parser reads an integer past int64 (strtoll) as INT64_MAX:
+    // that one must be written as itself.
+    bool clamped = false;
+    if (*whole == static_cast<uint64_t>(INT64_MAX)) {
+      const std::string_view text = source.text();
+      const std::optional<size_t> at = parsers::LocateJsonValue(text, path);
+      const size_t end = at ? *at + 19 : 0;
+      clamped = !at || text.substr(*at, 19) != "9223372036854775807" ||
+                (end < text.size() && text[end] >= '0' && text[end] <= '9');
+    }
+    if (*whole <= static_cast<uint64_t>(INT64_MAX) && !clamped) {
+      return static_cast<int64_t>(*whole);
+    }
   } else if (number && std::floor(*number) == *number && *number < 9223372036854775808.0) {
     return static_cast<int64_t>(*number);
   }

@@ -58,13 +58,15 @@ bool Contains(std::string_view haystack, std::string_view needle) {
   return haystack.find(needle) != std::string_view::npos;
 }
 
-// A located error: "<file>:<line>:<col>: error: ... expected ...".
+// A located error: "<file>:<line>:<col>: error: ... expected ..."; `file`
+// is a prefix of it ("b.yaml:3:").
 void ExpectLocatedError(const absl::Status& status, std::string_view file) {
   ASSERT_FALSE(status.ok());
   const std::string message(status.message());
-  EXPECT_TRUE(Contains(message, std::string(file) + ":")) << message;
-  EXPECT_TRUE(Contains(message, "error: ")) << message;
-  EXPECT_TRUE(Contains(message, "expected")) << message;
+  const std::string shown = message.substr(0, 300);  // not a whole 50,000-byte line
+  EXPECT_TRUE(Contains(message, file)) << shown;
+  EXPECT_TRUE(Contains(message, "error: ")) << shown;
+  EXPECT_TRUE(Contains(message, "expected")) << shown;
 }
 
 // ---------------------------------------------------------------------------
@@ -125,7 +127,7 @@ TEST(HardenedBudgets, SecondDocumentIsAnError) {
 TEST(HardenedBudgets, HugeFractionsOfTheDeviceAreErrors) {
   for (const char* text : {"\"*\": {device: H100, peak: 99999999999999999999999999 * device}\n",
                            "\"*\": {device: H100, peak: 1000000000 * device}\n",
-                           "\"*\": {device_memory: 8EiB, peak: 2 * device}\n",
+                           "\"*\": {device_memory: 8000PiB, peak: 2 * device}\n",
                            "\"*\": {device: H100, peak: 0 * device}\n"}) {
     SCOPED_TRACE(text);
     ExpectLocatedError(cli::ParseBudgets(text, "b.yaml").status(), "b.yaml:1:");
@@ -156,7 +158,7 @@ TEST(HardenedBudgets, EveryErrorSaysWhatWasExpected) {
       "\"*\": &a {peak: 1}\nb: *a\n", "\"*\": {peak: 5%}\n", "!!map\n",
       "\"*\": {regression: 5%%}\n", "\"*\": |\n  peak: 1\n", "...\n\"*\": {peak: 1}\n",
       "\"*\": {peak: 1}\n---\n", "\xff\xfe\"*\": 1\n", "\"*\": {peak: 1GiB}\n@x\n",
-      "`\n", "\"*\": {device: H100, peak: device * 0.5}\n", "\"*\": {, peak: 1GiB}\n",
+      "`\n", "\"*\": {device: H100, peak: device * 0.5}\n", "\"*\": {peak: 1GiB, regression: }\n",
       "\"*\": {peak: 1GiB\n  temp: 1}\n", "\"*\":\n peak: 1\n  temp: 2\n",
       "\"*\":\n  peak: 1\n temp: 2\n", "\"*\": {peak: 1GiB, device: [H100]}\n",
       "\"*\": {regression: [5%]}\n", "? \"*\"\n", "\"*\": {peak: 1.5.5GiB}\n",
@@ -195,17 +197,17 @@ TEST(HardenedBaselines, BadValuesAreLocatedErrors) {
     std::string text;
     const char* at;  // "line:col"
   } cases[] = {
-      {Baseline("2", "-1"), "old.json:3:17:"},
-      {Baseline("2", "9223372036854775808"), "old.json:3:17:"},
-      {Baseline("2", "18446744073709551616"), "old.json:3:17:"},
-      {Baseline("2", "1e30"), "old.json:3:17:"},
-      {Baseline("2", "1.5"), "old.json:3:17:"},
+      {Baseline("2", "-1"), "old.json:4:17:"},
+      {Baseline("2", "9223372036854775808"), "old.json:4:17:"},
+      {Baseline("2", "18446744073709551616"), "old.json:4:17:"},
+      {Baseline("2", "1e30"), "old.json:4:17:"},
+      {Baseline("2", "1.5"), "old.json:4:17:"},
       {Baseline("99", "3"), "old.json:2:21:"},
       {Baseline("0", "3"), "old.json:2:21:"},
       {"{\"schema_version\": 2, " + std::string(50000, '[') , "old.json:1:"},
   };
   for (const Case& c : cases) {
-    SCOPED_TRACE(c.text.substr(0, 200));
+    SCOPED_TRACE(c.text.substr(0, 120));
     absl::StatusOr<cli::ModuleMetrics> m = cli::MetricsFromAnalyzeJson(c.text, "old.json");
     ExpectLocatedError(m.status(), c.at);
   }
@@ -259,7 +261,14 @@ TEST(HardenedInputs, AFifoIsReadOnce) {
   }
   writer.join();
   EXPECT_EQ(r.exit_code, 0) << Describe(r);
-  EXPECT_TRUE(Contains(r.out, "jit_mlp_train_step")) << Describe(r);
+  // The same program as the regular file gives.
+  CommandResult direct = Memplan({"analyze", kMlpDump});
+  auto values_line = [](const std::string& out) {
+    const size_t at = out.find("\nValues: ");
+    return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at + 1) - at);
+  };
+  EXPECT_FALSE(values_line(direct.out).empty()) << Describe(direct);
+  EXPECT_EQ(values_line(r.out), values_line(direct.out)) << Describe(r);
 }
 
 TEST(HardenedInputs, EmptyProgramIsAWarning) {
@@ -328,7 +337,7 @@ TEST(HardenedHloProto, UnsortedIdsAreSortedDuplicatesRejected) {
   *allocations->Add() = allocations->Get(0);
   absl::StatusOr<ir::Program> duplicate = ParseProto(proto);
   ExpectLocatedError(duplicate.status(), "x.hlo.pb:1:1");
-  EXPECT_TRUE(Contains(duplicate.status().message(), "listed twice"));
+  EXPECT_TRUE(Contains(std::string(duplicate.status().message()), "listed twice"));
 }
 
 // ---------------------------------------------------------------------------
