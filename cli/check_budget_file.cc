@@ -494,6 +494,7 @@ absl::StatusOr<BudgetFile> ParseBudgets(std::string_view text, const std::string
   }
   BudgetFile file;
   file.path = file_name;
+  file.modules.reserve(modules.size());
   for (RawModule& m : modules) {
     const bool device_known = m.budget.device_memory.has_value() || fallback_has_device;
     for (int i = 0; i < kNumMetrics; ++i) {
