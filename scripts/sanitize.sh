@@ -3,7 +3,7 @@
 # leak detection on) over the memplan libraries, in its own build directory
 # (build-asan/, or $MEMPLAN_ASAN_BUILD_DIR). The libraries are built
 # instrumented (MEMPLAN_BUILD_FUZZ=ON, see fuzz/CMakeLists.txt); ctest runs
-# the tests labelled `sanitize` (the library unit tests) and replays fuzz
+# the tests labelled `unit-sanitize` (the library unit tests) and replays fuzz
 # corpora with the real libFuzzer binaries. Any sanitizer report fails the
 # run.
 set -euo pipefail
@@ -34,5 +34,5 @@ fi
 cmake --build "$build" -j"$jobs" --target $targets
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-ctest --test-dir "$build" --output-on-failure -j"$jobs" -L sanitize
+ctest --test-dir "$build" --output-on-failure -j"$jobs" -L unit-sanitize
 ctest --test-dir "$build" --output-on-failure -j"$jobs" -R "$fuzz_tests"
