@@ -33,6 +33,15 @@ int RunAnalyze(const AnalyzeFlags& flags) {
     PrintError(loaded.status());
     return kExitBadInput;
   }
+  const ir::Program& program = loaded->program;
+  if (program.values.empty() && program.allocations.empty()) {
+    // A file of CR-only lines, or a header alone, parses to nothing.
+    std::fprintf(stderr,
+                 "memplan: warning: %s: no allocations or values found; expected a buffer "
+                 "assignment, HloProto, HLO module, memory-usage report or OOM message\n",
+                 program.source_files.empty() ? flags.path.c_str()
+                                              : program.source_files.front().c_str());
+  }
   analyzer::Analysis::Options options;
   options.top_n = flags.top;
   const std::optional<analyzer::AttributionKey> key = analyzer::AttributionKeyFromName(flags.by);

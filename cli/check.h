@@ -67,9 +67,12 @@ struct BudgetFile {
   const ModuleBudget* Find(std::string_view key) const;
 };
 
-// Parses a budget file. InvalidArgument with "file:line:col: error: ..."
-// (and the line with a caret) on bad YAML, unknown keys, bad values, or a
-// fraction of the device where no device memory is known.
+// Parses a budget file, in time linear in its size. InvalidArgument with
+// "file:line:col: error: ..." naming what was expected (and the line with a
+// caret) on bad YAML, nesting deeper than a budget file needs (checked before
+// the YAML parser runs), a second YAML document, unknown or duplicate keys,
+// bad values, a fraction of the device where no device memory is known, or a
+// fraction that comes to 2^63 bytes or more.
 absl::StatusOr<BudgetFile> ParseBudgets(std::string_view text, const std::string& file_name);
 absl::StatusOr<BudgetFile> LoadBudgets(const std::string& path);
 
@@ -85,8 +88,12 @@ struct ResolvedBudget : analyzer::BudgetLimits {
 std::optional<ResolvedBudget> ResolveBudget(const BudgetFile& file, std::string_view module,
                                             std::string_view stem = {});
 
-// Metrics from `memplan analyze --format=json` output. InvalidArgument when
-// the text is not such a document.
+// Metrics from `memplan analyze --format=json` output. InvalidArgument
+// "file:line:col: error: expected ..." when the text is not such a document:
+// invalid JSON or nested deeper than parsers::kMaxJsonDepth, a schema_version
+// other than 1 to viz::kAnalyzeJsonSchemaVersion, a key missing, or a byte
+// count that is negative or not below 2^63. A null byte count is a number
+// the input did not state.
 absl::StatusOr<ModuleMetrics> MetricsFromAnalyzeJson(std::string_view text,
                                                      const std::string& file_name);
 // True when `text` looks like that JSON (an object with "schema_version").

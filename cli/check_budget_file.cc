@@ -1,6 +1,6 @@
-// `memplan check`: the budget file (LLVM's YAML I/O), byte counts and
-// device presets. Compiled with -fno-rtti: it instantiates llvm::yaml
-// templates, and LLVM is built without RTTI. Includes no protobuf header.
+// `memplan check`: the budget file (LLVM's YAML parser), byte counts and
+// device presets. Compiled with -fno-rtti: it uses llvm::yaml classes, and
+// LLVM is built without RTTI. Includes no protobuf header.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -26,9 +26,9 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLParser.h"
-#include "llvm/Support/YAMLTraits.h"
 #include "llvm/Support/raw_ostream.h"
 #include "parsers/load_program.h"
+#include "parsers/source_text.h"
 #include "viz/format.h"
 #include "viz/junit.h"
 
@@ -156,55 +156,10 @@ const ModuleBudget* BudgetFile::Find(std::string_view key) const {
 }
 
 // ---------------------------------------------------------------------------
-// The budget file, read with llvm::yaml::Input.
+// The budget file: LLVM's YAML parser for the syntax, walked here node by
+// node (linear in the entries; llvm::yaml::Input's key checks are quadratic).
 
 namespace {
-
-// What the YAML traits below need while they run: the Input (for the
-// location of the node being read) and room for an error message.
-struct YamlContext {
-  const llvm::yaml::Input* input = nullptr;
-  std::string error;
-
-  const char* Where() const {
-    const llvm::yaml::Node* node = input != nullptr ? input->getCurrentNode() : nullptr;
-    return node != nullptr ? node->getSourceRange().Start.getPointer() : nullptr;
-  }
-};
-
-// A scalar field: its text and where it was written.
-struct YamlScalar {
-  bool present = false;
-  std::string text;
-  const char* where = nullptr;
-};
-struct YamlLimit : YamlScalar {
-  std::optional<int64_t> bytes;
-  std::optional<double> device_fraction;
-};
-struct YamlPercent : YamlScalar {
-  double percent = 0;
-};
-struct YamlDevice : YamlScalar {
-  int64_t bytes = 0;
-};
-struct YamlDeviceMemory : YamlScalar {
-  int64_t bytes = 0;
-};
-
-struct YamlModule {
-  const char* where = nullptr;
-  YamlLimit limits[kNumMetrics];
-  YamlPercent regression;
-  YamlDevice device;
-  YamlDeviceMemory device_memory;
-};
-
-struct YamlBudgets {
-  std::vector<std::pair<std::string, YamlModule>> modules;
-};
-
-YamlContext& ContextOf(void* ctxt) { return *static_cast<YamlContext*>(ctxt); }
 
 // "0.8 * device", "device": the fraction; nullopt otherwise.
 std::optional<double> ParseDeviceFraction(std::string_view text) {
@@ -219,122 +174,12 @@ std::optional<double> ParseDeviceFraction(std::string_view text) {
   return number;
 }
 
-}  // namespace
-}  // namespace memplan::cli
-
-namespace llvm::yaml {
-
-using memplan::cli::ContextOf;
-
-template <>
-struct ScalarTraits<memplan::cli::YamlLimit> {
-  static void output(const memplan::cli::YamlLimit& v, void*, raw_ostream& os) { os << v.text; }
-  static StringRef input(StringRef scalar, void* ctxt, memplan::cli::YamlLimit& v) {
-    auto& context = ContextOf(ctxt);
-    v.present = true;
-    v.text = scalar.str();
-    v.where = context.Where();
-    const std::string_view text(scalar.data(), scalar.size());
-    if ((v.device_fraction = memplan::cli::ParseDeviceFraction(text))) {
-      if (*v.device_fraction <= 0) return "expected a positive fraction of the device";
-      return {};
-    }
-    if ((v.bytes = memplan::cli::ParseByteCount(text))) return {};
-    return "expected a byte count (12345, 1.5GiB, 800MB) or a fraction of the device's "
-           "memory (0.8 * device)";
-  }
-  static QuotingType mustQuote(StringRef) { return QuotingType::None; }
-};
-
-template <>
-struct ScalarTraits<memplan::cli::YamlPercent> {
-  static void output(const memplan::cli::YamlPercent& v, void*, raw_ostream& os) { os << v.text; }
-  static StringRef input(StringRef scalar, void* ctxt, memplan::cli::YamlPercent& v) {
-    v.present = true;
-    v.text = scalar.str();
-    v.where = ContextOf(ctxt).Where();
-    const std::optional<double> percent =
-        memplan::cli::ParsePercent(std::string_view(scalar.data(), scalar.size()));
-    if (!percent) return "expected a percentage such as 5% (the largest growth allowed)";
-    v.percent = *percent;
-    return {};
-  }
-  static QuotingType mustQuote(StringRef) { return QuotingType::None; }
-};
-
-template <>
-struct ScalarTraits<memplan::cli::YamlDevice> {
-  static void output(const memplan::cli::YamlDevice& v, void*, raw_ostream& os) { os << v.text; }
-  static StringRef input(StringRef scalar, void* ctxt, memplan::cli::YamlDevice& v) {
-    auto& context = ContextOf(ctxt);
-    v.present = true;
-    v.text = scalar.str();
-    v.where = context.Where();
-    const std::optional<int64_t> bytes =
-        memplan::cli::DevicePresetBytes(std::string_view(scalar.data(), scalar.size()));
-    if (!bytes) {
-      context.error = memplan::StrCat("unknown device '", v.text, "'; expected one of ",
-                                      memplan::cli::DevicePresetNames(),
-                                      ", or give device_memory instead");
-      return context.error;
-    }
-    v.bytes = *bytes;
-    return {};
-  }
-  static QuotingType mustQuote(StringRef) { return QuotingType::None; }
-};
-
-template <>
-struct ScalarTraits<memplan::cli::YamlDeviceMemory> {
-  static void output(const memplan::cli::YamlDeviceMemory& v, void*, raw_ostream& os) {
-    os << v.text;
-  }
-  static StringRef input(StringRef scalar, void* ctxt, memplan::cli::YamlDeviceMemory& v) {
-    v.present = true;
-    v.text = scalar.str();
-    v.where = ContextOf(ctxt).Where();
-    const std::optional<int64_t> bytes =
-        memplan::cli::ParseByteCount(std::string_view(scalar.data(), scalar.size()));
-    if (!bytes || *bytes <= 0) return "expected the device's memory as a byte count (80GiB)";
-    v.bytes = *bytes;
-    return {};
-  }
-  static QuotingType mustQuote(StringRef) { return QuotingType::None; }
-};
-
-template <>
-struct MappingTraits<memplan::cli::YamlModule> {
-  static void mapping(IO& io, memplan::cli::YamlModule& m) {
-    m.where = ContextOf(io.getContext()).Where();
-    for (memplan::cli::Metric metric : memplan::cli::kAllMetrics) {
-      const std::string key(memplan::cli::MetricKey(metric));
-      io.mapOptional(key.c_str(), m.limits[static_cast<int>(metric)]);
-    }
-    io.mapOptional("regression", m.regression);
-    io.mapOptional("device", m.device);
-    io.mapOptional("device_memory", m.device_memory);
-  }
-};
-
-template <>
-struct CustomMappingTraits<memplan::cli::YamlBudgets> {
-  static void inputOne(IO& io, StringRef key, memplan::cli::YamlBudgets& budgets) {
-    budgets.modules.emplace_back(key.str(), memplan::cli::YamlModule{});
-    const std::string name = key.str();
-    io.mapRequired(name.c_str(), budgets.modules.back().second);
-  }
-  static void output(IO& io, memplan::cli::YamlBudgets& budgets) {
-    for (auto& [key, module] : budgets.modules) io.mapRequired(key.c_str(), module);
-  }
-};
-
-}  // namespace llvm::yaml
-
-namespace memplan::cli {
-namespace {
+// Below 2^63: the largest byte count a limit may come to.
+constexpr double kMaxLimitBytes = 9.2e18;
 
 void CollectDiagnostic(const llvm::SMDiagnostic& diagnostic, void* context) {
   std::string& out = *static_cast<std::string*>(context);
+  if (!out.empty()) return;  // the first error only
   llvm::raw_string_ostream os(out);
   diagnostic.print(/*ProgName=*/nullptr, os, /*ShowColors=*/false);
 }
@@ -343,6 +188,10 @@ std::string TrimNewlines(std::string s) {
   while (!s.empty() && s.back() == '\n') s.pop_back();
   return s;
 }
+
+constexpr std::string_view kBudgetFileShape =
+    "expected a budget file: a mapping of module names (or \"*\") to limits, e.g. "
+    "'\"*\": {peak: 60GiB}' (see docs/ci.md)";
 
 // "file:line:col" and a full diagnostic, for a point in the budget file.
 class BudgetSource {
@@ -371,129 +220,295 @@ class BudgetSource {
                       &out);
     return absl::InvalidArgumentError(TrimNewlines(out));
   }
+  absl::Status Error(const llvm::yaml::Node* node, const std::string& message) const {
+    return Error(node != nullptr ? node->getSourceRange().Start.getPointer() : nullptr, message);
+  }
 
  private:
   llvm::SourceMgr sources_;
   std::string file_name_;
 };
 
-// LLVM 14's YAML input keeps the last of two equal keys silently; find
-// them first. Syntax errors are left for yaml::Input to report.
-absl::Status CheckDuplicateKeys(const BudgetSource& source) {
-  llvm::SourceMgr quiet;
-  quiet.setDiagHandler([](const llvm::SMDiagnostic&, void*) {}, nullptr);
-  llvm::yaml::Stream stream(source.Buffer(), quiet);
-  absl::Status status;
-  std::function<void(llvm::yaml::Node*)> walk = [&](llvm::yaml::Node* node) {
-    if (!status.ok() || node == nullptr) return;
-    if (auto* map = llvm::dyn_cast<llvm::yaml::MappingNode>(node)) {
-      std::set<std::string> keys;
-      for (llvm::yaml::KeyValueNode& kv : *map) {
-        if (auto* key = llvm::dyn_cast_or_null<llvm::yaml::ScalarNode>(kv.getKey())) {
-          llvm::SmallString<32> storage;
-          const std::string text = key->getValue(storage).str();
-          if (!keys.insert(text).second && status.ok()) {
-            status = source.Error(key->getSourceRange().Start.getPointer(),
-                                  StrCat("duplicate key '", text, "'"));
+// The deepest a budget file may nest, counted conservatively before LLVM's
+// parser (which recurses once per level) sees the text: flow collections
+// ('[' '{') open at once, plus the indentation and block indicators ("- ",
+// "? ", ": ") that start a line. A budget file needs 3 levels.
+constexpr int kMaxFlowDepth = 32;
+constexpr int kMaxLinePrefix = 128;
+
+// The location of the first point where the text nests deeper than the
+// limits above, or nullptr. Quoted scalars and comments are skipped.
+const char* TooDeep(std::string_view text) {
+  int flow = 0;
+  bool line_start = true;
+  int prefix = 0;
+  char previous = '\n';  // the last byte outside spaces, quotes and comments
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n' || c == '\r') {
+      line_start = true;
+      prefix = 0;
+      previous = '\n';
+      continue;
+    }
+    if (line_start) {
+      if (c == ' ' || c == '\t' || c == '-' || c == '?' || c == ':') {
+        if (++prefix > kMaxLinePrefix) return text.data() + i;
+        if (c != ' ' && c != '\t') previous = c;
+        continue;
+      }
+      line_start = false;
+    }
+    if (c == ' ' || c == '\t') continue;
+    if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t')) {
+      while (i + 1 < text.size() && text[i + 1] != '\n' && text[i + 1] != '\r') ++i;
+      continue;
+    }
+    const bool token_start = previous == '\n' || previous == '[' || previous == '{' ||
+                             previous == ',' || previous == ':' || previous == '-' ||
+                             previous == '?';
+    if ((c == '"' || c == '\'') && token_start) {
+      // A quoted scalar, which may span lines: skip to its closing quote.
+      for (++i; i < text.size(); ++i) {
+        if (c == '"' && text[i] == '\\') {
+          ++i;
+        } else if (text[i] == c) {
+          if (c == '\'' && i + 1 < text.size() && text[i + 1] == '\'') {
+            ++i;  // '' inside single quotes
+          } else {
+            break;
           }
         }
-        walk(kv.getValue());
       }
-    } else if (auto* seq = llvm::dyn_cast<llvm::yaml::SequenceNode>(node)) {
-      for (llvm::yaml::Node& child : *seq) walk(&child);
+      previous = c;
+      continue;
     }
-  };
-  for (llvm::yaml::Document& document : stream) walk(document.getRoot());
-  return stream.failed() ? absl::OkStatus() : status;
+    if (c == '[' || c == '{') {
+      if (++flow > kMaxFlowDepth) return text.data() + i;
+    } else if ((c == ']' || c == '}') && flow > 0) {
+      --flow;
+    }
+    previous = c;
+  }
+  return nullptr;
+}
+
+// A scalar's value, or nullopt for any other node.
+std::optional<std::string> ScalarText(llvm::yaml::Node* node) {
+  auto* scalar = llvm::dyn_cast_or_null<llvm::yaml::ScalarNode>(node);
+  if (scalar == nullptr) return std::nullopt;
+  llvm::SmallString<32> storage;
+  return scalar->getValue(storage).str();
+}
+
+// One module's entry as read, before "*" is applied.
+struct RawModule {
+  ModuleBudget budget;
+  std::array<const char*, kNumMetrics> fraction_at{};  // where each fraction is
+};
+
+constexpr std::string_view kLimitExpected =
+    "expected a byte count (12345, 1.5GiB, 800MB) or a fraction of the device's memory "
+    "(0.8 * device)";
+
+// Reads one field of a module's mapping into `raw`.
+absl::Status ReadField(const BudgetSource& source, const std::string& key,
+                       llvm::yaml::Node* key_node, llvm::yaml::Node* value_node,
+                       RawModule& raw) {
+  ModuleBudget& budget = raw.budget;
+  const std::optional<std::string> value = ScalarText(value_node);
+  const char* where =
+      value_node != nullptr ? value_node->getSourceRange().Start.getPointer() : nullptr;
+  if (where == nullptr) where = key_node->getSourceRange().Start.getPointer();
+  for (Metric metric : kAllMetrics) {
+    if (key != MetricKey(metric)) continue;
+    if (!value) return source.Error(where, std::string(kLimitExpected));
+    Limit limit;
+    limit.text = *value;
+    limit.location = source.Location(where);
+    if ((limit.device_fraction = ParseDeviceFraction(*value))) {
+      if (!(*limit.device_fraction > 0) || *limit.device_fraction >= 1e6) {
+        return source.Error(where, "expected a positive fraction of the device below 1000000");
+      }
+      raw.fraction_at[static_cast<int>(metric)] = where;
+    } else if (!(limit.bytes = ParseByteCount(*value))) {
+      return source.Error(where, std::string(kLimitExpected));
+    }
+    budget.limits[static_cast<int>(metric)] = std::move(limit);
+    return absl::OkStatus();
+  }
+  if (key == "regression") {
+    const std::optional<double> percent = value ? ParsePercent(*value) : std::nullopt;
+    if (!percent) {
+      return source.Error(where, "expected a percentage such as 5% (the largest growth allowed)");
+    }
+    budget.regression_percent = *percent;
+    budget.regression_location = source.Location(where);
+    return absl::OkStatus();
+  }
+  if (key == "device" || key == "device_memory") {
+    if (budget.device_memory) {
+      return source.Error(where, "give either device or device_memory, not both (expected one "
+                                 "statement of the device's memory)");
+    }
+    if (key == "device") {
+      const std::optional<int64_t> bytes = value ? DevicePresetBytes(*value) : std::nullopt;
+      if (!bytes) {
+        return source.Error(where, StrCat("unknown device '", value.value_or(""),
+                                          "'; expected one of ", DevicePresetNames(),
+                                          ", or give device_memory instead"));
+      }
+      budget.device_memory = *bytes;
+    } else {
+      const std::optional<int64_t> bytes = value ? ParseByteCount(*value) : std::nullopt;
+      if (!bytes || *bytes <= 0) {
+        return source.Error(where, "expected the device's memory as a byte count (80GiB)");
+      }
+      budget.device_memory = *bytes;
+    }
+    budget.device = *value;
+    return absl::OkStatus();
+  }
+  std::string known;
+  for (Metric metric : kAllMetrics) StrAppend(&known, MetricKey(metric), ", ");
+  return source.Error(key_node, StrCat("unknown key '", key, "'; expected one of ", known,
+                                       "regression, device, device_memory"));
+}
+
+// Reads one module's mapping.
+absl::StatusOr<RawModule> ReadModule(const BudgetSource& source, const std::string& key,
+                                     llvm::yaml::Node* key_node, llvm::yaml::Node* value_node) {
+  RawModule raw;
+  raw.budget.key = key;
+  auto* map = llvm::dyn_cast_or_null<llvm::yaml::MappingNode>(value_node);
+  if (map == nullptr) {
+    return source.Error(value_node != nullptr ? value_node : key_node,
+                        StrCat("expected a mapping of limits for '", key,
+                               "', e.g. {peak: 60GiB, regression: 5%}"));
+  }
+  raw.budget.location = source.Location(map->getSourceRange().Start.getPointer());
+  std::set<std::string> seen;
+  for (llvm::yaml::KeyValueNode& kv : *map) {
+    const std::optional<std::string> field = ScalarText(kv.getKey());
+    if (!field) return source.Error(kv.getKey(), "expected a key (peak, temp, device, ...)");
+    if (!seen.insert(*field).second) {
+      return source.Error(kv.getKey(), StrCat("duplicate key '", *field, "'; expected each key once"));
+    }
+    RETURN_IF_ERROR(ReadField(source, *field, kv.getKey(), kv.getValue(), raw));
+  }
+  return raw;
+}
+
+// The budget file's entries in file order, each checked on its own.
+absl::StatusOr<std::vector<RawModule>> ReadEntries(const BudgetSource& source,
+                                                   std::string& diagnostics) {
+  llvm::SourceMgr sources;
+  sources.setDiagHandler(CollectDiagnostic, &diagnostics);
+  llvm::yaml::Stream stream(source.Buffer(), sources);
+  std::vector<RawModule> modules;
+  auto document = stream.begin();
+  if (document == stream.end()) return modules;
+  llvm::yaml::Node* root = document->getRoot();
+  if (auto* map = llvm::dyn_cast_or_null<llvm::yaml::MappingNode>(root)) {
+    std::set<std::string> seen;
+    for (llvm::yaml::KeyValueNode& kv : *map) {
+      const std::optional<std::string> key = ScalarText(kv.getKey());
+      if (!key) return source.Error(kv.getKey(), "expected a module name (or \"*\")");
+      if (!seen.insert(*key).second) {
+        return source.Error(kv.getKey(), StrCat("duplicate key '", *key, "'; expected each module once"));
+      }
+      ASSIGN_OR_RETURN(RawModule raw, ReadModule(source, *key, kv.getKey(), kv.getValue()));
+      modules.push_back(std::move(raw));
+      if (stream.failed()) break;
+    }
+  } else if (root != nullptr && !llvm::isa<llvm::yaml::NullNode>(root) && !stream.failed()) {
+    return source.Error(root, StrCat("not a mapping: ", kBudgetFileShape));
+  }
+  if (stream.failed()) return absl::InvalidArgumentError("");
+  ++document;
+  if (document != stream.end() && !stream.failed()) {
+    llvm::yaml::Node* second = document->getRoot();
+    return source.Error(second, "expected one YAML document; a second one starts here");
+  }
+  return modules;
 }
 
 }  // namespace
 
 absl::StatusOr<BudgetFile> ParseBudgets(std::string_view text, const std::string& file_name) {
   BudgetSource source(text, file_name);
-  RETURN_IF_ERROR(CheckDuplicateKeys(source));
-  YamlContext context;
+  // Pointers into the source's own copy of the text, for its locations.
+  const llvm::StringRef copy = source.Buffer().getBuffer();
+  if (const char* deep = TooDeep(std::string_view(copy.data(), copy.size()))) {
+    return source.Error(deep, StrCat("expected a budget file nested at most ", kMaxFlowDepth,
+                                     " brackets and ", kMaxLinePrefix,
+                                     " columns of indentation deep"));
+  }
   std::string diagnostics;
-  YamlBudgets parsed;
-  {
-    llvm::yaml::Input yin(source.Buffer(), &context, CollectDiagnostic, &diagnostics);
-    context.input = &yin;
-    yin >> parsed;
-    if (yin.error()) {
-      return absl::InvalidArgumentError(
-          diagnostics.empty() ? StrCat(file_name, ": error: invalid budget file")
-                              : TrimNewlines(diagnostics));
+  absl::StatusOr<std::vector<RawModule>> read = ReadEntries(source, diagnostics);
+  if (!diagnostics.empty()) {
+    // A syntax error from LLVM's YAML parser: say what was wanted too.
+    std::string message = TrimNewlines(diagnostics);
+    if (message.find("expected") == std::string::npos) {
+      const size_t line_end = message.find('\n');
+      message.insert(line_end == std::string::npos ? message.size() : line_end,
+                     StrCat(" (", kBudgetFileShape, ")"));
     }
+    return absl::InvalidArgumentError(message);
   }
-  if (parsed.modules.empty()) {
-    return absl::InvalidArgumentError(
-        StrCat(file_name, ": error: no budgets: expected a mapping of module names (or \"*\") "
-                          "to limits, e.g. '\"*\": {peak: 60GiB}' (see docs/ci.md)"));
+  if (!read.ok()) {
+    if (read.status().message().empty()) {
+      return absl::InvalidArgumentError(StrCat(file_name, ": error: invalid YAML; ",
+                                               kBudgetFileShape));
+    }
+    return read.status();
   }
-  // The traits see keys in hash order; put the entries back in file order.
-  std::stable_sort(parsed.modules.begin(), parsed.modules.end(),
-                   [](const auto& a, const auto& b) {
-                     return std::less<const char*>()(a.second.where, b.second.where);
-                   });
-
-  const YamlModule* fallback = nullptr;
-  for (const auto& [key, m] : parsed.modules) {
-    if (key == "*") fallback = &m;
+  std::vector<RawModule>& modules = *read;
+  if (modules.empty()) {
+    return absl::InvalidArgumentError(StrCat(file_name, ": error: no budgets: ",
+                                             kBudgetFileShape));
+  }
+  bool fallback_has_device = false;
+  int64_t largest_device = 0;  // over every entry: a fraction may meet any of them
+  for (const RawModule& m : modules) {
+    if (m.budget.key == "*") fallback_has_device = m.budget.device_memory.has_value();
+    largest_device = std::max(largest_device, m.budget.device_memory.value_or(0));
   }
   BudgetFile file;
   file.path = file_name;
-  for (const auto& [key, m] : parsed.modules) {
-    if (m.device.present && m.device_memory.present) {
-      return source.Error(m.device_memory.where,
-                          "give either device or device_memory, not both");
-    }
-    ModuleBudget budget;
-    budget.key = key;
-    budget.location = source.Location(m.where);
-    if (m.device_memory.present) {
-      budget.device_memory = m.device_memory.bytes;
-      budget.device = m.device_memory.text;
-    } else if (m.device.present) {
-      budget.device_memory = m.device.bytes;
-      budget.device = m.device.text;
-    }
-    if (m.regression.present) {
-      budget.regression_percent = m.regression.percent;
-      budget.regression_location = source.Location(m.regression.where);
-    }
-    const bool device_known = budget.device_memory.has_value() ||
-                              (fallback != nullptr && (fallback->device.present ||
-                                                       fallback->device_memory.present));
+  file.modules.reserve(modules.size());
+  for (RawModule& m : modules) {
+    const bool device_known = m.budget.device_memory.has_value() || fallback_has_device;
     for (int i = 0; i < kNumMetrics; ++i) {
-      const YamlLimit& y = m.limits[i];
-      if (!y.present) continue;
-      if (y.device_fraction && !device_known) {
-        return source.Error(y.where,
-                            StrCat("'", y.text, "' is a fraction of the device's memory, but ",
-                                   key == "*" ? "this entry gives" : "neither this entry nor \"*\" gives",
-                                   " 'device: H100-80GB' or 'device_memory: 80GiB'"));
+      const std::optional<Limit>& limit = m.budget.limits[i];
+      if (!limit || !limit->device_fraction) continue;
+      if (!device_known) {
+        return source.Error(
+            m.fraction_at[i],
+            StrCat("'", limit->text, "' is a fraction of the device's memory, but no device is "
+                   "known: expected 'device: H100-80GB' or 'device_memory: 80GiB' in ",
+                   m.budget.key == "*" ? "this entry" : "this entry or in \"*\""));
       }
-      Limit limit;
-      limit.text = y.text;
-      limit.location = source.Location(y.where);
-      limit.bytes = y.bytes;
-      limit.device_fraction = y.device_fraction;
-      budget.limits[i] = std::move(limit);
+      if (*limit->device_fraction * static_cast<double>(largest_device) >= kMaxLimitBytes) {
+        return source.Error(m.fraction_at[i],
+                            StrCat("expected a limit below 8 EiB; '", limit->text, "' of ",
+                                   viz::HumanBytes(largest_device), " is more"));
+      }
     }
-    file.modules.push_back(std::move(budget));
+    file.modules.push_back(std::move(m.budget));
   }
   return file;
 }
 
 absl::StatusOr<BudgetFile> LoadBudgets(const std::string& path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buffer) {
+  // A regular file, or a pipe read once up to parsers::SourceText's bound.
+  absl::StatusOr<std::shared_ptr<const parsers::SourceText>> file =
+      parsers::SourceText::FromFile(path);
+  if (!file.ok()) {
     return absl::InvalidArgumentError(
-        StrCat(path, ": cannot read the budget file: ", buffer.getError().message()));
+        StrCat("cannot read the budget file: ", file.status().message()));
   }
-  const llvm::StringRef text = (*buffer)->getBuffer();
-  return ParseBudgets(std::string_view(text.data(), text.size()), path);
+  return ParseBudgets((*file)->text(), path);
 }
 
 std::optional<ResolvedBudget> ResolveBudget(const BudgetFile& file, std::string_view module,
@@ -521,8 +536,9 @@ std::optional<ResolvedBudget> ResolveBudget(const BudgetFile& file, std::string_
     if (l.bytes) {
       r.limit_bytes[i] = l.bytes;
     } else if (l.device_fraction && r.device_memory) {
-      r.limit_bytes[i] = static_cast<int64_t>(
-          std::floor(*l.device_fraction * static_cast<double>(*r.device_memory)));
+      // ParseBudgets keeps every fraction of every device below kMaxLimitBytes.
+      const double bytes = std::floor(*l.device_fraction * static_cast<double>(*r.device_memory));
+      r.limit_bytes[i] = static_cast<int64_t>(std::min(bytes, kMaxLimitBytes));
     }
   }
   return r;

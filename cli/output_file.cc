@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <csignal>
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,6 +30,54 @@ absl::Status StreamToFd(int fd, const std::function<void(llvm::raw_ostream&)>& w
   }
   return absl::OkStatus();
 }
+
+// The temporary file being written, for the signal handler below to remove.
+// Set and cleared with the signals blocked; read only by the handler.
+char g_temp_path[PATH_MAX];
+volatile sig_atomic_t g_temp_pending = 0;
+
+constexpr int kCleanupSignals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE};
+
+// Removes the temporary file, then dies of the same signal as before.
+extern "C" void RemoveTempAndDie(int signal_number) {
+  if (g_temp_pending) ::unlink(g_temp_path);
+  g_temp_pending = 0;
+  std::signal(signal_number, SIG_DFL);
+  ::raise(signal_number);
+}
+
+// Installs RemoveTempAndDie once for each signal that is not ignored.
+void InstallCleanupHandlers() {
+  static const bool installed = [] {
+    for (const int signal_number : kCleanupSignals) {
+      struct sigaction previous;
+      if (::sigaction(signal_number, nullptr, &previous) != 0) continue;
+      if (previous.sa_handler == SIG_IGN) continue;  // e.g. nohup's SIGHUP
+      struct sigaction action = {};
+      action.sa_handler = RemoveTempAndDie;
+      sigemptyset(&action.sa_mask);
+      ::sigaction(signal_number, &action, nullptr);
+    }
+    return true;
+  }();
+  (void)installed;
+}
+
+// Blocks the cleanup signals while alive, so that the handler never sees a
+// half-registered temporary file.
+class BlockCleanupSignals {
+ public:
+  BlockCleanupSignals() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (const int signal_number : kCleanupSignals) sigaddset(&set, signal_number);
+    ::sigprocmask(SIG_BLOCK, &set, &previous_);
+  }
+  ~BlockCleanupSignals() { ::sigprocmask(SIG_SETMASK, &previous_, nullptr); }
+
+ private:
+  sigset_t previous_;
+};
 
 }  // namespace
 
@@ -60,7 +110,19 @@ absl::Status WriteOutputWith(const std::string& path,
     return absl::OkStatus();
   }
   std::string temp = path + ".tmp.XXXXXX";
-  const int fd = ::mkstemp(temp.data());
+  if (temp.size() >= sizeof(g_temp_path)) {
+    return absl::InvalidArgumentError(StrCat(path, ": cannot create output: path too long"));
+  }
+  InstallCleanupHandlers();
+  int fd = -1;
+  {
+    BlockCleanupSignals blocked;
+    fd = ::mkstemp(temp.data());
+    if (fd >= 0) {
+      std::memcpy(g_temp_path, temp.c_str(), temp.size() + 1);
+      g_temp_pending = 1;
+    }
+  }
   if (fd < 0) {
     return absl::InvalidArgumentError(
         StrCat(path, ": cannot create output: ", std::strerror(errno)));
@@ -68,11 +130,15 @@ absl::Status WriteOutputWith(const std::string& path,
   absl::Status written = StreamToFd(fd, write);
   if (::fchmod(fd, 0644) != 0 && written.ok()) written = absl::InternalError(std::strerror(errno));
   if (::close(fd) != 0 && written.ok()) written = absl::InternalError(std::strerror(errno));
-  if (written.ok() && std::rename(temp.c_str(), path.c_str()) != 0) {
-    written = absl::InternalError(std::strerror(errno));
+  {
+    BlockCleanupSignals blocked;
+    if (written.ok() && std::rename(temp.c_str(), path.c_str()) != 0) {
+      written = absl::InternalError(std::strerror(errno));
+    }
+    if (!written.ok()) ::unlink(temp.c_str());
+    g_temp_pending = 0;
   }
   if (!written.ok()) {
-    ::unlink(temp.c_str());
     return absl::InvalidArgumentError(StrCat(path, ": cannot write output: ",
                                                    written.message()));
   }

@@ -16,7 +16,10 @@ class raw_ostream;
 namespace memplan::cli {
 
 // `path` "-" or empty means stdout. An existing path that is not a regular
-// file (/dev/null, a FIFO) is written in place, not replaced.
+// file (/dev/null, a FIFO) is written in place, not replaced. A SIGTERM,
+// SIGINT, SIGHUP, SIGQUIT or SIGPIPE that arrives while the temporary file
+// exists removes it before the process dies of that signal (the handlers are
+// installed on the first write to a file; an ignored signal stays ignored).
 absl::Status WriteOutput(const std::string& path, std::string_view contents);
 
 // The same, with the contents streamed by `write` instead of held in one

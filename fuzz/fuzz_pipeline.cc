@@ -6,7 +6,11 @@
 #include "analyzer/analysis.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
+#include "parsers/utf8.h"
 #include "viz/analyze_report.h"
+#include "viz/chrome_trace.h"
+#include "viz/dot_report.h"
+#include "viz/html_report.h"
 
 namespace memplan::fuzz {
 namespace {
@@ -21,6 +25,16 @@ template <typename Item>
 bool SortedById(const std::vector<Item>& items) {
   for (size_t i = 1; i < items.size(); ++i) {
     if (!(items[i - 1].id < items[i].id)) return false;
+  }
+  return true;
+}
+
+// Valid UTF-8, and no control characters but tab, newline and CR.
+bool CleanText(std::string_view text) {
+  if (parsers::FirstInvalidUtf8(text) != text.size()) return false;
+  for (const char c : text) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7F) return false;
   }
   return true;
 }
@@ -55,6 +69,25 @@ int RunPipeline(std::string_view target, std::string_view file_name, ParseFuncti
   if (!parsed) {
     Fail(target, "JSON report does not parse", llvm::toString(parsed.takeError()) + "\n" + json);
   }
+  // The interchange views: valid UTF-8 without raw control characters
+  // (DOT, HTML), JSON that parses (Chrome trace).
+  viz::DotOptions dot_options;
+  dot_options.max_values = 20;
+  const std::string dot = viz::RenderDot(*program, analysis, dot_options);
+  if (!CleanText(dot)) Fail(target, "DOT has invalid UTF-8 or a control character", dot);
+  viz::ChromeTraceOptions trace_options;
+  trace_options.max_values = 20;
+  const std::string trace = viz::RenderChromeTrace(*program, analysis, trace_options);
+  llvm::Expected<llvm::json::Value> trace_json = llvm::json::parse(trace);
+  if (!trace_json) {
+    Fail(target, "Chrome trace does not parse", llvm::toString(trace_json.takeError()) + "\n" + trace);
+  }
+  viz::HtmlReportLimits limits;
+  limits.timeline_columns = 50;
+  limits.map_rects = 50;
+  limits.table_rows = 10;
+  const std::string html = viz::RenderHtmlReport({*program, analysis, "", limits});
+  if (!CleanText(html)) Fail(target, "HTML has invalid UTF-8 or a control character", "");
   return 0;
 }
 

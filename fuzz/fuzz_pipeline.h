@@ -5,7 +5,8 @@
 //   - a parse error names the file ("name:line:col: error: ...");
 //   - the Program's values and allocations are sorted by id;
 //   - both views are deterministic (rendering twice gives the same bytes);
-//   - the JSON parses.
+//   - the JSON parses, and so does the Chrome trace;
+//   - DOT and the HTML report are valid UTF-8 without raw control characters.
 #ifndef MEMPLAN_FUZZ_FUZZ_PIPELINE_H_
 #define MEMPLAN_FUZZ_FUZZ_PIPELINE_H_
 

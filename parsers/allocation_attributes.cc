@@ -7,6 +7,18 @@
 namespace memplan::parsers {
 namespace {
 
+// Checks that `text` (a view into `source`) is one whole shape.
+absl::Status CheckShapeText(const SourceText& source, std::string_view text) {
+  Cursor shape_cursor(text);
+  ir::Shape shape;
+  if (!ParseShape(shape_cursor, &shape) || !shape_cursor.AtEnd()) {
+    return source.ErrorAt(shape_cursor.position(),
+                          "expected a shape such as f32[8,128]{1,0} (dimensions below 2^63, "
+                          "a layout that orders the dimensions)");
+  }
+  return absl::OkStatus();
+}
+
 // "parameter 5, shape |bf16[151936,1024]| at ShapeIndex {}"
 absl::Status ParseParameterAttribute(const SourceText& source, Cursor& c,
                                      ir::Allocation& allocation) {
@@ -18,6 +30,7 @@ absl::Status ParseParameterAttribute(const SourceText& source, Cursor& c,
   if (!c.ConsumeChar('|')) {
     return source.ErrorAt(c.position(), "expected '|' closing the parameter shape");
   }
+  RETURN_IF_ERROR(CheckShapeText(source, allocation.parameter_shape_text));
   if (!c.Consume(" at ShapeIndex ")) {
     return source.ErrorAt(c.position(), "expected ' at ShapeIndex '");
   }
@@ -50,6 +63,7 @@ absl::Status ParseAttribute(const SourceText& source, Cursor& c, ir::Allocation&
     if (!c.ConsumeChar('|')) {
       return source.ErrorAt(c.position(), "expected '|' closing the output shape");
     }
+    RETURN_IF_ERROR(CheckShapeText(source, *allocation.output_shape_text));
   } else if (c.Consume("constant")) {
     allocation.is_constant = true;
   } else if (c.Consume("thread-local")) {

@@ -30,9 +30,12 @@ std::string_view DumpStem(std::string_view name) {
   return {};
 }
 
-// Calls `visit` on each line of `path` until it returns false.
+// Calls `visit` on each line of `path` until it returns false. Only a regular
+// file is read: a FIFO or device is read once, by its parser, and nowhere else.
 template <typename Visit>
 void ForEachLine(const std::string& path, Visit visit) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return;
   std::ifstream in(path, std::ios::binary);
   std::string line;
   while (std::getline(in, line)) {

@@ -202,15 +202,29 @@ absl::Status BuildProgram(const pb::HloProto& proto, const SourceText& source,
   return absl::OkStatus();
 }
 
-void FinishProgram(ir::Program& program) {
+// Sorts values and allocations by id (the proto may list them in any
+// order); an allocation index listed twice is an error, as in the text dump.
+absl::Status FinishProgram(const SourceText& source, ir::Program& program) {
   std::sort(program.values.begin(), program.values.end(),
             [](const ir::Value& a, const ir::Value& b) { return a.id < b.id; });
-  std::sort(program.allocations.begin(), program.allocations.end(),
-            [](const ir::Allocation& a, const ir::Allocation& b) { return a.id < b.id; });
+  std::stable_sort(program.allocations.begin(), program.allocations.end(),
+                   [](const ir::Allocation& a, const ir::Allocation& b) { return a.id < b.id; });
+  if (!program.allocations.empty() && program.allocations.front().id.value() < 0) {
+    return source.ErrorAt(source.text().data(),
+                          StrCat("expected buffer allocation indices of 0 or more, not ",
+                                 program.allocations.front().id.value()));
+  }
+  if (!program.values.empty() && program.values.front().id.value() < 0) {
+    return source.ErrorAt(source.text().data(),
+                          StrCat("expected logical buffer ids of 0 or more, not ",
+                                 program.values.front().id.value()));
+  }
   for (size_t i = 1; i < program.allocations.size(); ++i) {
     if (program.allocations[i].id == program.allocations[i - 1].id) {
-      program.diagnostics.Warn("allocation index listed twice",
-                               StrCat("allocation ", program.allocations[i].id.value()));
+      return source.ErrorAt(
+          source.text().data(),
+          StrCat("expected each buffer allocation index once; allocation ",
+                 program.allocations[i].id.value(), " is listed twice"));
     }
   }
   for (ir::Value& value : program.values) {
@@ -221,6 +235,7 @@ void FinishProgram(ir::Program& program) {
     program.diagnostics.Warn("logical buffer assigned to no allocation", program.ValueName(value));
   }
   program.notes.push_back({ir::NoteCode::kProtoHasNoLiveRanges, {}, {}});
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -248,7 +263,7 @@ absl::StatusOr<ir::Program> ParseHloProto(
   program.KeepAlive(files.front());
   RETURN_IF_ERROR(BuildProgram(*proto, source, program));
   program.KeepAlive(proto);
-  FinishProgram(program);
+  RETURN_IF_ERROR(FinishProgram(source, program));
   return program;
 }
 

@@ -48,8 +48,8 @@ std::optional<ir::DType> LookupDType(std::string_view name) {
   return type;
 }
 
-// "[8,<=16,?]" into `shape` (nullptr: only read).
-bool ParseDims(Scanner& s, ir::Shape* shape) {
+// "[8,<=16,?]" into `shape` (nullptr: only read); `rank` gets the count.
+bool ParseDims(Scanner& s, ir::Shape* shape, size_t* rank) {
   if (!s.ConsumeChar('[')) return s.Fail("expected '[' starting the dimensions");
   int64_t inline_dims[kInlineDims];
   bool inline_dynamic[kInlineDims];
@@ -87,6 +87,7 @@ bool ParseDims(Scanner& s, ir::Shape* shape) {
       if (!s.ConsumeChar(',')) return s.Fail("expected ',' or ']' in the dimensions");
     }
   }
+  *rank = n;
   if (!shape) return true;
   if (n <= kInlineDims) {
     shape->dims.assign(inline_dims, inline_dims + n);
@@ -110,15 +111,24 @@ bool ReadLayoutItem(std::string_view details, std::string_view tag, int64_t* val
   return item.ConsumeInt(value);
 }
 
-// "{1,0}" or "{1,0:T(8,128)(2,1)S(1)}" into `shape` (nullptr: only read).
-bool ParseLayout(Scanner& s, ir::Shape* shape) {
+// "{1,0}" or "{1,0:T(8,128)(2,1)S(1)}" into `shape` (nullptr: only read), for
+// a shape of `rank` dimensions: minor_to_major is a permutation of 0..rank-1.
+bool ParseLayout(Scanner& s, ir::Shape* shape, size_t rank) {
   s.ConsumeChar('{');
   int64_t inline_m2m[kInlineDims];
   std::vector<int64_t> m2m;  // past kInlineDims dimensions
+  std::vector<bool> seen(rank, false);
   size_t n = 0;
   while (s.Peek() != '}' && s.Peek() != ':') {
     int64_t dim = 0;
+    const char* dim_at = s.pos();
     if (!s.ConsumeInt(&dim)) return s.Fail("expected a layout such as {1,0}");
+    if (dim < 0 || static_cast<size_t>(dim) >= rank || seen[static_cast<size_t>(dim)]) {
+      s.set_pos(dim_at);
+      return s.Fail(StrCat("expected a layout of the dimensions 0 to ",
+                           static_cast<int64_t>(rank) - 1, ", each once"));
+    }
+    seen[static_cast<size_t>(dim)] = true;
     if (n < kInlineDims) {
       inline_m2m[n] = dim;
     } else {
@@ -180,8 +190,9 @@ bool ParseShapeAtDepth(Scanner& s, ir::Shape* shape, int depth) {
     return s.Fail("expected a shape such as f32[8]{0} or (f32[], s32[])");
   }
   if (shape) shape->dtype = *dtype;
-  if (!ParseDims(s, shape)) return false;
-  if (s.Peek() == '{') return ParseLayout(s, shape);
+  size_t rank = 0;
+  if (!ParseDims(s, shape, &rank)) return false;
+  if (s.Peek() == '{') return ParseLayout(s, shape, rank);
   return true;
 }
 

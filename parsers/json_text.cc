@@ -154,7 +154,8 @@ absl::StatusOr<llvm::json::Value> ParseJsonText(const SourceText& source) {
   size_t deepest_at = 0;
   if (NestingDepth(text, &deepest_at) > kMaxJsonDepth) {
     return source.ErrorAt(text.data() + deepest_at,
-                          StrCat("JSON nested more than ", kMaxJsonDepth, " levels deep"));
+                          StrCat("JSON nested more than ", kMaxJsonDepth,
+                                 " levels deep; expected at most ", kMaxJsonDepth));
   }
   llvm::Expected<llvm::json::Value> parsed =
       llvm::json::parse(llvm::StringRef(text.data(), text.size()));

@@ -1,6 +1,7 @@
 #include "parsers/shape_parser.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace memplan::parsers {
 namespace {
@@ -41,9 +42,14 @@ bool ReadLayoutItem(std::string_view details, std::string_view tag,
 bool ParseLayout(Cursor& cursor, ir::Shape* shape) {
   if (!cursor.ConsumeChar('{')) return false;
   ir::Layout layout;
+  const int64_t rank = static_cast<int64_t>(shape->dims.size());
+  std::vector<bool> seen(shape->dims.size(), false);
   while (cursor.Peek() != '}' && cursor.Peek() != ':') {
     int64_t dim = 0;
     if (!cursor.ConsumeInt(&dim)) return false;
+    // minor_to_major is a permutation of the dimensions 0..rank-1.
+    if (dim < 0 || dim >= rank || seen[static_cast<size_t>(dim)]) return false;
+    seen[static_cast<size_t>(dim)] = true;
     layout.minor_to_major.push_back(dim);
     if (!cursor.ConsumeChar(',')) break;
   }

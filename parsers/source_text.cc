@@ -1,10 +1,15 @@
 #include "parsers/source_text.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "ir/status_macros.h"
 #include "ir/strings.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -25,8 +30,54 @@ SourceText::SourceText(std::string name, std::string contents)
 
 SourceText::~SourceText() = default;
 
+namespace {
+
+// Reads a file that is not a regular one (a FIFO, a character device such as
+// /dev/stdin or /dev/zero) once, up to kMaxStreamBytes.
+absl::StatusOr<std::string> ReadStream(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return absl::InvalidArgumentError(StrCat(path, ": cannot read: ", std::strerror(errno)));
+  }
+  std::string contents;
+  absl::Status status;
+  while (status.ok()) {
+    const size_t before = contents.size();
+    if (before > SourceText::kMaxStreamBytes) {
+      status = absl::InvalidArgumentError(
+          StrCat(path, ": error: not a regular file, and longer than ",
+                 SourceText::kMaxStreamBytes >> 20,
+                 " MiB: expected a regular file, or a pipe or device of at most that size"));
+      break;
+    }
+    contents.resize(before + (1 << 20));
+    const ssize_t n = ::read(fd, contents.data() + before, 1 << 20);
+    if (n < 0 && errno == EINTR) {
+      contents.resize(before);
+      continue;
+    }
+    if (n < 0) {
+      status = absl::InvalidArgumentError(StrCat(path, ": cannot read: ", std::strerror(errno)));
+      break;
+    }
+    contents.resize(before + static_cast<size_t>(n));
+    if (n == 0) break;
+  }
+  ::close(fd);
+  if (!status.ok()) return status;
+  contents.shrink_to_fit();
+  return contents;
+}
+
+}  // namespace
+
 absl::StatusOr<std::shared_ptr<const SourceText>> SourceText::FromFile(
     const std::string& path) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode)) {
+    ASSIGN_OR_RETURN(std::string contents, ReadStream(path));
+    return std::shared_ptr<const SourceText>(new SourceText(path, std::move(contents)));
+  }
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false,
                                             /*IsVolatile=*/false);

@@ -20,8 +20,14 @@ namespace memplan::parsers {
 
 class SourceText {
  public:
-  // Maps `path` read-only. NotFound / InvalidArgument naming the path on
-  // failure.
+  // The most FromFile reads from a file that is not a regular file.
+  static constexpr size_t kMaxStreamBytes = size_t{256} << 20;
+
+  // A regular file is mapped read-only. Anything else that is not a
+  // directory (a FIFO, /dev/stdin, a device) is read once, as a stream, and
+  // refused with InvalidArgument when longer than kMaxStreamBytes (so
+  // /dev/zero or /dev/urandom end in an error, not in exhausted memory).
+  // NotFound / InvalidArgument naming the path on failure.
   static absl::StatusOr<std::shared_ptr<const SourceText>> FromFile(
       const std::string& path);
   // Copies `contents`; `name` stands for the file name in messages.

@@ -32,7 +32,7 @@ std::string_view FillColor(const ir::Program& program, const ir::Value& v) {
 
 std::string Shorten(std::string_view s) {
   if (s.size() <= kMaxLabelLine) return std::string(s);
-  return StrCat(s.substr(0, kMaxLabelLine - 3), "...");
+  return StrCat(Utf8Prefix(s, kMaxLabelLine - 3), "...");
 }
 
 // Lines joined with DOT's centered line break, each escaped.
@@ -40,7 +40,7 @@ std::string Label(const std::vector<std::string>& lines) {
   std::string inner;
   for (size_t i = 0; i < lines.size(); ++i) {
     if (i > 0) inner += "\\n";
-    for (char c : lines[i]) {
+    for (char c : MarkupSafeText(lines[i])) {
       if (c == '"' || c == '\\') inner += '\\';
       inner += c;
     }
@@ -78,7 +78,8 @@ std::vector<const ir::Value*> Candidates(const ir::Program& program,
 
 }  // namespace
 
-std::string DotQuote(std::string_view s) {
+std::string DotQuote(std::string_view text) {
+  const std::string s = MarkupSafeText(text);
   std::string out = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') out += '\\';

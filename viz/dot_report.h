@@ -29,7 +29,8 @@ struct DotOptions {
 std::string RenderDot(const ir::Program& program, const analyzer::Analysis& analysis,
                       const DotOptions& options);
 
-// `s` as a DOT double-quoted string, quotes included.
+// `s` as a DOT double-quoted string, quotes included; invalid UTF-8 and
+// control characters other than newline become U+FFFD.
 std::string DotQuote(std::string_view s);
 
 }  // namespace memplan::viz

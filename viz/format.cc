@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_join.h"
 #include "ir/strings.h"
+#include "parsers/utf8.h"
 
 namespace memplan::viz {
 
@@ -61,6 +62,35 @@ std::string AllocationKindLabel(const ir::Allocation& a) {
   if (a.is_thread_local) kinds.push_back("thread-local");
   if (a.color != 0) kinds.push_back(StrCat("color ", a.color));
   return kinds.empty() ? "other" : absl::StrJoin(kinds, ", ");
+}
+
+std::string MarkupSafeText(std::string_view text) {
+  static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    const size_t valid = parsers::FirstInvalidUtf8(text);
+    for (const char c : text.substr(0, valid)) {
+      const unsigned char u = static_cast<unsigned char>(c);
+      if ((u < 0x20 && c != '\t' && c != '\n') || u == 0x7F) {
+        out += kReplacement;
+      } else {
+        out += c;
+      }
+    }
+    if (valid == text.size()) break;
+    out += kReplacement;
+    text.remove_prefix(valid + 1);
+  }
+  return out;
+}
+
+std::string_view Utf8Prefix(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  size_t end = max_bytes;
+  // Back up over continuation bytes to the start of the cut sequence.
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end);
 }
 
 }  // namespace memplan::viz

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "ir/program.h"
 
@@ -23,6 +24,16 @@ std::string Percent(double percent);
 // What an allocation is, in words: "parameter 5", "output tuple, live-out",
 // "temp", "constant", "color 1", ...; "other" when nothing applies.
 std::string AllocationKindLabel(const ir::Allocation& allocation);
+
+// `text` made safe to embed in a markup or graph format (XML, SVG, HTML, DOT):
+// valid UTF-8 with each byte that does not start a well-formed sequence
+// replaced by U+FFFD, and each control character other than tab and newline
+// (U+0000-U+001F but those two, U+007F) replaced by U+FFFD too. Escaping of
+// the format's own special characters is left to the caller.
+std::string MarkupSafeText(std::string_view text);
+
+// `text` cut to at most `max_bytes` bytes without splitting a UTF-8 sequence.
+std::string_view Utf8Prefix(std::string_view text, size_t max_bytes);
 
 }  // namespace memplan::viz
 

@@ -3,6 +3,8 @@
 #include <cstdio>
 
 #include "ir/strings.h"
+#include "parsers/utf8.h"
+#include "viz/format.h"
 
 namespace memplan::viz {
 namespace {
@@ -224,7 +226,8 @@ constexpr const char* kScript = R"js(
 
 }  // namespace
 
-std::string HtmlEscape(std::string_view text) {
+std::string HtmlEscape(std::string_view raw) {
+  const std::string text = MarkupSafeText(raw);
   std::string out;
   out.reserve(text.size());
   for (char c : text) {
@@ -242,7 +245,17 @@ std::string HtmlEscape(std::string_view text) {
   return out;
 }
 
-std::string JsonStringForScript(std::string_view text) {
+std::string JsonStringForScript(std::string_view raw) {
+  // Valid UTF-8 (JSON requires it); control characters escaped below.
+  std::string text;
+  text.reserve(raw.size());
+  while (!raw.empty()) {
+    const size_t valid = parsers::FirstInvalidUtf8(raw);
+    text.append(raw.substr(0, valid));
+    if (valid == raw.size()) break;
+    text += "\xEF\xBF\xBD";  // U+FFFD
+    raw.remove_prefix(valid + 1);
+  }
   std::string out = "\"";
   for (char c : text) {
     const unsigned char u = static_cast<unsigned char>(c);

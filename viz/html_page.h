@@ -12,11 +12,13 @@
 namespace memplan::viz {
 
 // Text for an HTML element's content or a quoted attribute value: escapes
-// & < > " ' and turns a newline into "&#10;" (so tooltips keep lines).
+// & < > " ' and turns a newline into "&#10;" (so tooltips keep lines);
+// invalid UTF-8 and other control characters become U+FFFD.
 std::string HtmlEscape(std::string_view text);
 
 // A JSON string literal (quotes included) that is safe inside a <script>
-// element: '<', '>' and '&' are written as \u escapes.
+// element: '<', '>' and '&' are written as \u escapes; invalid UTF-8 becomes
+// U+FFFD.
 std::string JsonStringForScript(std::string_view text);
 
 struct HtmlSection {

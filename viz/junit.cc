@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "ir/strings.h"
+#include "viz/format.h"
 
 namespace memplan::viz {
 namespace {
@@ -34,7 +35,8 @@ struct Counts {
 
 }  // namespace
 
-std::string XmlEscape(std::string_view s) {
+std::string XmlEscape(std::string_view text) {
+  const std::string s = MarkupSafeText(text);
   std::string out;
   out.reserve(s.size());
   for (char ch : s) {

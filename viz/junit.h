@@ -29,7 +29,9 @@ struct JUnitSuite {
 // The document, with an XML declaration; `name` names the <testsuites>.
 std::string RenderJUnit(std::string_view name, const std::vector<JUnitSuite>& suites);
 
-// Escapes &, <, >, " and ' and drops characters XML 1.0 does not allow.
+// Escapes &, <, >, " and '; invalid UTF-8 and control characters other than
+// tab and newline become U+FFFD (MarkupSafeText), so the result is always
+// well-formed XML 1.0 character data.
 std::string XmlEscape(std::string_view s);
 
 }  // namespace memplan::viz

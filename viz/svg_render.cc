@@ -33,9 +33,15 @@ std::string Messages() {
   return m.empty() ? "no message" : m;
 }
 
-struct ContextDeleter {
-  void operator()(GVC_t* gvc) const { gvFreeContext(gvc); }
-};
+// One Graphviz context for the whole process, made on first use and never
+// freed: libgvc's plugins (pango's font maps) keep state across contexts, and
+// freeing one context then making another reads freed memory inside them.
+// The context stays reachable from this static, so a leak checker does not
+// count it.
+GVC_t* ProcessContext() {
+  static GVC_t* context = gvContext();
+  return context;
+}
 
 }  // namespace
 
@@ -45,26 +51,26 @@ absl::StatusOr<std::string> RenderSvgFromDot(std::string_view dot) {
   agseterrf(CollectMessage);
   agseterr(AGERR);
 
-  std::unique_ptr<GVC_t, ContextDeleter> gvc(gvContext());
-  if (!gvc) return absl::InternalError("graphviz: cannot create a context");
+  GVC_t* const gvc = ProcessContext();
+  if (gvc == nullptr) return absl::InternalError("graphviz: cannot create a context");
   const std::string text(dot);  // NUL-terminated for agmemread
   Agraph_t* graph = agmemread(text.c_str());
   if (graph == nullptr) {
     return absl::InvalidArgumentError(StrCat("graphviz: the DOT does not parse: ", Messages()));
   }
   absl::StatusOr<std::string> svg;
-  if (gvLayout(gvc.get(), graph, "dot") != 0) {
+  if (gvLayout(gvc, graph, "dot") != 0) {
     svg = absl::InternalError(StrCat("graphviz: layout failed: ", Messages()));
   } else {
     char* data = nullptr;
     unsigned int length = 0;
-    if (gvRenderData(gvc.get(), graph, "svg", &data, &length) != 0 || data == nullptr) {
+    if (gvRenderData(gvc, graph, "svg", &data, &length) != 0 || data == nullptr) {
       svg = absl::InternalError(StrCat("graphviz: SVG rendering failed: ", Messages()));
     } else {
       svg = std::string(data, length);
     }
     if (data != nullptr) gvFreeRenderData(data);
-    gvFreeLayout(gvc.get(), graph);
+    gvFreeLayout(gvc, graph);
   }
   agclose(graph);
   return svg;

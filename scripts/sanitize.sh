@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# CI's sanitizer job: AddressSanitizer + UndefinedBehaviorSanitizer (clang-14,
+# leak detection on) over the memplan libraries, in its own build directory
+# (build-asan/, or $MEMPLAN_ASAN_BUILD_DIR). The libraries are built
+# instrumented (MEMPLAN_BUILD_FUZZ=ON, see fuzz/CMakeLists.txt); ctest runs
+# the tests labelled `unit-sanitize` (the library unit tests) and replays fuzz
+# corpora with the real libFuzzer binaries. Any sanitizer report fails the
+# run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${MEMPLAN_ASAN_BUILD_DIR:-build-asan}"
+jobs="${MEMPLAN_JOBS:-2}"
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+cmake -S . -B "$build" -G Ninja \
+  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
+  -DMEMPLAN_BUILD_FUZZ=ON -DMEMPLAN_BUILD_TESTS=ON -DMEMPLAN_BUILD_BENCH=OFF \
+  "${launcher[@]}" >/dev/null
+# MEMPLAN_SANITIZE_SCOPE=lean (CI's default, about 100 objects): the ir,
+# parsers and analyzer libraries, their unit tests and the fuzz corpora of
+# the parsers that need no more (HLO text, the HloProto's module graph).
+# =full: every fuzz corpus too (the viz, simulator, executor and cli
+# libraries instrumented as well; about twice the build).
+scope="${MEMPLAN_SANITIZE_SCOPE:-lean}"
+targets="memplan_unit_tests memplan_hlo_module_tests"
+fuzz_tests='^fuzz_(hlo_text|hlo_proto_module)_corpus$'
+if [ "$scope" = full ]; then
+  targets="$targets $(sed -n 's/^memplan_fuzzer(\([a-z_]*\) .*/\1/p' fuzz/CMakeLists.txt)"
+  fuzz_tests='^fuzz_'
+else
+  targets="$targets hlo_text_fuzzer hlo_proto_module_fuzzer"
+fi
+cmake --build "$build" -j"$jobs" --target $targets
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+ctest --test-dir "$build" --output-on-failure -j"$jobs" -L unit-sanitize
+ctest --test-dir "$build" --output-on-failure -j"$jobs" -R "$fuzz_tests"
