@@ -1,5 +1,7 @@
 #include "analyzer/jaxpr_liveness.h"
 
+#include "analyzer/jaxpr_fusion.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -15,17 +17,18 @@ Category CategoryOf(const JaxprBuffer& b) {
   return b.output ? Category::kOutput : Category::kTemp;
 }
 
-// [first, last] steps `b` is live, within a schedule of `n` steps.
-std::pair<int32_t, int32_t> LiveSpan(const JaxprBuffer& b, int32_t n) {
+// [first, last] steps `b` is live, within a schedule of `n` steps, given its
+// last use.
+std::pair<int32_t, int32_t> LiveSpan(const JaxprBuffer& b, int32_t last_use, int32_t n) {
   const int32_t end = n - 1;
   auto clamp = [&](int32_t s) { return std::clamp<int32_t>(s, 0, end); };
   switch (b.kind) {
     case JaxprBuffer::Kind::kArgument:
-      return {0, b.donated && !b.output ? clamp(b.last_use) : end};
+      return {0, b.donated && !b.output ? clamp(last_use) : end};
     case JaxprBuffer::Kind::kConstant:
       return {clamp(b.step), end};
     default:
-      return {clamp(b.step), b.output ? end : clamp(std::max(b.step, b.last_use))};
+      return {clamp(b.step), b.output ? end : clamp(std::max(b.step, last_use))};
   }
 }
 
@@ -56,13 +59,28 @@ std::vector<int32_t> PairDonatedInputs(const ir::JaxprModule& module, const Jaxp
   return paired;
 }
 
-JaxprLiveness ComputeJaxprLiveness(const ir::JaxprModule& module, const JaxprSchedule& schedule) {
+JaxprLiveness ComputeJaxprLiveness(const ir::JaxprModule& module, const JaxprSchedule& schedule,
+                                   JaxprMemoryModel model) {
   JaxprLiveness out;
+  out.model = model;
   const int32_t n = std::max<int32_t>(1, static_cast<int32_t>(schedule.steps.size()));
+  std::vector<int32_t> last_use(schedule.buffers.size());
+  std::vector<bool> owns(schedule.buffers.size(), true);
+  for (size_t i = 0; i < schedule.buffers.size(); ++i) last_use[i] = schedule.buffers[i].last_use;
+  if (model == JaxprMemoryModel::kFused) {
+    JaxprFusion fusion = FuseJaxpr(module, schedule);
+    last_use = std::move(fusion.last_use);
+    for (size_t i = 0; i < owns.size(); ++i) owns[i] = !fusion.fused[i];
+    out.fused_values = fusion.fused_buffers;
+    out.shared_values = fusion.shared_buffers;
+  }
+  auto span = [&](size_t i) { return LiveSpan(schedule.buffers[i], last_use[i], n); };
   // Bytes entering and leaving each step, per category.
   std::vector<JaxprLiveBytes> delta(static_cast<size_t>(n) + 1);
-  for (const JaxprBuffer& b : schedule.buffers) {
-    const auto [first, last] = LiveSpan(b, n);
+  for (size_t i = 0; i < schedule.buffers.size(); ++i) {
+    const JaxprBuffer& b = schedule.buffers[i];
+    if (!owns[i]) continue;
+    const auto [first, last] = span(i);
     const Category c = CategoryOf(b);
     Add(delta[first], c, b.bytes);
     Add(delta[last + 1], c, -b.bytes);
@@ -99,7 +117,8 @@ JaxprLiveness ComputeJaxprLiveness(const ir::JaxprModule& module, const JaxprSch
     }
   }
   for (size_t i = 0; i < schedule.buffers.size(); ++i) {
-    const auto [first, last] = LiveSpan(schedule.buffers[i], n);
+    if (!owns[i]) continue;
+    const auto [first, last] = span(i);
     if (first <= out.peak_step && out.peak_step <= last) out.live_at_peak.push_back(static_cast<int32_t>(i));
   }
   std::stable_sort(out.live_at_peak.begin(), out.live_at_peak.end(), [&](int32_t a, int32_t b) {

@@ -6,6 +6,8 @@
 //   - each value from its defining step to its last use; top-level outputs
 //     from their step to the end;
 //   - a call not inlined adds its callee's temporaries at its step.
+// Two models of which values own memory: every equation output (the jaxpr
+// as written), or XLA-like fusion (analyzer/jaxpr_fusion.h).
 // Predicted device footprint, as `memory_analysis()` defines it:
 // argument + output - aliased + temp_peak, where aliased are the donated
 // inputs JAX can pair with an output of the same aval.
@@ -27,7 +29,15 @@ struct JaxprLiveBytes {
   int64_t total() const { return arguments + outputs + temps; }
 };
 
+enum class JaxprMemoryModel : uint8_t {
+  kEveryValue,  // each equation output owns memory from its step to its last use
+  kFused,       // fusible values own none; fused results may reuse an operand's
+};
+
 struct JaxprLiveness {
+  JaxprMemoryModel model = JaxprMemoryModel::kEveryValue;
+  int64_t fused_values = 0;   // kFused: values that own no memory
+  int64_t shared_values = 0;  // kFused: values that took an operand's memory
   int64_t argument_bytes = 0;  // every top-level input, per device
   int64_t constant_bytes = 0;  // constvars and literals passed to calls
   int64_t output_bytes = 0;    // every top-level output (one buffer each)
@@ -51,7 +61,8 @@ struct JaxprLiveness {
   }
 };
 
-JaxprLiveness ComputeJaxprLiveness(const ir::JaxprModule& module, const JaxprSchedule& schedule);
+JaxprLiveness ComputeJaxprLiveness(const ir::JaxprModule& module, const JaxprSchedule& schedule,
+                                   JaxprMemoryModel model = JaxprMemoryModel::kEveryValue);
 
 // Which donated inputs JAX pairs with outputs: each donated input, in order,
 // takes the first output not yet taken with the same dtype and dimensions.

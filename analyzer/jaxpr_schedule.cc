@@ -75,6 +75,14 @@ class Scheduler {
     buffer.bytes = std::max<int64_t>(0, ShardBytes(aval, buffer.tiles));
   }
 
+  // A region's body results: read at its last step, into the loop state.
+  void Escape(const std::vector<int32_t>& buffers) {
+    for (int32_t b : buffers) {
+      Use(b, Last());
+      if (b >= 0) out_.buffers[b].escapes = true;
+    }
+  }
+
   void Use(int32_t b, int32_t step) {
     if (b >= 0) out_.buffers[b].last_use = std::max(out_.buffers[b].last_use, step);
   }
@@ -84,7 +92,7 @@ class Scheduler {
       return absl::InvalidArgumentError(StrCat(module_.source_name, ": the jaxpr flattens into more than ",
                                                options_.max_steps, " steps"));
     }
-    out_.steps.push_back({eqn.id, parent, 0});
+    out_.steps.push_back({eqn.id, parent, 0, {}, {}});
     return Next() - 1;
   }
 
@@ -170,6 +178,7 @@ class Scheduler {
     for (int32_t b : ops) {
       Use(b, s);
       tiles.push_back(TilesOf(b));
+      if (b >= 0) out_.steps[s].reads.push_back(b);
     }
     if (PrimitiveKind(module_, eqn) == JaxprPrimitiveKind::kCall) {
       ASSIGN_OR_RETURN(const int64_t temp, OpaqueTemp(*CalleeOf(module_, eqn), tiles, depth));
@@ -180,6 +189,7 @@ class Scheduler {
       if (module_.var(v).kind == ir::JaxprVar::Kind::kDrop) continue;
       env[v.value()] = NewBuffer(JaxprBuffer::Kind::kValue, v, module_.var(v).aval, s,
                                  OutputTiles(module_, eqn, i, tiles));
+      out_.steps[s].defines.push_back(env[v.value()]);
     }
     return absl::OkStatus();
   }
@@ -231,13 +241,17 @@ class Scheduler {
       const Tiles tiles = i < like.size() ? TilesOf(like[i]) : Tiles();
       outs.push_back(NewBuffer(JaxprBuffer::Kind::kValue, v, module_.var(v).aval, header, tiles));
     }
+    out_.steps[header].defines = outs;
     return std::make_pair(header, outs);
   }
 
   // After a region: its operands and outputs are live to its last step.
-  void EndRegion(const ir::JaxprEqn& eqn, const std::vector<int32_t>& ops,
+  void EndRegion(const ir::JaxprEqn& eqn, int32_t header, const std::vector<int32_t>& ops,
                  const std::vector<int32_t>& outs, Env& env) {
-    for (int32_t b : ops) Use(b, Last());
+    for (int32_t b : ops) {
+      Use(b, Last());
+      if (b >= 0) out_.steps[header].reads.push_back(b);
+    }
     for (size_t i = 0; i < outs.size(); ++i) {
       Use(outs[i], Last());
       Bind(env, eqn.outvars[i], outs[i]);
@@ -270,13 +284,13 @@ class Scheduler {
       inputs.push_back(NewBuffer(JaxprBuffer::Kind::kLoopSlice, v, module_.var(v).aval, Next(), tiles));
     }
     ASSIGN_OR_RETURN(std::vector<int32_t> body_outs, Walk(body, inputs, h, depth + 1));
-    for (int32_t o : body_outs) Use(o, Last());
+    Escape(body_outs);
     for (size_t i = carry; i < outs.size() && i < body_outs.size(); ++i) {
       Tiles tiles = TilesOf(body_outs[i]);
       if (!tiles.empty()) tiles.insert(tiles.begin(), 1);
       Retile(outs[i], std::move(tiles));
     }
-    EndRegion(eqn, ops, outs, env);
+    EndRegion(eqn, h, ops, outs, env);
     return absl::OkStatus();
   }
 
@@ -301,12 +315,12 @@ class Scheduler {
     std::vector<int32_t> cond_in(ops.begin(), ops.begin() + cn);
     cond_in.insert(cond_in.end(), outs.begin(), outs.end());
     ASSIGN_OR_RETURN(std::vector<int32_t> cond_outs, Walk(cond, cond_in, h, depth + 1));
-    for (int32_t o : cond_outs) Use(o, Last());
+    Escape(cond_outs);
     std::vector<int32_t> body_in(ops.begin() + cn, ops.begin() + cn + bn);
     body_in.insert(body_in.end(), outs.begin(), outs.end());
     ASSIGN_OR_RETURN(std::vector<int32_t> body_outs, Walk(body, body_in, h, depth + 1));
-    for (int32_t o : body_outs) Use(o, Last());
-    EndRegion(eqn, ops, outs, env);
+    Escape(body_outs);
+    EndRegion(eqn, h, ops, outs, env);
     return absl::OkStatus();
   }
 
@@ -327,13 +341,13 @@ class Scheduler {
     const std::vector<int32_t> inputs(ops.begin() + 1, ops.end());
     for (size_t k = 0; k < branches.size(); ++k) {
       ASSIGN_OR_RETURN(std::vector<int32_t> branch_outs, Walk(branches[k], inputs, h, depth + 1));
-      for (int32_t o : branch_outs) Use(o, Last());
+      Escape(branch_outs);
       if (k > 0) continue;
       for (size_t i = 0; i < outs.size() && i < branch_outs.size(); ++i) {
         Retile(outs[i], TilesOf(branch_outs[i]));
       }
     }
-    EndRegion(eqn, ops, outs, env);
+    EndRegion(eqn, h, ops, outs, env);
     return absl::OkStatus();
   }
 

@@ -48,6 +48,11 @@ struct JaxprStep {
   int32_t parent = -1;
   // A call not inlined: the most bytes of temporaries its callee holds.
   int64_t opaque_temp_bytes = 0;
+  // Buffers the equation reads (a region's header: its operands) and
+  // defines, in operand and output order. An inlined call's header reads
+  // and defines nothing: its callee's steps do.
+  std::vector<int32_t> reads;
+  std::vector<int32_t> defines;
 };
 
 struct JaxprBuffer {
@@ -66,6 +71,9 @@ struct JaxprBuffer {
   int32_t argument = -1;  // the top-level input number of an argument
   bool donated = false;
   bool output = false;    // a top-level output
+  // Read where no step reads it: a loop body's or branch's result, which
+  // becomes the loop state or the branch's output.
+  bool escapes = false;
 };
 
 struct JaxprSchedule {
