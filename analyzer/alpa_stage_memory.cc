@@ -38,9 +38,10 @@ absl::Status PredictTemp(const ir::JaxprModule& jaxpr, const std::vector<ir::OpS
   }
   ASSIGN_OR_RETURN(const JaxprSchedule schedule, ScheduleJaxpr(jaxpr, options));
   const JaxprLiveness liveness = ComputeJaxprLiveness(jaxpr, schedule);
-  row.predicted_temp = liveness.temp_peak_bytes;
-  if (liveness.temp_peak_step < static_cast<int32_t>(schedule.steps.size())) {
-    row.predicted_temp_equation = schedule.steps[liveness.temp_peak_step].eqn;
+  row.predicted_temp = liveness.arena_peak_bytes;
+  row.temporaries_peak = liveness.temp_peak_bytes;
+  if (liveness.arena_peak_step < static_cast<int32_t>(schedule.steps.size())) {
+    row.predicted_temp_equation = schedule.steps[liveness.arena_peak_step].eqn;
   }
   row.predicted_peak = row.argument_bytes + row.output_bytes - row.donated_bytes + *row.predicted_temp;
   return absl::OkStatus();

@@ -98,6 +98,20 @@ JaxprLiveness ComputeJaxprLiveness(const ir::JaxprModule& module, const JaxprSch
   for (size_t i = 0; i < paired.size(); ++i) {
     if (paired[i] >= 0) out.aliased_bytes += schedule.buffers[schedule.arguments[i]].bytes;
   }
+  // Outputs not paired with a donated input: their memory exists from the
+  // start, so temporaries can use it before the outputs are written.
+  std::vector<bool> aliased_output(schedule.buffers.size(), false);
+  for (size_t i = 0; i < paired.size(); ++i) {
+    if (paired[i] >= 0 && schedule.outputs[paired[i]] >= 0) aliased_output[schedule.outputs[paired[i]]] = true;
+  }
+  std::vector<int64_t> free_outputs_delta(static_cast<size_t>(n) + 1, 0);
+  int64_t free_outputs = 0;
+  for (size_t i = 0; i < schedule.buffers.size(); ++i) {
+    const JaxprBuffer& b = schedule.buffers[i];
+    if (!owns[i] || !b.output || aliased_output[i] || b.kind != JaxprBuffer::Kind::kValue) continue;
+    free_outputs += b.bytes;
+    free_outputs_delta[span(i).first] -= b.bytes;
+  }
   JaxprLiveBytes live;
   out.timeline.resize(static_cast<size_t>(n));
   for (int32_t s = 0; s < n; ++s) {
@@ -114,6 +128,11 @@ JaxprLiveness ComputeJaxprLiveness(const ir::JaxprModule& module, const JaxprSch
     if (at.temps > out.temp_peak_bytes) {
       out.temp_peak_bytes = at.temps;
       out.temp_peak_step = s;
+    }
+    free_outputs += free_outputs_delta[s];
+    if (at.temps - free_outputs > out.arena_peak_bytes) {
+      out.arena_peak_bytes = at.temps - free_outputs;
+      out.arena_peak_step = s;
     }
   }
   for (size_t i = 0; i < schedule.buffers.size(); ++i) {

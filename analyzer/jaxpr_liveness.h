@@ -9,7 +9,7 @@
 // Two models of which values own memory: every equation output (the jaxpr
 // as written), or XLA-like fusion (analyzer/jaxpr_fusion.h).
 // Predicted device footprint, as `memory_analysis()` defines it:
-// argument + output - aliased + temp_peak, where aliased are the donated
+// argument + output - aliased + arena_peak, where aliased are the donated
 // inputs JAX can pair with an output of the same aval.
 #ifndef MEMPLAN_ANALYZER_JAXPR_LIVENESS_H_
 #define MEMPLAN_ANALYZER_JAXPR_LIVENESS_H_
@@ -54,10 +54,19 @@ struct JaxprLiveness {
   int64_t temp_peak_bytes = 0;
   int32_t temp_peak_step = 0;
 
-  // argument + output - aliased + temp_peak (what memory_analysis() calls
+  // The most bytes of temporaries that do not fit in the memory of outputs
+  // not yet written, and the first step where that happens. XLA's buffer
+  // assignment places temporaries in output allocations before the
+  // outputs are defined (live-out allocations hold several values), so
+  // its temp allocation is nearer this than temp_peak_bytes. Assumes every
+  // temporary fits whatever output memory is free (no sizes checked).
+  int64_t arena_peak_bytes = 0;
+  int32_t arena_peak_step = 0;
+
+  // argument + output - aliased + arena_peak (what memory_analysis() calls
   // the device footprint, predicted).
   int64_t PredictedFootprint() const {
-    return argument_bytes + constant_bytes + output_bytes - aliased_bytes + temp_peak_bytes;
+    return argument_bytes + constant_bytes + output_bytes - aliased_bytes + arena_peak_bytes;
   }
 };
 

@@ -1,3 +1,5 @@
+#include <cstdio>
+
 #include "cli/commands.h"
 #include "cli/subcommand.h"
 #include "llvm/Support/CommandLine.h"
@@ -22,6 +24,11 @@ class AnalyzeSubcommand : public Subcommand {
     flags.by = by_;
     flags.donate = donate_;
     flags.inline_calls = inline_calls_;
+    flags.fused = jaxpr_model_ == "fused";
+    if (jaxpr_model_ != "fused" && jaxpr_model_ != "every-value") {
+      std::fprintf(stderr, "memplan: --jaxpr-model=%s: expected every-value or fused\n", jaxpr_model_.c_str());
+      return kExitBadInput;
+    }
     return RunAnalyze(flags);
   }
 
@@ -54,6 +61,10 @@ class AnalyzeSubcommand : public Subcommand {
   cl::opt<bool> inline_calls_{"inline-calls", cl::sub(command_), cl::init(true),
                               cl::desc("Jaxpr: inline pjit/named_call/custom_jvp/... bodies "
                                        "(default true); false: each call is one step")};
+  cl::opt<std::string> jaxpr_model_{"jaxpr-model", cl::sub(command_), cl::init("every-value"),
+                                    cl::value_desc("model"),
+                                    cl::desc("Jaxpr: every-value (each equation output owns memory; "
+                                             "default) or fused (XLA-like fusion)")};
   cl::opt<std::string> module_{"module", cl::sub(command_), cl::value_desc("name"),
                                cl::desc("Module to analyze in a dump directory "
                                         "(default: the largest)")};

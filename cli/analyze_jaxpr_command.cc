@@ -92,7 +92,9 @@ int RunAnalyzeJaxpr(const AnalyzeFlags& flags) {
     PrintError(schedule.status());
     return kExitBadInput;
   }
-  const analyzer::JaxprLiveness liveness = analyzer::ComputeJaxprLiveness(*module, *schedule);
+  const analyzer::JaxprLiveness liveness = analyzer::ComputeJaxprLiveness(
+      *module, *schedule,
+      flags.fused ? analyzer::JaxprMemoryModel::kFused : analyzer::JaxprMemoryModel::kEveryValue);
   const analyzer::JaxprFlops flops = analyzer::CountJaxprFlops(*module, module->top);
   const viz::JaxprReportInput input{*module, *schedule, liveness, flops, flags.top};
   return Write(flags, flags.format == AnalyzeFormat::kText ? viz::RenderJaxprText(input) : "",

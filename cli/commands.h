@@ -35,6 +35,7 @@ struct AnalyzeFlags {
   // inlined (else each is one step charged with its callee's temporaries).
   std::string donate;
   bool inline_calls = true;
+  bool fused = false;  // --jaxpr-model=fused
 };
 
 int RunAnalyze(const AnalyzeFlags& flags);

@@ -8,8 +8,11 @@
 //   - the donated inputs paired with outputs equal alias_size_in_bytes;
 //   - matmul flops (dot_general, conv_general_dilated) equal the dots' and
 //     convolutions' flops of XLA's optimized module (simulator/hlo_cost.h,
-//     itself held to cost_analysis()), except where a loop runs a matmul
-//     (XLA counts a while body once, the jaxpr's scan `length` times);
+//     itself held to cost_analysis()), less the dots XLA's algebraic
+//     simplifier turns into multiplies (no contracting dimension: an outer
+//     product; no free dimension on either side: a batched inner product,
+//     multiply + reduce), and except where a loop runs a matmul (XLA counts
+//     a while body once, the jaxpr's scan `length` times);
 //   - the predicted footprint (argument + output - aliased + the jaxpr's
 //     temporaries' peak) is held to the error docs/accuracy.md states.
 #include <cmath>
@@ -48,12 +51,23 @@ int64_t Int(const llvm::json::Object& o, llvm::StringRef key) {
   return v ? *v : -1;
 }
 
+std::string Grouped(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
 // The predicted footprint's largest error allowed per program, in percent
-// of XLA's (docs/accuracy.md, "Jaxprs": the measured error, rounded up).
+// of XLA's (docs/accuracy.md, "Jaxprs": the measured error, rounded up to
+// the next whole percent), so that a change that makes a prediction worse
+// fails here.
 double AllowedFootprintError(const std::string& program) {
   static const std::pair<const char*, double> kBounds[] = {
-      {"convnet_train_step", 0}, {"mlp_train_step", 0},         {"moe_train_step", 0},
-      {"scan_layers_train_step", 0}, {"transformer_fwd", 0}, {"transformer_train_adam", 0},
+      {"convnet_train_step", 14}, {"mlp_train_step", 3},    {"moe_train_step", 10},
+      {"scan_layers_train_step", 8}, {"transformer_fwd", 40}, {"transformer_train_adam", 14},
   };
   for (const auto& [name, bound] : kBounds) {
     if (program == name) return bound;
@@ -96,16 +110,19 @@ TEST(JaxprCorpus, BytesMatchMemoryAnalysis) {
     EXPECT_EQ(l.output_bytes + tuple_table, Int(ma, "output_size_in_bytes"));
     EXPECT_EQ(l.aliased_bytes, Int(ma, "alias_size_in_bytes"));
 
+    // The predicted temp (every value owning memory, output memory reused
+    // before the outputs are written) against XLA's temp, and the footprint.
     const int64_t xla_temp = Int(ma, "temp_size_in_bytes");
     const int64_t xla = Int(ma, "argument_size_in_bytes") + Int(ma, "output_size_in_bytes") -
                         Int(ma, "alias_size_in_bytes") + xla_temp;
     const int64_t ours = l.PredictedFootprint() + tuple_table;
     const double error = 100.0 * static_cast<double>(ours - xla) / static_cast<double>(xla);
     const double temp_error =
-        100.0 * static_cast<double>(l.temp_peak_bytes - xla_temp) / static_cast<double>(xla_temp);
-    std::printf("| %s | %lld | %lld | %+.2f%% | %lld | %lld | %+.2f%% |\n", program.c_str(),
-                static_cast<long long>(xla_temp), static_cast<long long>(l.temp_peak_bytes), temp_error,
-                static_cast<long long>(xla), static_cast<long long>(ours), error);
+        100.0 * static_cast<double>(l.arena_peak_bytes - xla_temp) / static_cast<double>(xla_temp);
+    // The table in docs/accuracy.md ("Jaxprs"), printed for regeneration.
+    std::printf("| %s | %s | %s | %+.2f%% | %s | %s | %+.2f%% | %s |\n", program.c_str(), Grouped(xla_temp).c_str(),
+                Grouped(l.arena_peak_bytes).c_str(), temp_error, Grouped(xla).c_str(), Grouped(ours).c_str(), error,
+                Grouped(l.temp_peak_bytes).c_str());
     EXPECT_LE(std::abs(error), AllowedFootprintError(program));
   }
 }
@@ -127,7 +144,17 @@ TEST(JaxprCorpus, MatmulFlopsMatchTheOptimizedModule) {
     const analyzer::JaxprFlops ours = analyzer::CountJaxprFlops(*module, module->top);
     EXPECT_EQ(ours.while_loops, 0);
     bool scans = false;
-    for (const ir::JaxprEqn& e : module->eqns) scans |= e.primitive == "scan";
+    double rewritten = 0;  // flops of dots XLA makes multiplies
+    for (const ir::JaxprEqn& e : module->eqns) {
+      scans |= e.primitive == "scan";
+      const std::optional<ir::DotDimensionNumbers> d = ir::DotGeneralDimensions(e);
+      if (e.primitive != "dot_general" || !d) continue;
+      auto rank = [&](size_t i) { return module->var(e.invars[i].var).aval.dims.size(); };
+      const bool outer = d->lhs_contracting.empty();
+      const bool inner = rank(0) == d->lhs_contracting.size() + d->lhs_batch.size() &&
+                         rank(1) == d->rhs_contracting.size() + d->rhs_batch.size();
+      if (outer || inner) rewritten += analyzer::EquationFlops(*module, e).matmul;
+    }
     if (scans) continue;  // XLA counts a while body once
     const std::string hlo = dir + "/" + t.getString("module_name")->str() + ".cpu_after_optimizations.txt";
     absl::StatusOr<parsers::LoadedProgram> loaded = parsers::LoadProgram(hlo, {});
@@ -138,7 +165,7 @@ TEST(JaxprCorpus, MatmulFlopsMatchTheOptimizedModule) {
     for (const ir::Instruction& i : m.instructions()) {
       if (i.opcode == ir::Opcode::kDot || i.opcode == ir::Opcode::kConvolution) xla += cost.Cost(i.id).flops;
     }
-    EXPECT_EQ(ours.matmul, xla);
+    EXPECT_EQ(ours.matmul - rewritten, xla) << std::fixed << ours.matmul - xla;
     ++compared;
   }
   EXPECT_GE(compared, 5);

@@ -153,6 +153,10 @@ std::string RenderJaxprText(const JaxprReportInput& in) {
   std::string out = StrCat("Jaxpr ", in.module.source_name, ": ", in.module.eqns.size(), " equations, ",
                            s.steps.size(), " steps (", s.inlined_calls, " calls inlined, ", s.regions,
                            " loops or conds)\n");
+  if (l.model == analyzer::JaxprMemoryModel::kFused) {
+    StrAppend(&out, "  fused model: ", l.fused_values, " values fused away, ", l.shared_values,
+              " take an operand's memory\n");
+  }
   StrAppend(&out, "  arguments  ", GroupedBytes(l.argument_bytes), " B (", HumanBytes(l.argument_bytes), "), ",
             top.invars.size(), " inputs; donated ", GroupedBytes(l.donated_bytes), " B, aliased ",
             GroupedBytes(l.aliased_bytes), " B\n");
@@ -179,7 +183,11 @@ std::string RenderJaxprText(const JaxprReportInput& in) {
             ")");
   const std::string temp_at = DescribeJaxprStep(in.module, s, l.temp_peak_step);
   if (!temp_at.empty()) StrAppend(&out, " at step ", l.temp_peak_step, ": ", temp_at);
-  StrAppend(&out, "\nPredicted footprint (argument + output - aliased + temporaries' peak): ",
+  StrAppend(&out, "\nTemp beyond free output memory (predicts XLA's temp): ", GroupedBytes(l.arena_peak_bytes),
+            " B (", HumanBytes(l.arena_peak_bytes), ")");
+  const std::string arena_at = DescribeJaxprStep(in.module, s, l.arena_peak_step);
+  if (l.arena_peak_bytes > 0 && !arena_at.empty()) StrAppend(&out, " at step ", l.arena_peak_step, ": ", arena_at);
+  StrAppend(&out, "\nPredicted footprint (argument + output - aliased + temp): ",
             GroupedBytes(l.PredictedFootprint()), " B (", HumanBytes(l.PredictedFootprint()), ")\n");
 
   const size_t shown = Shown(l.live_at_peak.size(), in.top);
@@ -261,6 +269,15 @@ void WriteJaxprJson(const JaxprReportInput& in, llvm::raw_ostream& os) {
       WriteStep(j, in, l.temp_peak_step);
       j.attributeEnd();
     });
+    j.attributeObject("predicted_temp", [&] {
+      j.attribute("bytes", l.arena_peak_bytes);
+      j.attributeBegin("at");
+      WriteStep(j, in, l.arena_peak_step);
+      j.attributeEnd();
+    });
+    j.attribute("model", l.model == analyzer::JaxprMemoryModel::kFused ? "fused" : "every-value");
+    j.attribute("fused_values", l.fused_values);
+    j.attribute("shared_values", l.shared_values);
     j.attribute("predicted_footprint", l.PredictedFootprint());
     j.attributeObject("flops", [&] {
       j.attribute("total", in.flops.flops());
