@@ -146,6 +146,20 @@ std::string DescribeJaxprStep(const ir::JaxprModule& module, const analyzer::Jax
   return out;
 }
 
+namespace {
+
+// "step 4: dot_general ... in pjit f"; for a scan's slice, the scan.
+std::string DefinedBy(const ir::JaxprModule& m, const analyzer::JaxprSchedule& s, const JaxprBuffer& b) {
+  if (b.kind == JaxprBuffer::Kind::kLoopSlice && b.step < static_cast<int32_t>(s.steps.size())) {
+    const int32_t header = s.steps[b.step].parent;
+    return StrCat("slice of step ", header, ": ", DescribeJaxprStep(m, s, header));
+  }
+  if (b.kind != JaxprBuffer::Kind::kValue) return "";
+  return StrCat("step ", b.step, ": ", DescribeJaxprStep(m, s, b.step));
+}
+
+}  // namespace
+
 std::string RenderJaxprText(const JaxprReportInput& in) {
   const analyzer::JaxprLiveness& l = in.liveness;
   const analyzer::JaxprSchedule& s = in.schedule;
@@ -201,10 +215,9 @@ std::string RenderJaxprText(const JaxprReportInput& in) {
                    {"last use", Align::kRight}});
   for (size_t i = 0; i < shown; ++i) {
     const JaxprBuffer& b = s.buffers[l.live_at_peak[i]];
-    const bool defined = b.kind == JaxprBuffer::Kind::kValue || b.kind == JaxprBuffer::Kind::kLoopSlice;
     table.AddRow({GroupedBytes(b.bytes), KindLabel(b), VarName(in.module, b),
                   StrCat(AvalText(in.module, b), TilesText(b.tiles)),
-                  defined ? StrCat("step ", b.step, ": ", DescribeJaxprStep(in.module, s, b.step)) : "",
+                  DefinedBy(in.module, s, b),
                   StrCat(b.last_use)});
   }
   out += table.Render();
@@ -252,8 +265,10 @@ void WriteJaxprJson(const JaxprReportInput& in, llvm::raw_ostream& os) {
             j.attribute("donated", b.donated);
             j.attribute("last_use", b.last_use);
             j.attributeBegin("defined_at");
-            if (b.kind == JaxprBuffer::Kind::kValue || b.kind == JaxprBuffer::Kind::kLoopSlice) {
+            if (b.kind == JaxprBuffer::Kind::kValue) {
               WriteStep(j, in, b.step);
+            } else if (b.kind == JaxprBuffer::Kind::kLoopSlice && b.step < static_cast<int32_t>(s.steps.size())) {
+              WriteStep(j, in, s.steps[b.step].parent);
             } else {
               j.value(nullptr);
             }
