@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "analyzer/jaxpr_primitives.h"
+#include "ir/convolution.h"
 
 namespace memplan::analyzer {
 namespace {

@@ -46,14 +46,6 @@ struct Window {
   friend bool operator==(const Window&, const Window&) = default;
 };
 
-// How many (output position, kernel position) pairs of one spatial
-// dimension land on an input element (not on padding or a dilation hole),
-// as XLA's HloCostAnalysis counts them for a convolution's flops, with its
-// two shortcuts (a window as large as a base-dilated input, and a full
-// correlation of a length-1 input).
-int64_t ConvolutionValidPositions(int64_t input, int64_t kernel, int64_t output,
-                                  const WindowDimension& window);
-
 // Which dimension of input, kernel and output is batch, feature and spatial:
 // XLA prints it as dim_labels, e.g. "b01f_01io->b01f".
 struct ConvolutionDimensionNumbers {

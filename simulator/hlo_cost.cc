@@ -4,6 +4,8 @@
 #include <bit>
 #include <cmath>
 
+#include "ir/convolution.h"
+
 namespace memplan::simulator {
 namespace {
 
