@@ -25,6 +25,7 @@
 #include "analyzer/jaxpr_liveness.h"
 #include "analyzer/jaxpr_schedule.h"
 #include "gtest/gtest.h"
+#include "ir/jaxpr_lowering.h"
 #include "llvm/Support/JSON.h"
 #include "parsers/jaxpr_parser.h"
 #include "parsers/load_program.h"
@@ -169,6 +170,58 @@ TEST(JaxprCorpus, MatmulFlopsMatchTheOptimizedModule) {
     ++compared;
   }
   EXPECT_GE(compared, 5);
+}
+
+}  // namespace
+}  // namespace memplan
+
+namespace memplan {
+namespace {
+
+// Each corpus jaxpr lowered into the module graph: one dot or convolution
+// per dot_general / conv_general_dilated (inside the calls' computations),
+// and the simulator's cost model over that graph counts the same matmul
+// flops as the jaxpr's own count (a scan's body once, as XLA counts a
+// while's).
+TEST(JaxprLowering, TheSimulatorCostsALoweredJaxpr) {
+  const std::vector<std::string> programs = Programs();
+  if (programs.empty()) GTEST_SKIP() << "samples/sharded/ is absent";
+  for (const std::string& dir : programs) {
+    const std::string program = fs::path(dir).filename().string();
+    SCOPED_TRACE(program);
+    llvm::Expected<llvm::json::Value> truth = llvm::json::parse(test::ReadFileOrDie(dir + "/truth.json"));
+    ASSERT_TRUE(static_cast<bool>(truth));
+    const std::string jaxpr_file = dir + "/" + truth->getAsObject()->getString("jaxpr_file")->str();
+    auto source = parsers::SourceText::FromString(jaxpr_file, test::ReadFileOrDie(jaxpr_file));
+    absl::StatusOr<ir::JaxprModule> jaxpr = parsers::ParseJaxpr(*source);
+    ASSERT_TRUE(jaxpr.ok()) << jaxpr.status();
+    absl::StatusOr<ir::Module> module = ir::LowerJaxpr(*jaxpr);
+    ASSERT_TRUE(module.ok()) << module.status();
+    int64_t dots = 0, dot_general = 0;
+    for (const ir::Instruction& i : module->instructions()) {
+      dots += i.opcode == ir::Opcode::kDot || i.opcode == ir::Opcode::kConvolution;
+    }
+    for (const ir::JaxprEqn& e : jaxpr->eqns) {
+      dot_general += e.primitive == "dot_general" || e.primitive == "conv_general_dilated";
+    }
+    EXPECT_EQ(dots, dot_general);
+    ASSERT_NE(module->entry_computation(), nullptr);
+    EXPECT_EQ(module->entry_computation()->parameters.size(), jaxpr->jaxpr(jaxpr->top).invars.size());
+    const simulator::HloCostAnalysis cost(*module);
+    double matmul = 0;
+    for (const ir::Instruction& i : module->instructions()) {
+      if (i.opcode == ir::Opcode::kDot || i.opcode == ir::Opcode::kConvolution) matmul += cost.Cost(i.id).flops;
+    }
+    // Every dot and convolution of every computation, each once.
+    double once = 0;
+    for (const ir::JaxprEqn& e : jaxpr->eqns) {
+      if (e.primitive == "dot_general" || e.primitive == "conv_general_dilated") {
+        once += analyzer::EquationFlops(*jaxpr, e).matmul;
+      }
+    }
+    EXPECT_EQ(matmul, once);
+    EXPECT_GT(cost.ModuleCost().flops, 0);
+  }
 }
 
 }  // namespace
