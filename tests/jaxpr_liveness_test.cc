@@ -266,3 +266,45 @@ TEST(JaxprSniff, RecognisesJaxprDocuments) {
 
 }  // namespace
 }  // namespace memplan
+
+namespace memplan {
+namespace {
+
+// `memplan analyze` on a jaxpr and on seed 003: the table, exit codes,
+// located errors, no partial output, the same bytes twice.
+TEST(JaxprCli, AnalyzesJaxprsAndAlpaLogs) {
+  test::TempDir dir;
+  const std::string seed = test::SourcePath("samples/alpa/seed003_alpa_stage_profile_jaxpr.txt");
+  test::CommandResult alpa = test::RunCommand({MEMPLAN_BINARY, "analyze", seed}, dir.path());
+  ASSERT_EQ(alpa.exit_code, 0) << alpa.err;
+  for (const char* figure : {"276,119,952", "745,439,776", "268,517,920", "203,464,704"}) {
+    EXPECT_NE(alpa.out.find(figure), std::string::npos) << figure << "\n" << alpa.out;
+  }
+  test::CommandResult alpa_json = test::RunCommand({MEMPLAN_BINARY, "analyze", seed, "--format=json"}, dir.path());
+  ASSERT_EQ(alpa_json.exit_code, 0) << alpa_json.err;
+  EXPECT_NE(alpa_json.out.find("\"alpa_peak_memory\": 745439776"), std::string::npos) << alpa_json.out;
+
+  ASSERT_TRUE(test::WriteFile(dir.File("f.jaxpr"), std::string(kChain)));
+  test::CommandResult text = test::RunCommand({MEMPLAN_BINARY, "analyze", dir.File("f.jaxpr")}, dir.path());
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("Live peak: 16,384 B"), std::string::npos) << text.out;
+  test::CommandResult json = test::RunCommand(
+      {MEMPLAN_BINARY, "analyze", dir.File("f.jaxpr"), "--format=json", "--donate=0-1"}, dir.path());
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"donated_bytes\": 8192"), std::string::npos) << json.out;
+  test::CommandResult again = test::RunCommand(
+      {MEMPLAN_BINARY, "analyze", dir.File("f.jaxpr"), "--format=json", "--donate=0-1"}, dir.path());
+  EXPECT_EQ(json.out, again.out);
+
+  EXPECT_EQ(test::RunCommand({MEMPLAN_BINARY, "analyze", dir.File("f.jaxpr"), "--format=dot"}, dir.path()).exit_code, 2);
+  EXPECT_EQ(test::RunCommand({MEMPLAN_BINARY, "analyze", dir.File("f.jaxpr"), "--donate=x"}, dir.path()).exit_code, 2);
+  ASSERT_TRUE(test::WriteFile(dir.File("bad.jaxpr"), "{ lambda ; a:f32[4]. let\n    b:f32[4] = add a zz\n  in (b,) }\n"));
+  test::CommandResult bad = test::RunCommand(
+      {MEMPLAN_BINARY, "analyze", dir.File("bad.jaxpr"), "-o", dir.File("out.txt")}, dir.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("bad.jaxpr:2:"), std::string::npos) << bad.err;
+  EXPECT_FALSE(test::FileExists(dir.File("out.txt")));
+}
+
+}  // namespace
+}  // namespace memplan
