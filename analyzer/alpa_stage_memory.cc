@@ -1,5 +1,8 @@
 #include "analyzer/alpa_stage_memory.h"
 
+#include "analyzer/jaxpr_liveness.h"
+#include "analyzer/jaxpr_schedule.h"
+#include "ir/status_macros.h"
 #include "ir/strings.h"
 
 namespace memplan::analyzer {
@@ -14,6 +17,34 @@ int64_t ShardBytes(const ir::JaxprAval& aval, const ir::OpShardingProto& shardin
     n *= d;
   }
   return n * ir::DTypeStorageBytes(aval.dtype);
+}
+
+// The tiles of a tiled OpSharding over an array of `rank` dimensions (the
+// replicated trailing tile dimensions dropped); empty when not tiled.
+Tiles TilesOf(const ir::OpShardingProto& sharding, size_t rank) {
+  if (sharding.type != 3 || sharding.tile_assignment_dimensions.size() < rank) return {};
+  return Tiles(sharding.tile_assignment_dimensions.begin(),
+               sharding.tile_assignment_dimensions.begin() + static_cast<int64_t>(rank));
+}
+
+// The jaxpr's temporaries' peak with its inputs tiled and donated.
+absl::Status PredictTemp(const ir::JaxprModule& jaxpr, const std::vector<ir::OpShardingProto>& inputs,
+                         const std::vector<bool>& donated, AlpaModuleMemory& row) {
+  JaxprScheduleOptions options;
+  options.donated = donated;
+  const ir::Jaxpr& top = jaxpr.jaxpr(jaxpr.top);
+  for (size_t i = 0; i < top.invars.size() && i < inputs.size(); ++i) {
+    options.input_tiles.push_back(TilesOf(inputs[i], jaxpr.var(top.invars[i]).aval.dims.size()));
+  }
+  ASSIGN_OR_RETURN(const JaxprSchedule schedule, ScheduleJaxpr(jaxpr, options));
+  const JaxprLiveness liveness = ComputeJaxprLiveness(jaxpr, schedule);
+  row.predicted_temp = liveness.arena_peak_bytes;
+  row.temporaries_peak = liveness.temp_peak_bytes;
+  if (liveness.arena_peak_step < static_cast<int32_t>(schedule.steps.size())) {
+    row.predicted_temp_equation = schedule.steps[liveness.arena_peak_step].eqn;
+  }
+  row.predicted_peak = row.argument_bytes + row.output_bytes - row.donated_bytes + *row.predicted_temp;
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -91,6 +122,7 @@ absl::StatusOr<AlpaStageMemory> AlpaStageMemoryTable(const ir::AlpaStageDocument
     row.alpa_temp = measured.temp_buffer_size;
     row.alpa_peak = measured.peak_memory;
     row.peak = row.argument_bytes + row.output_bytes - row.donated_bytes + row.alpa_temp;
+    RETURN_IF_ERROR(PredictTemp(merged->jaxpr, shardings.input_shardings, donated, row));
     out.modules.push_back(std::move(row));
   }
   return out;

@@ -2,8 +2,10 @@
 // module's argument, output and donated bytes per device, from its jaxpr's
 // binders and the compile output's input/output OpShardings, and the peak
 // Alpa reports, peak_memory = argument + output - donated + temp, with
-// Alpa's measured temp_buffer_size. Predicting temp from the jaxpr needs
-// the module graph (phase 2); until then `predicted_temp` is absent.
+// Alpa's measured temp_buffer_size; and temp predicted from the jaxpr alone
+// (analyzer/jaxpr_liveness.h, every value owning memory): the most bytes of
+// temporaries that do not fit in outputs not yet written, with the inputs
+// tiled by their shardings, donated inputs as Alpa says, calls inlined.
 #ifndef MEMPLAN_ANALYZER_ALPA_STAGE_MEMORY_H_
 #define MEMPLAN_ANALYZER_ALPA_STAGE_MEMORY_H_
 
@@ -30,7 +32,12 @@ struct AlpaModuleMemory {
   // Inputs / outputs whose bytes differ from Alpa's invar_sizes / outvar_sizes.
   int64_t invar_mismatches = 0;
   int64_t outvar_mismatches = 0;
+  // The jaxpr's temporaries' peak per device, where it is, and
+  // argument + output - donated + predicted_temp.
   std::optional<int64_t> predicted_temp;
+  ir::JaxprEqnId predicted_temp_equation;
+  int64_t temporaries_peak = 0;  // all temporaries live at once, outputs' memory not reused
+  int64_t predicted_peak = 0;
 };
 
 struct AlpaStageMemory {

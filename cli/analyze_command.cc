@@ -26,6 +26,14 @@ void PrintError(const absl::Status& status) {
 }
 
 int RunAnalyze(const AnalyzeFlags& flags) {
+  switch (parsers::SniffAnalyzeInput(flags.path)) {
+    case parsers::AnalyzeInputKind::kJaxpr:
+      return RunAnalyzeJaxpr(flags);
+    case parsers::AnalyzeInputKind::kAlpaStageProfile:
+      return RunAnalyzeAlpa(flags);
+    case parsers::AnalyzeInputKind::kProgram:
+      break;
+  }
   parsers::LoadOptions load_options;
   load_options.module = flags.module;
   absl::StatusOr<parsers::LoadedProgram> loaded = parsers::LoadProgram(flags.path, load_options);

@@ -1,3 +1,5 @@
+#include <cstdio>
+
 #include "cli/commands.h"
 #include "cli/subcommand.h"
 #include "llvm/Support/CommandLine.h"
@@ -20,13 +22,21 @@ class AnalyzeSubcommand : public Subcommand {
     flags.top = top_;
     flags.top_given = top_.getNumOccurrences() > 0;
     flags.by = by_;
+    flags.donate = donate_;
+    flags.inline_calls = inline_calls_;
+    flags.fused = jaxpr_model_ == "fused";
+    if (jaxpr_model_ != "fused" && jaxpr_model_ != "every-value") {
+      std::fprintf(stderr, "memplan: --jaxpr-model=%s: expected every-value or fused\n", jaxpr_model_.c_str());
+      return kExitBadInput;
+    }
     return RunAnalyze(flags);
   }
 
  private:
-  cl::SubCommand command_{"analyze", "Report the memory of an XLA buffer assignment"};
+  cl::SubCommand command_{"analyze",
+                          "Report the memory of an XLA buffer assignment, a jaxpr or an Alpa stage profile"};
   cl::opt<std::string> path_{cl::Positional, cl::Required, cl::sub(command_),
-                             cl::desc("<buffer-assignment file or dump directory>")};
+                             cl::desc("<buffer-assignment file, dump directory, jaxpr or Alpa log>")};
   cl::opt<AnalyzeFormat> format_{
       "format", cl::sub(command_), cl::init(AnalyzeFormat::kText), cl::desc("Output format"),
       cl::values(clEnumValN(AnalyzeFormat::kText, "text", "aligned text report"),
@@ -46,6 +56,15 @@ class AnalyzeSubcommand : public Subcommand {
   cl::opt<int> top_{"top", cl::sub(command_), cl::init(10),
                     cl::desc("Rows in the allocation and value tables (0: all); values drawn "
                              "by dot, svg and chrome-trace (default there: 100)")};
+  cl::opt<std::string> donate_{"donate", cl::sub(command_), cl::value_desc("inputs"),
+                               cl::desc("Jaxpr: the top-level inputs donated, e.g. 0,2,5-9")};
+  cl::opt<bool> inline_calls_{"inline-calls", cl::sub(command_), cl::init(true),
+                              cl::desc("Jaxpr: inline pjit/named_call/custom_jvp/... bodies "
+                                       "(default true); false: each call is one step")};
+  cl::opt<std::string> jaxpr_model_{"jaxpr-model", cl::sub(command_), cl::init("every-value"),
+                                    cl::value_desc("model"),
+                                    cl::desc("Jaxpr: every-value (each equation output owns memory; "
+                                             "default) or fused (XLA-like fusion)")};
   cl::opt<std::string> module_{"module", cl::sub(command_), cl::value_desc("name"),
                                cl::desc("Module to analyze in a dump directory "
                                         "(default: the largest)")};

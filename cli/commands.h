@@ -31,9 +31,18 @@ struct AnalyzeFlags {
   // Whether --top was given: DOT, SVG and Chrome trace draw 100 values unless
   // it was.
   bool top_given = false;
+  // Jaxprs: the top-level inputs donated ("0,2,5-9"), and whether calls are
+  // inlined (else each is one step charged with its callee's temporaries).
+  std::string donate;
+  bool inline_calls = true;
+  bool fused = false;  // --jaxpr-model=fused
 };
 
 int RunAnalyze(const AnalyzeFlags& flags);
+// `memplan analyze` on a jaxpr and on Alpa's stage profile log
+// (analyze_jaxpr_command.cc); RunAnalyze routes them there.
+int RunAnalyzeJaxpr(const AnalyzeFlags& flags);
+int RunAnalyzeAlpa(const AnalyzeFlags& flags);
 
 // memplan check PATH --budget FILE: budgets and regressions, for CI.
 // Logic in check_command.cc; the budget format in docs/ci.md.

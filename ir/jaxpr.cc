@@ -126,4 +126,89 @@ std::optional<DotDimensionNumbers> DotGeneralDimensions(const JaxprEqn& eqn) {
   return d;
 }
 
+namespace {
+
+// The int list of the keyword argument `key` of a call value; nullopt when absent.
+std::optional<std::vector<int64_t>> KeywordIntList(const JaxprParamValue& call, std::string_view key) {
+  for (size_t i = 0; i < call.elements.size() && i < call.keys.size(); ++i) {
+    if (call.keys[i] == key) return call.elements[i].AsIntList();
+  }
+  return std::nullopt;
+}
+
+// A tuple or list of int lists ("((1, 1), (0, 2))"); nullopt otherwise.
+std::optional<std::vector<std::vector<int64_t>>> IntListList(const JaxprParamValue& v) {
+  if (v.kind != JaxprParamValue::Kind::kTuple && v.kind != JaxprParamValue::Kind::kList) {
+    return std::nullopt;
+  }
+  std::vector<std::vector<int64_t>> out;
+  for (const JaxprParamValue& e : v.elements) {
+    std::optional<std::vector<int64_t>> list = e.AsIntList();
+    if (!list) return std::nullopt;
+    out.push_back(*std::move(list));
+  }
+  return out;
+}
+
+std::optional<std::vector<int64_t>> ParamIntList(const JaxprEqn& eqn, std::string_view name) {
+  const JaxprParam* p = eqn.FindParam(name);
+  return p == nullptr ? std::nullopt : p->value.AsIntList();
+}
+
+}  // namespace
+
+std::optional<ConvolutionDimensionNumbers> ConvGeneralDimensions(const JaxprEqn& eqn) {
+  const JaxprParam* p = eqn.FindParam("dimension_numbers");
+  if (p == nullptr || p->value.kind != JaxprParamValue::Kind::kCall) return std::nullopt;
+  const auto lhs = KeywordIntList(p->value, "lhs_spec");
+  const auto rhs = KeywordIntList(p->value, "rhs_spec");
+  const auto out = KeywordIntList(p->value, "out_spec");
+  if (!lhs || !rhs || !out || lhs->size() < 2 || lhs->size() != rhs->size() ||
+      lhs->size() != out->size()) {
+    return std::nullopt;
+  }
+  ConvolutionDimensionNumbers d;
+  d.input_batch = (*lhs)[0];
+  d.input_feature = (*lhs)[1];
+  d.input_spatial.assign(lhs->begin() + 2, lhs->end());
+  d.kernel_output_feature = (*rhs)[0];
+  d.kernel_input_feature = (*rhs)[1];
+  d.kernel_spatial.assign(rhs->begin() + 2, rhs->end());
+  d.output_batch = (*out)[0];
+  d.output_feature = (*out)[1];
+  d.output_spatial.assign(out->begin() + 2, out->end());
+  return d;
+}
+
+std::optional<Window> ConvGeneralWindow(const JaxprEqn& eqn,
+                                        const std::vector<int64_t>& kernel_spatial_sizes) {
+  const size_t rank = kernel_spatial_sizes.size();
+  const auto strides = ParamIntList(eqn, "window_strides");
+  const JaxprParam* padding = eqn.FindParam("padding");
+  const auto pads = padding == nullptr ? std::nullopt : IntListList(padding->value);
+  if (!strides || !pads || strides->size() != rank || pads->size() != rank) return std::nullopt;
+  auto dilation = [&](std::string_view name) -> std::optional<std::vector<int64_t>> {
+    if (eqn.FindParam(name) == nullptr) return std::vector<int64_t>(rank, 1);
+    std::optional<std::vector<int64_t>> d = ParamIntList(eqn, name);
+    if (d && d->size() != rank) return std::nullopt;
+    return d;
+  };
+  const auto base = dilation("lhs_dilation");
+  const auto window = dilation("rhs_dilation");
+  if (!base || !window) return std::nullopt;
+  Window w;
+  for (size_t s = 0; s < rank; ++s) {
+    if ((*pads)[s].size() != 2) return std::nullopt;
+    WindowDimension d;
+    d.size = kernel_spatial_sizes[s];
+    d.stride = (*strides)[s];
+    d.padding_low = (*pads)[s][0];
+    d.padding_high = (*pads)[s][1];
+    d.base_dilation = (*base)[s];
+    d.window_dilation = (*window)[s];
+    w.dimensions.push_back(d);
+  }
+  return w;
+}
+
 }  // namespace memplan::ir

@@ -155,6 +155,19 @@ struct JaxprModule {
 // readable dimension_numbers.
 std::optional<DotDimensionNumbers> DotGeneralDimensions(const JaxprEqn& eqn);
 
+// conv_general_dilated's dimension_numbers=ConvDimensionNumbers(lhs_spec=
+// (batch, feature, spatial...), rhs_spec=(out feature, in feature,
+// spatial...), out_spec=(batch, feature, spatial...)) as XLA's dimension
+// numbers. Nullopt when absent or unreadable.
+std::optional<ConvolutionDimensionNumbers> ConvGeneralDimensions(const JaxprEqn& eqn);
+
+// conv_general_dilated's window: per spatial dimension the kernel size (from
+// `kernel_spatial_sizes`), window_strides, padding=((lo, hi), ...),
+// lhs_dilation (base) and rhs_dilation (window). Nullopt when a param is
+// missing, unreadable (e.g. padding='SAME') or of another rank.
+std::optional<Window> ConvGeneralWindow(const JaxprEqn& eqn,
+                                        const std::vector<int64_t>& kernel_spatial_sizes);
+
 }  // namespace memplan::ir
 
 #endif  // MEMPLAN_IR_JAXPR_H_

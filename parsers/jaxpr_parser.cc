@@ -1,5 +1,7 @@
 #include "parsers/jaxpr_parser.h"
 
+#include <cctype>
+
 #include <map>
 #include <string>
 #include <string_view>
@@ -668,6 +670,50 @@ absl::StatusOr<ir::JaxprModule> ParseJaxpr(const SourceText& source) {
 absl::StatusOr<ir::JaxprModule> ParseJaxprAt(const SourceText& source, size_t offset, size_t* end) {
   JaxprParser parser(source, offset);
   return parser.ParseDocument(/*whole_text=*/false, end);
+}
+
+namespace {
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// `text` without leading whitespace and whole-line comments.
+std::string_view SkipBlankAndComments(std::string_view text) {
+  for (;;) {
+    size_t i = 0;
+    while (i < text.size() && IsSpace(text[i])) ++i;
+    text.remove_prefix(i);
+    if (text.starts_with("#") || text.starts_with("//")) {
+      const size_t eol = text.find('\n');
+      text.remove_prefix(eol == std::string_view::npos ? text.size() : eol);
+      continue;
+    }
+    return text;
+  }
+}
+
+// Consumes `word` after optional whitespace.
+bool Eat(std::string_view& text, std::string_view word) {
+  size_t i = 0;
+  while (i < text.size() && IsSpace(text[i])) ++i;
+  if (text.substr(i, word.size()) != word) return false;
+  text.remove_prefix(i + word.size());
+  return true;
+}
+
+}  // namespace
+
+bool LooksLikeJaxpr(std::string_view head) {
+  std::string_view text = SkipBlankAndComments(head);
+  if (Eat(text, "let")) {
+    size_t i = 0;
+    while (i < text.size() && IsSpace(text[i])) ++i;
+    const size_t name = i;
+    while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) ++i;
+    if (i == name) return false;
+    text.remove_prefix(i);
+    if (!Eat(text, "=")) return false;
+  }
+  return Eat(text, "{") && Eat(text, "lambda");
 }
 
 }  // namespace memplan::parsers

@@ -24,6 +24,7 @@
 #define MEMPLAN_PARSERS_JAXPR_PARSER_H_
 
 #include <cstddef>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "ir/jaxpr.h"
@@ -38,6 +39,10 @@ absl::StatusOr<ir::JaxprModule> ParseJaxpr(const SourceText& source);
 // One jaxpr document starting at byte `offset` (at "{" or "let", after
 // whitespace); `*end` receives the offset just past it. For jaxprs inside
 // other text (Alpa's logs).
+// Sniff rule: after whitespace and "#" / "//" comment lines, the text starts
+// a jaxpr document: "{ lambda" or "let NAME = { lambda".
+bool LooksLikeJaxpr(std::string_view head);
+
 absl::StatusOr<ir::JaxprModule> ParseJaxprAt(const SourceText& source, size_t offset, size_t* end);
 
 }  // namespace memplan::parsers

@@ -7,7 +7,9 @@
 #include "ir/strings.h"
 #include "parsers/buffer_assignment_parser.h"
 #include "parsers/hlo_proto_parser.h"
+#include "parsers/alpa_stage_profile_parser.h"
 #include "parsers/hlo_text_program.h"
+#include "parsers/jaxpr_parser.h"
 #include "parsers/memory_usage_report_parser.h"
 #include "parsers/oom_message_parser.h"
 #include "parsers/source_text.h"
@@ -111,6 +113,17 @@ absl::StatusOr<LoadedProgram> LoadProgram(const std::string& path,
   }
   ASSIGN_OR_RETURN(loaded.program, LoadModule(chosen));
   return loaded;
+}
+
+AnalyzeInputKind SniffAnalyzeInput(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return AnalyzeInputKind::kProgram;
+  absl::StatusOr<std::shared_ptr<const SourceText>> source = SourceText::FromFile(path);
+  if (!source.ok()) return AnalyzeInputKind::kProgram;
+  const std::string_view head = (*source)->text().substr(0, kSniffBytes);
+  if (LooksLikeAlpaStageProfile(head)) return AnalyzeInputKind::kAlpaStageProfile;
+  if (LooksLikeJaxpr(head)) return AnalyzeInputKind::kJaxpr;
+  return AnalyzeInputKind::kProgram;
 }
 
 }  // namespace memplan::parsers

@@ -32,6 +32,14 @@ struct LoadedProgram {
 absl::StatusOr<LoadedProgram> LoadProgram(const std::string& path,
                                           const LoadOptions& options);
 
+// What a path given to `memplan analyze` holds: an XLA program (a dump, an
+// HLO module, a report, an OOM message), a jaxpr, or Alpa's stage profiling
+// log. A directory, or a file that cannot be read, is kProgram (LoadProgram
+// then says what is wrong). Alpa's sniff rule is tried first: its log holds
+// jaxprs.
+enum class AnalyzeInputKind { kProgram, kJaxpr, kAlpaStageProfile };
+AnalyzeInputKind SniffAnalyzeInput(const std::string& path);
+
 // Reads one module of a dump (as FindDumpModules lists them).
 absl::StatusOr<ir::Program> LoadModule(const DumpModule& module);
 

@@ -4,6 +4,8 @@
 #include <bit>
 #include <cmath>
 
+#include "ir/convolution.h"
+
 namespace memplan::simulator {
 namespace {
 
@@ -75,32 +77,6 @@ bool IsElementwise(Opcode op) {
 double Log2Ceiling(double n) {
   if (n <= 1) return 0;
   return static_cast<double>(std::bit_width(static_cast<uint64_t>(n) - 1));
-}
-
-// Kernel positions that land on input elements, per spatial dimension
-// (XLA's GetConvolutionFlops, including its two shortcuts).
-double ValidPositions(int64_t input, int64_t kernel, int64_t output,
-                      const ir::WindowDimension& w) {
-  if (input == output && kernel == output && input == w.base_dilation &&
-      w.window_dilation == 1 && std::max<int64_t>(1, input - 1) == w.stride &&
-      w.padding_low == 0 && w.padding_high == 0) {
-    return static_cast<double>(input);
-  }
-  if (input == 1 && kernel == output && w.window_dilation == 1 && w.base_dilation == 1 &&
-      w.stride == 1 && w.padding_high == output - 1 && w.padding_low == output - 1) {
-    return static_cast<double>(output);
-  }
-  int64_t count = 0;
-  for (int64_t k = 0; k < kernel; ++k) {
-    for (int64_t o = 0; o < output; ++o) {
-      const int64_t undilated = o * w.stride - w.padding_low + k * w.window_dilation;
-      const int64_t index = w.base_dilation > 1 ? undilated / w.base_dilation : undilated;
-      if (undilated != index * w.base_dilation) continue;
-      if (index < 0 || index >= input) continue;
-      ++count;
-    }
-  }
-  return static_cast<double>(count);
 }
 
 int64_t Dim(const ir::Shape& shape, int64_t d) {
@@ -448,7 +424,7 @@ HloCost HloCostAnalysis::Compute(const Instruction& i) {
         const int64_t input = s < d.input_spatial.size() ? Dim(lhs->shape, d.input_spatial[s]) : 1;
         const int64_t kernel = s < d.kernel_spatial.size() ? Dim(rhs->shape, d.kernel_spatial[s]) : 1;
         const int64_t output = s < d.output_spatial.size() ? Dim(i.shape, d.output_spatial[s]) : 1;
-        positions *= ValidPositions(input, kernel, output, window[s]);
+        positions *= static_cast<double>(ir::ConvolutionValidPositions(input, kernel, output, window[s]));
       }
       const double fmas =
           static_cast<double>(Dim(lhs->shape, d.input_feature) /
