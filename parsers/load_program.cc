@@ -117,7 +117,9 @@ absl::StatusOr<LoadedProgram> LoadProgram(const std::string& path,
 
 AnalyzeInputKind SniffAnalyzeInput(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return AnalyzeInputKind::kProgram;
+  // A stream (a FIFO, standard input) can be read only once: the program
+  // loader reads it, so only regular files are sniffed for jaxprs.
+  if (!std::filesystem::is_regular_file(path, ec)) return AnalyzeInputKind::kProgram;
   absl::StatusOr<std::shared_ptr<const SourceText>> source = SourceText::FromFile(path);
   if (!source.ok()) return AnalyzeInputKind::kProgram;
   const std::string_view head = (*source)->text().substr(0, kSniffBytes);

@@ -246,7 +246,8 @@ int64_t MemoryModel::PackTemp() const {
       continue;
     }
     if (!members.empty()) {
-      heap->ShareWith(id, ir::ValueId(static_cast<int64_t>(members.front())));
+      heap->ShareWith(id, ir::ValueId(static_cast<int64_t>(members.front())),
+                      std::max<int64_t>(temp_[b].size, 1));
     } else {
       heap->Alloc(id, std::max<int64_t>(temp_[b].size, 1));
     }
