@@ -95,6 +95,8 @@ struct ModuleMetrics {
   std::string module;
   std::string source;  // the file or directory it came from
   std::array<std::optional<int64_t>, kNumMetrics> bytes;
+  // Why its numbers cannot be trusted (the input stops early), or "".
+  std::string untrusted;
 };
 ModuleMetrics MetricsOf(const ir::Program& program, const analyzer::Analysis& analysis);
 
@@ -133,6 +135,10 @@ struct CheckOutcome {
 // budget sets none).
 std::vector<CheckOutcome> CheckModule(const ModuleMetrics& current, const ResolvedBudget& budget,
                                       const ModuleMetrics* baseline);
+
+// Fails every budget and regression outcome of a module whose input cannot
+// be trusted (ModuleMetrics::untrusted), saying why, unless `allow`.
+void FailUntrusted(const ModuleMetrics& current, bool allow, std::vector<CheckOutcome>& outcomes);
 
 // The results of one run, per module, for the text report and JUnit.
 struct ModuleReport {

@@ -147,6 +147,18 @@ std::vector<CheckOutcome> CheckModule(const ModuleMetrics& current, const Resolv
   return outcomes;
 }
 
+void FailUntrusted(const ModuleMetrics& current, bool allow, std::vector<CheckOutcome>& outcomes) {
+  if (allow || current.untrusted.empty()) return;
+  for (CheckOutcome& o : outcomes) {
+    if (o.result != CheckOutcome::Result::kPass && o.result != CheckOutcome::Result::kFail) {
+      continue;
+    }
+    o.result = CheckOutcome::Result::kFail;
+    o.message = StrCat("cannot be trusted: ", current.untrusted,
+                       " (--allow-truncated checks it anyway)");
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Reports.
 
@@ -331,6 +343,7 @@ int RunCheck(const CheckFlags& flags) {
         }
       }
       report.outcomes = CheckModule(m, *budget, base);
+      FailUntrusted(m, flags.allow_truncated, report.outcomes);
       if (report.outcomes.empty()) {
         report.notes.push_back(StrCat("budget \"", budget->key, "\" sets no limit"));
       }

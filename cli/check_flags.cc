@@ -18,6 +18,7 @@ class CheckSubcommand : public Subcommand {
     flags.baseline = baseline_;
     flags.junit = junit_;
     flags.module = module_;
+    flags.allow_truncated = allow_truncated_;
     return RunCheck(flags);
   }
 
@@ -37,6 +38,10 @@ class CheckSubcommand : public Subcommand {
   cl::opt<std::string> module_{"module", cl::sub(command_), cl::value_desc("name"),
                                cl::desc("Check only this module of a dump directory "
                                         "(default: every module)")};
+  cl::opt<bool> allow_truncated_{
+      "allow-truncated", cl::sub(command_),
+      cl::desc("Check the budgets of an input that stops early (a cut paste) instead of "
+               "failing them")};
 };
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "parsers/load_program.h"
+#include "viz/describe.h"
 #include "viz/format.h"
 #include "viz/junit.h"
 
@@ -42,6 +43,9 @@ ModuleMetrics MetricsOf(const ir::Program& program, const analyzer::Analysis& an
   m.bytes[static_cast<int>(Metric::kOutput)] = s.output_bytes;
   m.bytes[static_cast<int>(Metric::kDeviceFootprint)] = s.device_footprint_bytes;
   m.bytes[static_cast<int>(Metric::kTotalAllocation)] = s.total_allocation_bytes;
+  for (const ir::Note& note : program.notes) {
+    if (note.code == ir::NoteCode::kInputEndsEarly) m.untrusted = viz::DescribeNote(note);
+  }
   return m;
 }
 

@@ -43,6 +43,9 @@ struct CheckFlags {
   std::string baseline;  // a dump or `memplan analyze --format=json`; may be empty
   std::string junit;     // JUnit XML output; may be empty
   std::string module;    // check only this module of a dump directory
+  // Check budgets of an input that stops early (kInputEndsEarly) instead of
+  // failing them.
+  bool allow_truncated = false;
 };
 
 int RunCheck(const CheckFlags& flags);
