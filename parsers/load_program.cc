@@ -53,6 +53,11 @@ bool OomMessageStartsLine(std::string_view line) {
   line.remove_prefix(first);
   if (line[0] == '=' || line[0] == '-' || line[0] == ';') return true;
   if (line[0] >= '0' && line[0] <= '9') return line.find(". Size:") != std::string_view::npos;
+  // The line that carries the message's marker, after an exception's name.
+  for (std::string_view marker : {"RESOURCE_EXHAUSTED", "Resource exhausted", "Out of memory",
+                                  "Compilation failure"}) {
+    if (line.find(marker) != std::string_view::npos) return true;
+  }
   return StartsWithAny(
       line, {"Size:", "Operator:", "Shape:", "XLA Label:", "XLA label:", "Allocation type:",
              "Unpadded size:", "Extra memory", "Entry Parameter Subshape:", "Buffer ",
@@ -179,6 +184,19 @@ absl::StatusOr<ir::Program> LoadModule(const DumpModule& module) {
     sources.push_back(std::move(source));
   }
   const InputFormat* sniffed = FormatFor(*sources.front());
+  if (sniffed == nullptr) {
+    // A wrapped line may have broken the text a sniff rule looks for.
+    for (const InputFormat& format : kFormats) {
+      if (format.rules.starts_line == nullptr) continue;
+      InputCleanup joining;
+      const std::shared_ptr<const SourceText> joined =
+          JoinWrappedLines(sources.front(), format.rules, &joining);
+      if (joined != sources.front() && FormatFor(*joined) == &format) {
+        sniffed = &format;
+        break;
+      }
+    }
+  }
   if (sniffed != nullptr && sniffed->rules.starts_line != nullptr) {
     for (size_t i = 0; i < sources.size(); ++i) {
       sources[i] = JoinWrappedLines(std::move(sources[i]), sniffed->rules, &cleanups[i]);

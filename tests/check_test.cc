@@ -396,5 +396,49 @@ TEST(CheckCli, PeakBudgetWithoutLiveRangesIsAnError) {
   EXPECT_NE(r.out.find("ERROR peak"), std::string::npos) << r.out;
 }
 
+// A dump cut short (`head -n 1400` of seed 004: inside its live ranges) has a
+// live peak of a few MiB where the whole dump's is 1.02 GiB: its budgets fail
+// unless --allow-truncated, and any dump read from standard input ("-") is
+// the same as from its file.
+TEST(CheckCli, TruncatedDumpFailsItsBudgetsUnlessAllowed) {
+  test::TempDir dir;
+  const std::string text =
+      test::ReadFileOrDie(test::SourcePath("samples/xla/seed004_gpu_decode-buffer-assignment.txt"));
+  size_t end = 0;
+  for (int line = 0; line < 1400; ++line) end = text.find('\n', end) + 1;
+  const std::string cut = dir.File("cut-buffer-assignment.txt");
+  ASSERT_TRUE(test::WriteFile(cut, text.substr(0, end)));
+  ASSERT_TRUE(test::WriteFile(dir.File("budgets.yaml"), "\"*\":\n  peak: 100MiB\n"));
+  const CommandResult failed = Memplan({"check", cut, "--budget", dir.File("budgets.yaml")});
+  EXPECT_EQ(failed.exit_code, 1) << Describe(failed);
+  EXPECT_NE(failed.out.find("cannot be trusted: the input stops early"), std::string::npos)
+      << failed.out;
+  EXPECT_NE(failed.out.find("--allow-truncated"), std::string::npos) << failed.out;
+  const CommandResult allowed =
+      Memplan({"check", cut, "--budget", dir.File("budgets.yaml"), "--allow-truncated"});
+  EXPECT_EQ(allowed.exit_code, 0) << Describe(allowed);
+  // The whole dump fails the same budget on its numbers.
+  const CommandResult whole = Memplan({"check", "samples/xla/seed004_gpu_decode-buffer-assignment.txt",
+                                       "--budget", dir.File("budgets.yaml")});
+  EXPECT_EQ(whole.exit_code, 1) << Describe(whole);
+  EXPECT_EQ(whole.out.find("cannot be trusted"), std::string::npos) << whole.out;
+}
+
+TEST(CheckCli, ReadsStandardInput) {
+  const std::string file = "samples/pasted/buffer-assignment-bom-crlf.txt";
+  const CommandResult from_file = Memplan({"analyze", file, "--format=json"});
+  ASSERT_EQ(from_file.exit_code, 0) << Describe(from_file);
+  const CommandResult from_stdin = test::RunCommand(
+      {"/bin/sh", "-c", std::string(MEMPLAN_BINARY) + " analyze - --format=json < " + file},
+      MEMPLAN_SOURCE_DIR);
+  ASSERT_EQ(from_stdin.exit_code, 0) << Describe(from_stdin);
+  const auto peak = [](const std::string& json) {
+    const size_t at = json.find("\"peak\"");
+    return at == std::string::npos ? std::string() : json.substr(at, 200);
+  };
+  EXPECT_FALSE(peak(from_file.out).empty()) << from_file.out;
+  EXPECT_EQ(peak(from_stdin.out), peak(from_file.out));
+}
+
 }  // namespace
 }  // namespace memplan
