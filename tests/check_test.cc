@@ -433,7 +433,7 @@ TEST(CheckCli, ReadsStandardInput) {
       MEMPLAN_SOURCE_DIR);
   ASSERT_EQ(from_stdin.exit_code, 0) << Describe(from_stdin);
   const auto peak = [](const std::string& json) {
-    const size_t at = json.find("\"peak\"");
+    const size_t at = json.find("\"live_peak\"");
     return at == std::string::npos ? std::string() : json.substr(at, 200);
   };
   EXPECT_FALSE(peak(from_file.out).empty()) << from_file.out;
