@@ -27,6 +27,12 @@ MemoryStats FromStatedCategories(const ir::Program& program) {
   stats.total_allocation_bytes =
       stated.total.value_or(Add(stats.device_footprint_bytes, stats.constant_bytes));
   stats.stated_total_bytes = program.stated_total_bytes;
+  for (const ir::Note& note : program.notes) {
+    if (note.code != ir::NoteCode::kOomSizeNotStated || note.texts.empty()) continue;
+    if (note.texts[0] == "arguments") stats.argument_known = false;
+    if (note.texts[0] == "output") stats.output_known = stats.alias_known = false;
+  }
+  stats.device_footprint_known = stats.argument_known && stats.output_known && stats.alias_known;
   return stats;
 }
 
@@ -49,6 +55,12 @@ MemoryStats ComputeMemoryStats(const ir::Program& program) {
   stats.device_footprint_bytes =
       stats.argument_bytes + stats.output_bytes - stats.alias_bytes + stats.temp_bytes;
   stats.stated_total_bytes = program.stated_total_bytes;
+  for (const ir::Note& note : program.notes) {
+    if (note.code != ir::NoteCode::kOomSizeNotStated || note.texts.empty()) continue;
+    if (note.texts[0] == "arguments") stats.argument_known = false;
+    if (note.texts[0] == "output") stats.output_known = stats.alias_known = false;
+  }
+  stats.device_footprint_known = stats.argument_known && stats.output_known && stats.alias_known;
   return stats;
 }
 

@@ -38,6 +38,13 @@ struct MemoryStats {
   // True when the numbers above are the input's stated category totals
   // (Program::stated_categories), not sums over allocations.
   bool from_stated_categories = false;
+  // False for a category the input says it does not know (a TPU OOM
+  // message's "arguments unknown size", "Output size unknown."), or whose
+  // total rests on one: its bytes above read 0 but are not stated.
+  bool argument_known = true;
+  bool output_known = true;
+  bool alias_known = true;
+  bool device_footprint_known = true;
   bool TotalMatchesStated() const {
     return !stated_total_bytes || *stated_total_bytes == total_allocation_bytes;
   }

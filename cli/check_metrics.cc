@@ -39,9 +39,11 @@ ModuleMetrics MetricsOf(const ir::Program& program, const analyzer::Analysis& an
   const analyzer::MemoryStats& s = analysis.stats;
   if (analysis.peak) m.bytes[static_cast<int>(Metric::kPeak)] = analysis.peak->bytes;
   m.bytes[static_cast<int>(Metric::kTemp)] = s.temp_bytes;
-  m.bytes[static_cast<int>(Metric::kArgument)] = s.argument_bytes;
-  m.bytes[static_cast<int>(Metric::kOutput)] = s.output_bytes;
-  m.bytes[static_cast<int>(Metric::kDeviceFootprint)] = s.device_footprint_bytes;
+  if (s.argument_known) m.bytes[static_cast<int>(Metric::kArgument)] = s.argument_bytes;
+  if (s.output_known) m.bytes[static_cast<int>(Metric::kOutput)] = s.output_bytes;
+  if (s.device_footprint_known) {
+    m.bytes[static_cast<int>(Metric::kDeviceFootprint)] = s.device_footprint_bytes;
+  }
   m.bytes[static_cast<int>(Metric::kTotalAllocation)] = s.total_allocation_bytes;
   for (const ir::Note& note : program.notes) {
     if (note.code == ir::NoteCode::kInputEndsEarly) m.untrusted = viz::DescribeNote(note);
@@ -89,6 +91,8 @@ absl::StatusOr<ModuleMetrics> MetricsFromAnalyzeJson(std::string_view text,
                {Metric::kDeviceFootprint, "device_footprint_bytes"},
                {Metric::kTotalAllocation, "total_allocation_bytes"}};
   for (const auto& k : kKeys) {
+    const llvm::json::Value* value = root->get(k.key);
+    if (value != nullptr && value->getAsNull()) continue;  // the input did not know it
     const llvm::Optional<int64_t> bytes = root->getInteger(k.key);
     if (!bytes) return missing(k.key);
     m.bytes[static_cast<int>(k.metric)] = *bytes;

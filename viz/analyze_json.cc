@@ -277,13 +277,21 @@ void WriteAnalyzeJson(const AnalyzeReportInput& input, llvm::raw_ostream& os) {
       j.attribute("stated_total_bytes", nullptr);
     }
     j.attribute("total_matches_stated", s.TotalMatchesStated());
-    j.attribute("argument_bytes", s.argument_bytes);
-    j.attribute("output_bytes", s.output_bytes);
-    j.attribute("alias_bytes", s.alias_bytes);
+    // A category the input does not know is null, never 0.
+    const auto bytes_or_null = [&](const char* key, bool known, int64_t bytes) {
+      if (known) {
+        j.attribute(key, bytes);
+      } else {
+        j.attribute(key, nullptr);
+      }
+    };
+    bytes_or_null("argument_bytes", s.argument_known, s.argument_bytes);
+    bytes_or_null("output_bytes", s.output_known, s.output_bytes);
+    bytes_or_null("alias_bytes", s.alias_known, s.alias_bytes);
     j.attribute("temp_bytes", s.temp_bytes);
     j.attribute("constant_bytes", s.constant_bytes);
     j.attribute("thread_local_bytes", s.thread_local_bytes);
-    j.attribute("device_footprint_bytes", s.device_footprint_bytes);
+    bytes_or_null("device_footprint_bytes", s.device_footprint_known, s.device_footprint_bytes);
     WritePeak(j, input);
     WriteTimeline(j, input.analysis.timeline);
     WriteTempArenas(j, input.analysis);

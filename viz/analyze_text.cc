@@ -20,9 +20,13 @@ void AppendCategories(std::string& out, const Analysis& analysis) {
   auto row = [&](const char* name, int64_t bytes, std::string note) {
     table.AddRow({name, HumanBytes(bytes), GroupedBytes(bytes), std::move(note)});
   };
-  row("argument", s.argument_bytes, "entry parameters");
-  row("output", s.output_bytes, "maybe-live-out");
-  row("alias", s.alias_bytes, "parameters that are also outputs (donated)");
+  auto maybe_row = [&](const char* name, bool known, int64_t bytes, std::string note) {
+    if (known) return row(name, bytes, std::move(note));
+    table.AddRow({name, "not stated", "", "the input does not know it"});
+  };
+  maybe_row("argument", s.argument_known, s.argument_bytes, "entry parameters");
+  maybe_row("output", s.output_known, s.output_bytes, "maybe-live-out");
+  maybe_row("alias", s.alias_known, s.alias_bytes, "parameters that are also outputs (donated)");
   row("temp", s.temp_bytes, "preallocated-temp");
   row("constant", s.constant_bytes, "");
   row("thread-local", s.thread_local_bytes, "");
@@ -35,7 +39,8 @@ void AppendCategories(std::string& out, const Analysis& analysis) {
                                     GroupedBytes(*s.stated_total_bytes), ")");
   }
   row("total allocation", s.total_allocation_bytes, total_note);
-  row("device footprint", s.device_footprint_bytes, "argument + output - alias + temp");
+  maybe_row("device footprint", s.device_footprint_known, s.device_footprint_bytes,
+            "argument + output - alias + temp");
   StrAppend(&out,
             s.from_stated_categories
                 ? "Memory by category (as the input states it; it lists no allocations)\n"
