@@ -471,6 +471,26 @@ int64_t RootLineWidth(const SourceText& text, size_t offset) {
   return width;
 }
 
+// The widest line of `root` in display columns (as RootLineWidth counts).
+int64_t MaxLineWidth(std::string_view root) {
+  int64_t widest = 0;
+  int64_t width = 0;
+  for (size_t i = 0; i < root.size();) {
+    const char c = root[i];
+    if (c == '\n' || c == '\r') {
+      widest = std::max(widest, width);
+      width = 0;
+      ++i;
+    } else if (c == '\x1b') {
+      i += EscapeLength(root.substr(i));
+    } else {
+      if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++width;
+      ++i;
+    }
+  }
+  return std::max(widest, width);
+}
+
 struct TextLine {
   std::string_view text;
   size_t start = 0;
@@ -514,6 +534,8 @@ std::shared_ptr<const SourceText> JoinWrappedLines(std::shared_ptr<const SourceT
   for (const auto& [w, count] : widths) {
     if (count >= most) wrap = w, most = count;
   }
+  // One break alone is a terminal's only when no line is wider.
+  if (most == 1 && MaxLineWidth(text->root().text()) > wrap) wrap = 0;
   DerivedBuilder builder;
   builder.text().reserve(all.size());
   int64_t joined = 0;

@@ -144,7 +144,9 @@ absl::StatusOr<ir::Program> ParseUnknown(const std::vector<std::shared_ptr<const
       *used = format;
       return parsed;
     }
-    StrAppend(&tried, "\n  ", format->name, ": ", FirstLine(parsed.status().message()));
+    const absl::string_view message = parsed.status().message();
+    StrAppend(&tried, "\n  ", format->name, ": ",
+              FirstLine(std::string_view(message.data(), message.size())));
   }
   return absl::InvalidArgumentError(
       StrCat(sources.front()->name(),
