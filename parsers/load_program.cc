@@ -121,6 +121,9 @@ absl::StatusOr<std::shared_ptr<const SourceText>> ReadInput(const std::string& p
   } else {
     ASSIGN_OR_RETURN(raw, SourceText::FromFile(path));
   }
+  // An HloProto is bytes, not text, whatever they look like.
+  const std::string file_name = std::filesystem::path(path).filename().string();
+  if (LooksLikeHloProto(raw->text().substr(0, kSniffBytes), file_name)) return raw;
   return CleanInputText(std::move(raw), cleanup);
 }
 

@@ -49,6 +49,7 @@ struct ReportState : LinePosition {
   bool expect_dashes = false;
   bool summary_rows = false;
   bool with_values_seen = false;
+  bool excerpt = false;  // allocation headers with no heading before them
 
   // Newest style: the memory space being read and the sum of "Total bytes".
   int64_t color = 0;
@@ -442,6 +443,7 @@ absl::Status Parse2024Line(ReportState& state, Cursor c, bool indented) {
       c.StartsWith("allocation ")) {
     // A section pasted without its "Allocations sorted by size with their
     // values:" heading starts at its allocation header.
+    if (state.section == Section::kTop) state.excerpt = true;
     state.section = Section::kWithValues;
     return ParseAllocationHeader(state, c);
   }
@@ -578,6 +580,14 @@ void FinishNotes(ReportState& state) {
     if (state.omitted_allocations > 0 && !state.with_values_seen) {
       program.notes.push_back(
           {ir::NoteCode::kReportOmitsAllocations, {state.omitted_allocations}, {}});
+    }
+    // A section pasted without the report's headings lists only some of the
+    // allocations its stated total counts.
+    int64_t listed = 0;
+    for (const ir::Allocation& a : program.allocations) listed += a.size;
+    if (state.excerpt && program.stated_total_bytes && listed < *program.stated_total_bytes) {
+      program.notes.push_back(
+          {ir::NoteCode::kReportBytesOutsideRows, {*program.stated_total_bytes - listed}, {}});
     }
   }
   if (state.omitted_rows > 0) {

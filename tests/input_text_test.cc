@@ -65,7 +65,7 @@ TEST(CleanInput, RemovesByteOrderMarkAndCrlfAndLocatesIntoTheFile) {
   EXPECT_TRUE(cleanup.byte_order_mark);
   EXPECT_EQ(cleanup.crlf_line_ends, 2);
   // 'a' is the file's byte 3 (after the mark), line 1 column 4; 'd' line 2 column 2.
-  EXPECT_EQ(text->LocationString(0), "in.txt:1:4");
+  EXPECT_EQ(text->LocationString(size_t{0}), "in.txt:1:4");
   EXPECT_EQ(text->LocationString(4), "in.txt:2:2");
   const absl::Status error = text->ErrorAt(text->text().data() + 4, "expected x");
   EXPECT_EQ(std::string(error.message()).substr(0, 30), "in.txt:2:2: error: expected x\n");
@@ -89,7 +89,7 @@ TEST(CleanInput, RemovesColourCodesKeepingColumns) {
   EXPECT_EQ(text->text(), "red text\n");
   EXPECT_EQ(cleanup.colour_codes, 2);
   EXPECT_EQ(text->LocationString(1), "in.txt:1:7");  // 'e' after the 5-byte code
-  EXPECT_EQ(text->LocationString(4), "in.txt:1:13");  // 't' after both codes
+  EXPECT_EQ(text->LocationString(4), "in.txt:1:14");  // 't' after both codes
 }
 
 struct PrefixCase {
