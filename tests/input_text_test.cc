@@ -386,7 +386,9 @@ TEST(PastedSamples, MemoryUsageReportSectionPastedAlone) {
   const ir::Note* outside = FindNote(p, ir::NoteCode::kReportBytesOutsideRows);
   ASSERT_NE(outside, nullptr);
   EXPECT_EQ(outside->numbers[0], 1207959552 - 1073741824);
-  EXPECT_EQ(p.diagnostics.total(), 0);
+  for (const ir::Warning& w : p.diagnostics.warnings()) {
+    ADD_FAILURE() << w.kind << " at " << w.first_location << " (" << w.count << ")";
+  }
 }
 
 TEST(PastedSamples, HeaderOnlyIsNotASilentEmptyProgram) {
