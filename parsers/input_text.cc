@@ -491,10 +491,12 @@ int64_t MaxLineWidth(std::string_view root) {
   return std::max(widest, width);
 }
 
-struct TextLine {
-  std::string_view text;
-  size_t start = 0;
-  bool has_newline = false;
+// A line break the format's rules say a terminal may have made: where the
+// line before it ends, and that line's width as the file shows it.
+struct Break {
+  size_t line_end = 0;  // offset of the '\n'
+  int64_t width = 0;
+  bool unfinished = false;
 };
 
 }  // namespace
@@ -504,31 +506,40 @@ std::shared_ptr<const SourceText> JoinWrappedLines(std::shared_ptr<const SourceT
                                                    InputCleanup* cleanup) {
   if (rules.starts_line == nullptr) return text;
   const std::string_view all = text->text();
-  std::vector<TextLine> lines;
-  ForEachLine(all, false, [&](std::string_view line, size_t start, size_t end_length) {
-    lines.push_back({line, start, end_length > 0});
-    return true;
-  });
   const auto blank = [](std::string_view s) {
     return s.find_first_not_of(" \t") == std::string_view::npos;
   };
-  // Breaks: line i (begun by the format, or itself a continuation) followed
-  // by a non-blank line the format does not begin.
-  std::vector<int64_t> width(lines.size(), -1);
-  std::map<int64_t, int64_t> widths;  // width -> breaks
+  // Breaks: a line (begun by the format, or itself a continuation) followed
+  // by a non-blank line the format does not begin. One pass, no line list:
+  // dumps run to millions of lines.
+  std::vector<Break> breaks;
+  std::string_view previous;
+  size_t previous_start = 0;
+  bool previous_has_newline = false;
+  bool previous_begun = false;
   bool in_run = false;
-  bool any_break = false;
-  for (size_t i = 0; i + 1 < lines.size(); ++i) {
-    const bool begun = !blank(lines[i].text) && (rules.starts_line(lines[i].text) || in_run);
-    const bool continues = begun && lines[i].has_newline && !blank(lines[i + 1].text) &&
-                           !rules.starts_line(lines[i + 1].text);
-    in_run = continues;
-    if (!continues) continue;
-    any_break = true;
-    width[i] = RootLineWidth(*text, lines[i].start + lines[i].text.size());
-    if (width[i] >= 40) ++widths[width[i]];
+  ForEachLine(all, false, [&](std::string_view line, size_t start, size_t end_length) {
+    const bool is_blank = blank(line);
+    const bool starts = !is_blank && rules.starts_line(line);
+    if (previous_begun && previous_has_newline && !is_blank && !starts) {
+      const size_t end = previous_start + previous.size();
+      breaks.push_back({end, RootLineWidth(*text, end),
+                        rules.unfinished != nullptr && rules.unfinished(previous)});
+      in_run = true;
+    } else {
+      in_run = false;
+    }
+    previous = line;
+    previous_start = start;
+    previous_has_newline = end_length > 0;
+    previous_begun = !is_blank && (starts || in_run);
+    return true;
+  });
+  if (breaks.empty()) return text;
+  std::map<int64_t, int64_t> widths;  // width -> breaks
+  for (const Break& b : breaks) {
+    if (b.width >= 40) ++widths[b.width];
   }
-  if (!any_break) return text;
   int64_t wrap = 0;
   int64_t most = 0;
   for (const auto& [w, count] : widths) {
@@ -536,24 +547,21 @@ std::shared_ptr<const SourceText> JoinWrappedLines(std::shared_ptr<const SourceT
   }
   // One break alone is a terminal's only when no line is wider.
   if (most == 1 && MaxLineWidth(text->root().text()) > wrap) wrap = 0;
+  std::vector<size_t> joins;  // offsets of the '\n's to drop, ascending
+  for (const Break& b : breaks) {
+    if ((wrap > 0 && b.width == wrap) || b.unfinished) joins.push_back(b.line_end);
+  }
+  if (joins.empty()) return text;
   DerivedBuilder builder;
   builder.text().reserve(all.size());
-  int64_t joined = 0;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    builder.Append(lines[i].text, lines[i].start);
-    if (!lines[i].has_newline) continue;
-    const bool join = width[i] >= 0 &&
-                      ((wrap > 0 && width[i] == wrap) ||
-                       (rules.unfinished != nullptr && rules.unfinished(lines[i].text)));
-    if (join) {
-      ++joined;
-      continue;
-    }
-    builder.AppendNewline(lines[i].start + lines[i].text.size());
+  size_t from = 0;
+  for (size_t newline : joins) {
+    builder.Append(all.substr(from, newline - from), from);
+    from = newline + 1;
   }
-  if (joined == 0) return text;
+  builder.Append(all.substr(from), from);
   if (cleanup != nullptr) {
-    cleanup->joined_lines += joined;
+    cleanup->joined_lines += static_cast<int64_t>(joins.size());
     cleanup->wrap_width = wrap;
   }
   return SourceText::Derived(std::move(text), std::move(builder.text()), std::move(builder.map()),
