@@ -33,6 +33,7 @@ MemoryStats FromStatedCategories(const ir::Program& program) {
     if (note.texts[0] == "output") stats.output_known = stats.alias_known = false;
   }
   stats.device_footprint_known = stats.argument_known && stats.output_known && stats.alias_known;
+  stats.total_allocation_known = stated.total.has_value() || stats.device_footprint_known;
   return stats;
 }
 
@@ -55,12 +56,6 @@ MemoryStats ComputeMemoryStats(const ir::Program& program) {
   stats.device_footprint_bytes =
       stats.argument_bytes + stats.output_bytes - stats.alias_bytes + stats.temp_bytes;
   stats.stated_total_bytes = program.stated_total_bytes;
-  for (const ir::Note& note : program.notes) {
-    if (note.code != ir::NoteCode::kOomSizeNotStated || note.texts.empty()) continue;
-    if (note.texts[0] == "arguments") stats.argument_known = false;
-    if (note.texts[0] == "output") stats.output_known = stats.alias_known = false;
-  }
-  stats.device_footprint_known = stats.argument_known && stats.output_known && stats.alias_known;
   return stats;
 }
 

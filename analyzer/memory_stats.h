@@ -45,6 +45,7 @@ struct MemoryStats {
   bool output_known = true;
   bool alias_known = true;
   bool device_footprint_known = true;
+  bool total_allocation_known = true;  // stated, or summed from known categories
   bool TotalMatchesStated() const {
     return !stated_total_bytes || *stated_total_bytes == total_allocation_bytes;
   }

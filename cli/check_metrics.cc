@@ -44,7 +44,9 @@ ModuleMetrics MetricsOf(const ir::Program& program, const analyzer::Analysis& an
   if (s.device_footprint_known) {
     m.bytes[static_cast<int>(Metric::kDeviceFootprint)] = s.device_footprint_bytes;
   }
-  m.bytes[static_cast<int>(Metric::kTotalAllocation)] = s.total_allocation_bytes;
+  if (s.total_allocation_known) {
+    m.bytes[static_cast<int>(Metric::kTotalAllocation)] = s.total_allocation_bytes;
+  }
   for (const ir::Note& note : program.notes) {
     if (note.code == ir::NoteCode::kInputEndsEarly) m.untrusted = viz::DescribeNote(note);
   }

@@ -270,7 +270,11 @@ void WriteAnalyzeJson(const AnalyzeReportInput& input, llvm::raw_ostream& os) {
         });
       }
     });
-    j.attribute("total_allocation_bytes", s.total_allocation_bytes);
+    if (s.total_allocation_known) {
+      j.attribute("total_allocation_bytes", s.total_allocation_bytes);
+    } else {
+      j.attribute("total_allocation_bytes", nullptr);
+    }
     if (s.stated_total_bytes) {
       j.attribute("stated_total_bytes", *s.stated_total_bytes);
     } else {

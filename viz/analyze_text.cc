@@ -38,7 +38,7 @@ void AppendCategories(std::string& out, const Analysis& analysis) {
                      : StrCat("DIFFERS from the dump's 'Total bytes used' (",
                                     GroupedBytes(*s.stated_total_bytes), ")");
   }
-  row("total allocation", s.total_allocation_bytes, total_note);
+  maybe_row("total allocation", s.total_allocation_known, s.total_allocation_bytes, total_note);
   maybe_row("device footprint", s.device_footprint_known, s.device_footprint_bytes,
             "argument + output - alias + temp");
   StrAppend(&out,
