@@ -33,7 +33,10 @@ ModuleMetrics MetricsOf(const ir::Program& program, const Analysis& analysis) {
   at(Metric::kArgument) = s.Get(StatsField::kArgument);
   at(Metric::kOutput) = s.Get(StatsField::kOutput);
   at(Metric::kDeviceFootprint) = s.Get(StatsField::kDeviceFootprint);
-  at(Metric::kTotalAllocation) = s.total_allocation_bytes;
+  at(Metric::kTotalAllocation) = s.Get(StatsField::kTotalAllocation);
+  for (const ir::Note& note : program.notes) {
+    if (note.code == ir::NoteCode::kInputEndsEarly) m.untrusted = note;
+  }
   return m;
 }
 
@@ -97,6 +100,15 @@ std::vector<CheckOutcome> CheckModule(const ModuleMetrics& current, const Budget
     const double allowed = limits.regression_percent.value_or(0.0);
     for (Metric metric : kAllMetrics) {
       outcomes.push_back(RegressionOutcome(metric, current, *baseline, allowed));
+    }
+  }
+  if (current.untrusted && !options.check_untrusted) {
+    for (CheckOutcome& o : outcomes) {
+      if (o.result != CheckOutcome::Result::kPass && o.result != CheckOutcome::Result::kFail) {
+        continue;
+      }
+      o.result = CheckOutcome::Result::kFail;
+      o.untrusted = current.untrusted;
     }
   }
   return outcomes;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analyzer/analysis.h"
+#include "ir/notes.h"
 #include "ir/program.h"
 
 namespace memplan::analyzer {
@@ -34,10 +35,14 @@ struct ModuleMetrics {
   std::string module;
   std::string source;  // the file or directory it came from
   std::array<std::optional<int64_t>, kNumMetrics> bytes;
+  // Why its numbers cannot be trusted: the input's ir::NoteCode::
+  // kInputEndsEarly note (it stops early: a cut paste), absent otherwise.
+  std::optional<ir::Note> untrusted;
 };
 
 // The peak is the occupied peak (analysis.occupied_peak: shared memory
-// counted once), not XLA's sum of live value sizes.
+// counted once), not XLA's sum of live value sizes. `untrusted` is the
+// program's kInputEndsEarly note, when it has one.
 ModuleMetrics MetricsOf(const ir::Program& program, const Analysis& analysis);
 
 // The limits of one module's budget, resolved to bytes.
@@ -51,6 +56,9 @@ struct CheckOptions {
   // A budget that this input cannot check fails instead of being reported
   // as uncheckable.
   bool strict = false;
+  // Check the numbers of a module whose input cannot be trusted
+  // (ModuleMetrics::untrusted) instead of failing its budgets.
+  bool check_untrusted = false;
 };
 
 // One checked metric: a budget, or a regression against the baseline.
@@ -72,6 +80,9 @@ struct CheckOutcome {
   std::optional<int64_t> limit;     // budgets: the limit
   std::optional<int64_t> baseline;  // regressions: the baseline's number
   double allowed_percent = 0.0;     // regressions: the growth allowed
+  // Set when the outcome fails because the input cannot be trusted, whatever
+  // its number: the note that says why (ModuleMetrics::untrusted).
+  std::optional<ir::Note> untrusted;
 
   // Budgets: (value - limit) / limit; regressions: (value - baseline) /
   // baseline; in percent. Absent when a side is unknown or 0.
@@ -79,7 +90,10 @@ struct CheckOutcome {
 };
 
 // Every limit of `limits` held against `current`, then, with a baseline,
-// every metric held against the allowed regression (0% when unset).
+// every metric held against the allowed regression (0% when unset). When
+// `current` cannot be trusted and !options.check_untrusted, every outcome
+// that has its numbers (pass or fail) fails instead, with `untrusted` set;
+// those the input cannot tell stay uncheckable or skipped.
 std::vector<CheckOutcome> CheckModule(const ModuleMetrics& current, const BudgetLimits& limits,
                                       const ModuleMetrics* baseline,
                                       const CheckOptions& options = {});

@@ -249,7 +249,7 @@ ProgramDiff DiffPrograms(const ir::Program& old_program, const Analysis& old_ana
   stated("temp", StatsField::kTemp);
   stated("constant", StatsField::kConstant);
   stated("thread-local", StatsField::kThreadLocal);
-  category("total allocation", o.total_allocation_bytes, n.total_allocation_bytes);
+  stated("total allocation", StatsField::kTotalAllocation);
   stated("device footprint", StatsField::kDeviceFootprint);
   category("live peak", PeakBytes(old_analysis), PeakBytes(new_analysis));
 

@@ -40,6 +40,24 @@ MemoryStats FromStatedCategories(const ir::Program& program) {
   stats.total_allocation_bytes =
       stated.total.value_or(Add(stats.device_footprint_bytes, stats.constant_bytes));
   stats.stated_total_bytes = program.stated_total_bytes;
+  // "unknown size": the parser leaves the number absent and says so; an
+  // unknown output leaves what it shares with the arguments unknown too.
+  for (const ir::Note& note : program.notes) {
+    if (note.code != ir::NoteCode::kOomSizeNotStated || note.texts.empty()) continue;
+    if (note.texts[0] == "arguments") MarkUnstated(stats, StatsField::kArgument);
+    if (note.texts[0] == "output") {
+      MarkUnstated(stats, StatsField::kOutput);
+      MarkUnstated(stats, StatsField::kAlias);
+    }
+  }
+  if (stats.unstated[static_cast<int>(StatsField::kArgument)] ||
+      stats.unstated[static_cast<int>(StatsField::kOutput)]) {
+    MarkUnstated(stats, StatsField::kDeviceFootprint);
+  }
+  // The total, when not stated, is footprint + constant: unstated with it.
+  if (!stated.total && stats.unstated[static_cast<int>(StatsField::kDeviceFootprint)]) {
+    MarkUnstated(stats, StatsField::kTotalAllocation);
+  }
   return stats;
 }
 
@@ -67,6 +85,7 @@ MemoryStats ComputeMemoryStats(const ir::Program& program) {
   for (const ir::Note& note : program.notes) {
     if (note.code != ir::NoteCode::kReportNoAllocationHeaders) continue;
     stats.unstated.fill(true);
+    stats.unstated[static_cast<int>(StatsField::kTotalAllocation)] = false;
   }
   return stats;
 }
@@ -81,6 +100,7 @@ std::optional<int64_t> MemoryStats::Get(StatsField field) const {
     case StatsField::kConstant: return constant_bytes;
     case StatsField::kThreadLocal: return thread_local_bytes;
     case StatsField::kDeviceFootprint: return device_footprint_bytes;
+    case StatsField::kTotalAllocation: return total_allocation_bytes;
   }
   return std::nullopt;
 }

@@ -11,6 +11,7 @@
 // message) takes them as stated: argument = parameter, output =
 // maybe_live_out, temp = preallocated_temp, constant, total; alias as stated
 // (the TPU message) or 0 (the GPU one does not say; its parser notes that).
+// What the message leaves out is unstated (MemoryStats::unstated).
 #ifndef MEMPLAN_ANALYZER_MEMORY_STATS_H_
 #define MEMPLAN_ANALYZER_MEMORY_STATS_H_
 
@@ -24,9 +25,9 @@ namespace memplan::analyzer {
 
 // The category numbers an input may leave unstated.
 enum class StatsField {
-  kArgument, kOutput, kAlias, kTemp, kConstant, kThreadLocal, kDeviceFootprint
+  kArgument, kOutput, kAlias, kTemp, kConstant, kThreadLocal, kDeviceFootprint, kTotalAllocation
 };
-inline constexpr int kNumStatsFields = 7;
+inline constexpr int kNumStatsFields = 8;
 
 struct MemoryStats {
   int64_t argument_bytes = 0;
@@ -46,8 +47,12 @@ struct MemoryStats {
   // (Program::stated_categories), not sums over allocations.
   bool from_stated_categories = false;
   // Numbers the input does not state: a memory-usage report that prints no
-  // allocation kinds (Note kReportNoAllocationHeaders) states none of them;
-  // an OOM message states some. Their fields above hold 0; Get() says null.
+  // allocation kinds (Note kReportNoAllocationHeaders) states none of them
+  // but the total; an OOM message states some, and may say it does not know
+  // one (a TPU message's "arguments unknown size", "Output size unknown.":
+  // Note kOomSizeNotStated). A sum that rests on an unstated number (device
+  // footprint; the total when the input does not state it) is unstated too.
+  // Their fields above hold 0 or a partial sum; Get() says null.
   std::array<bool, kNumStatsFields> unstated{};
   // The field's bytes, or nullopt when the input does not state it.
   std::optional<int64_t> Get(StatsField field) const;

@@ -85,6 +85,7 @@ int RunCheck(const CheckFlags& flags) {
   bool any_failed = false;
   analyzer::CheckOptions options;
   options.strict = flags.strict;
+  options.check_untrusted = flags.allow_truncated;
   for (size_t i = 0; i < current->size(); ++i) {
     const ModuleMetrics& m = (*current)[i];
     viz::CheckModuleReport report;

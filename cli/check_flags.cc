@@ -19,6 +19,7 @@ class CheckSubcommand : public Subcommand {
     flags.junit = junit_;
     flags.module = module_;
     flags.strict = strict_;
+    flags.allow_truncated = allow_truncated_;
     return RunCheck(flags);
   }
 
@@ -42,6 +43,10 @@ class CheckSubcommand : public Subcommand {
                         cl::desc("Fail a budget that this input cannot check (a peak without "
                                  "live ranges, a category the input does not state) instead "
                                  "of reporting it as not checkable")};
+  cl::opt<bool> allow_truncated_{
+      "allow-truncated", cl::sub(command_),
+      cl::desc("Check the budgets of an input that stops early (a cut paste) instead of "
+               "failing them")};
 };
 
 }  // namespace

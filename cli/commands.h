@@ -53,6 +53,9 @@ struct CheckFlags {
   std::string junit;     // JUnit XML output; may be empty
   std::string module;    // check only this module of a dump directory
   bool strict = false;   // a budget the input cannot check fails
+  // Check budgets of an input that stops early (kInputEndsEarly) instead of
+  // failing them.
+  bool allow_truncated = false;
 };
 
 int RunCheck(const CheckFlags& flags);

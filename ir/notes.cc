@@ -24,6 +24,14 @@ std::string_view NoteCodeName(NoteCode code) {
       return "oom-rounded-buffer-sizes";
     case NoteCode::kOomAllocationTypes:
       return "oom-allocation-types";
+    case NoteCode::kInputCleaned:
+      return "input-cleaned";
+    case NoteCode::kInputEndsEarly:
+      return "input-ends-early";
+    case NoteCode::kInputListsNothing:
+      return "input-lists-nothing";
+    case NoteCode::kOomSizeNotStated:
+      return "oom-size-not-stated";
     case NoteCode::kReportRoundedAllocationSizes:
       return "report-rounded-allocation-sizes";
     case NoteCode::kReportNoAllocationHeaders:

@@ -41,6 +41,31 @@ enum class NoteCode : uint16_t {
   // The listed buffers' allocation types. texts: {type...}; numbers: {count...}.
   kOomAllocationTypes,
 
+  // Any input.
+  // The text was cleaned before it was read (parsers/input_text.h).
+  // numbers: {byte-order mark 0/1, CRLF line ends, lone-CR line ends, colour
+  // codes removed, lines a log prefix was removed from, continuation lines
+  // joined, terminal width they were wrapped at (0: unknown)};
+  // texts: {file, log prefix kind ("glog", "ray", ...) or ""}.
+  kInputCleaned,
+  // The input stops before the dump does: its numbers may be wrong (too few
+  // allocations, values without live ranges, a cut peak list).
+  // texts: {where the text stops ("file:line:col"), the part it stops in
+  // ("allocations", "used-values", "schedule", "buffer-live-ranges",
+  // "peak-list", ...), then what is missing, each one of: "partial-line",
+  // "allocations", "total", "used-values", "schedule", "buffer-live-ranges",
+  // "peak-list"};
+  // numbers: {values (in allocations), used-value records, schedule steps
+  // listed, schedule steps stated, values with no live range, peak entries
+  // listed, live ranges at the stated peak step}.
+  kInputEndsEarly,
+  // The input lists no allocations and no values: nothing to measure.
+  // texts: {file}.
+  kInputListsNothing,
+  // An OOM message says it does not know a size. texts: {what: "arguments",
+  // "output"}.
+  kOomSizeNotStated,
+
   // Memory-usage reports.
   // numbers: {rounded allocation sizes, allocations}; texts: {an example}.
   kReportRoundedAllocationSizes,

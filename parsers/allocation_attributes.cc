@@ -25,10 +25,20 @@ absl::Status ParseParameterAttribute(const SourceText& source, Cursor& c,
   int64_t number = 0;
   if (!c.ConsumeInt(&number)) return source.ErrorAt(c.position(), "expected a parameter number");
   allocation.parameter_number = number;
-  if (!c.Consume(", shape |")) return source.ErrorAt(c.position(), "expected ', shape |'");
-  allocation.parameter_shape_text = c.ConsumeUntil('|');
-  if (!c.ConsumeChar('|')) {
-    return source.ErrorAt(c.position(), "expected '|' closing the parameter shape");
+  if (!c.Consume(", shape ")) return source.ErrorAt(c.position(), "expected ', shape |'");
+  if (c.ConsumeChar('|')) {
+    allocation.parameter_shape_text = c.ConsumeUntil('|');
+    if (!c.ConsumeChar('|')) {
+      return source.ErrorAt(c.position(), "expected '|' closing the parameter shape");
+    }
+  } else {
+    // Older XLA prints the shape bare: "shape f32[256,32] at ShapeIndex {}".
+    const size_t at = c.rest().find(" at ShapeIndex ");
+    if (at == std::string_view::npos || at == 0) {
+      return source.ErrorAt(c.position(), "expected the parameter shape, as '|f32[8]|' or 'f32[8]'");
+    }
+    allocation.parameter_shape_text = c.rest().substr(0, at);
+    c.Advance(at);
   }
   RETURN_IF_ERROR(CheckShapeText(source, allocation.parameter_shape_text));
   if (!c.Consume(" at ShapeIndex ")) {
@@ -63,6 +73,16 @@ absl::Status ParseAttribute(const SourceText& source, Cursor& c, ir::Allocation&
     if (!c.ConsumeChar('|')) {
       return source.ErrorAt(c.position(), "expected '|' closing the output shape");
     }
+    RETURN_IF_ERROR(CheckShapeText(source, *allocation.output_shape_text));
+  } else if (c.Consume("output shape is ")) {
+    // Older XLA prints the shape bare: "output shape is (f32[], s32[2])".
+    const char* shape_start = c.position();
+    ir::Shape shape;
+    if (!ParseShape(c, &shape)) {
+      return source.ErrorAt(c.position(), "expected the output shape, as '|f32[8]|' or 'f32[8]'");
+    }
+    allocation.output_shape_text =
+        std::string_view(shape_start, static_cast<size_t>(c.position() - shape_start));
     RETURN_IF_ERROR(CheckShapeText(source, *allocation.output_shape_text));
   } else if (c.Consume("constant")) {
     allocation.is_constant = true;

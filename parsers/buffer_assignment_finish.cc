@@ -3,6 +3,7 @@
 // well-formed dump promises (each value inside its allocation).
 #include <algorithm>
 #include <utility>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -89,11 +90,67 @@ void CheckValuesFitAllocations(ir::Program& program) {
   }
 }
 
+// Says, as a note, where a dump cut short stops and what it lacks: the
+// sections that close it, used-value records for every value, a schedule
+// step for every step the HloLiveRange states, a live range for every value
+// outside thread-local allocations, and a peak list with every range live at
+// its step. A whole dump lacks none of these.
+void NoteEndsEarly(ParseState& state) {
+  ir::Program& program = state.program;
+  const SectionsRead& read = state.read;
+  if (read.allocations == 0 && program.values.empty() && !read.header) {
+    program.notes.push_back({ir::NoteCode::kInputListsNothing, {}, {program.source_files.empty() ? "" : program.source_files.front()}});
+    return;
+  }
+  std::vector<std::string> missing;
+  if (!read.partial_line_location.empty()) missing.push_back("partial-line");
+  if (read.header && read.allocations == 0) missing.push_back("allocations");
+  if (read.allocations > 0 && !read.total) missing.push_back("total");
+  int64_t assigned = 0;
+  for (const ir::Value& value : program.values) assigned += value.allocation.valid() ? 1 : 0;
+  if (read.used_values &&
+      (read.used_value_records < assigned ||
+       (!read.last_record_whole && !read.live_range))) {
+    missing.push_back("used-values");
+  }
+  const int64_t steps_listed = static_cast<int64_t>(program.schedule.instructions.size());
+  const int64_t steps_stated = program.schedule.max_time;
+  int64_t without_range = 0;
+  int64_t peak_entries = 0;
+  int64_t live_at_peak = 0;
+  if (read.live_range) {
+    if (!read.sequence || steps_listed < steps_stated) missing.push_back("schedule");
+    for (const ir::Value& value : program.values) {
+      if (!value.allocation.valid() || value.live_range) continue;
+      const ir::Allocation* allocation = program.FindAllocation(value.allocation);
+      if (allocation != nullptr && !allocation->is_thread_local) ++without_range;
+    }
+    if (!read.buffer_live_ranges || without_range > 0) missing.push_back("buffer-live-ranges");
+    if (program.stated_peak) {
+      peak_entries = static_cast<int64_t>(program.stated_peak->entries.size());
+      for (const RawLiveRange& raw : state.raw_live_ranges) {
+        live_at_peak += raw.range.Contains(program.stated_peak->step) ? 1 : 0;
+      }
+    }
+    if (!read.peak || peak_entries < live_at_peak) missing.push_back("peak-list");
+  }
+  if (missing.empty()) return;
+  ir::Note note{ir::NoteCode::kInputEndsEarly,
+                {assigned, read.used_value_records, steps_listed, steps_stated, without_range,
+                 peak_entries, live_at_peak},
+                {read.partial_line_location.empty() ? read.last_location
+                                                    : read.partial_line_location,
+                 read.last_section}};
+  for (std::string& m : missing) note.texts.push_back(std::move(m));
+  program.notes.push_back(std::move(note));
+}
+
 }  // namespace
 
 void FinishProgram(ParseState& state) {
   SortById(state.program);
   AttachLiveRanges(state);
+  NoteEndsEarly(state);
   CheckValuesFitAllocations(state.program);
   MarkNamesOnlyGraph(state.program.module);
   if (!state.raw_live_ranges.empty()) state.program.has_live_ranges = true;

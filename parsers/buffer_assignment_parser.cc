@@ -77,7 +77,19 @@ absl::Status ParseAllocationHeader(ParseState& state, Cursor c) {
   if (!state.allocation_ids.insert(id).second) {
     return state.Error(c.position(), StrCat("allocation ", id, " is listed twice"));
   }
-  if (!c.Consume(": size ")) return state.Error(c.position(), "expected ': size '");
+  if (!c.ConsumeChar(':')) return state.Error(c.position(), "expected ': size '");
+  // Older XLA prints the allocation's address first: "allocation 0: 0x27017c46b600, size 32768".
+  if (c.StartsWith(" 0x")) {
+    Cursor address = c;
+    address.Advance(3);
+    const std::string_view hex = address.ConsumeUntil(',');
+    if (hex.empty() || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string_view::npos) {
+      return state.Error(c.position() + 1, "expected a hexadecimal address such as 0x27017c46b600");
+    }
+    c = address;
+    c.ConsumeChar(',');
+  }
+  if (!c.Consume(" size ")) return state.Error(c.position(), "expected ': size '");
   ir::Allocation allocation;
   allocation.id = ir::AllocationId(id);
   const char* size_at = c.position();
@@ -97,6 +109,7 @@ absl::Status ParseAllocationHeader(ParseState& state, Cursor c) {
   state.in_color_reuse_block = false;
   state.program.allocations.push_back(std::move(allocation));
   state.section = Section::kAllocations;
+  ++state.read.allocations;
   return absl::OkStatus();
 }
 
@@ -187,14 +200,17 @@ absl::Status ParseLine(ParseState& state, std::string_view line) {
   }
   if (c.StartsWith("BufferAssignment:")) {
     state.section = Section::kAllocations;
+    state.read.header = true;
     return absl::OkStatus();
   }
   if (c.StartsWith("Total bytes used: ")) {
     state.section = Section::kNone;
+    state.read.total = true;
     return ParseTotalBytes(state, c);
   }
   if (c.StartsWith("Used values:")) {
     state.section = Section::kUsedValues;
+    state.read.used_values = true;
     state.current_used_value = -1;
     return absl::OkStatus();
   }
@@ -208,6 +224,33 @@ absl::Status ParseLine(ParseState& state, std::string_view line) {
   return absl::OkStatus();
 }
 
+// A keyword for the part of the dump the parse is in, for kInputEndsEarly.
+std::string_view PartName(const ParseState& state) {
+  switch (state.section) {
+    case Section::kAllocations:
+      return "allocations";
+    case Section::kUsedValues:
+      return "used-values";
+    case Section::kLiveRange:
+      switch (state.live_range_part) {
+        case LiveRangePart::kSequence:
+          return "schedule";
+        case LiveRangePart::kBufferLiveRange:
+          return "buffer-live-ranges";
+        case LiveRangePart::kPeak:
+          return "peak-list";
+        case LiveRangePart::kOther:
+          return "stack-trace";
+        case LiveRangePart::kNone:
+          return "live-range";
+      }
+      return "live-range";
+    case Section::kNone:
+      return state.read.total ? "total" : "start";
+  }
+  return "start";
+}
+
 absl::Status ParseFile(ParseState& state, const SourceText& source) {
   state.source = &source;
   state.line_number = 0;
@@ -216,12 +259,15 @@ absl::Status ParseFile(ParseState& state, const SourceText& source) {
   state.current_used_value = -1;
   const int64_t recognised_before = state.recognised_lines;
   std::string_view text = source.text();
+  // A text that does not end its last line may have been cut inside it.
+  const bool last_line_open = !text.empty() && text.back() != '\n';
   // What has been parsed leaves resident memory as the parse goes (a large
   // dump is mostly read once; what the Program points into is mapped again
   // when read).
   constexpr size_t kReleaseEvery = size_t{4} << 20;
   const char* released = text.data();
   std::string_view line;
+  const char* last_line = nullptr;
   while (state.NextLine(text, &line)) {
     if (static_cast<size_t>(line.data() - released) >= kReleaseEvery) {
       source.ReleaseResident(released, line.data());
@@ -229,13 +275,26 @@ absl::Status ParseFile(ParseState& state, const SourceText& source) {
     }
     if (line.empty()) continue;
     ++state.recognised_lines;
-    RETURN_IF_ERROR(ParseLine(state, line));
+    absl::Status parsed = ParseLine(state, line);
+    if (!parsed.ok() && last_line_open && text.empty()) {
+      // The paste stops inside this line: keep what came before it.
+      const char* stop = line.data() + line.size();
+      state.read.partial_line_location = source.LocationString(stop);
+      --state.recognised_lines;
+      break;
+    }
+    RETURN_IF_ERROR(parsed);
+    last_line = line.data();
   }
   source.ReleaseResident(released, text.data());
   if (state.recognised_lines == recognised_before) {
     return source.ErrorAt(source.text().data(),
                           "expected an XLA buffer assignment ('BufferAssignment:', "
                           "'allocation N: size S', 'Used values:' or 'HloLiveRange')");
+  }
+  if (last_line != nullptr) {
+    state.read.last_location = source.LocationString(last_line);
+    state.read.last_section = std::string(PartName(state));
   }
   return absl::OkStatus();
 }

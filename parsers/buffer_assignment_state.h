@@ -41,6 +41,27 @@ struct RawLiveRange {
   const char* at;
 };
 
+// Which sections the files held, and where the text stopped: the facts
+// FinishProgram checks to tell a dump cut short (see kInputEndsEarly).
+struct SectionsRead {
+  bool header = false;          // "BufferAssignment:"
+  int64_t allocations = 0;
+  bool total = false;           // "Total bytes used:"
+  bool used_values = false;     // "Used values:"
+  int64_t used_value_records = 0;
+  bool last_record_whole = true;  // the last "<id ...>" record got its "from instruction"
+  bool live_range = false;      // "HloLiveRange (max N):"
+  bool sequence = false;        // "  InstructionSequence:"
+  bool buffer_live_ranges = false;  // "  BufferLiveRange:"
+  bool peak = false;            // "  Live ranges at N (peak):"
+  // The last file's last non-blank line: "file:line", and what it was in.
+  std::string last_location;
+  std::string last_section;     // "allocations", "used-values", "schedule", ...
+  // A last line without its line end that did not parse, dropped:
+  // "file:line:col" where it stops.
+  std::string partial_line_location;
+};
+
 struct ParseState : LinePosition {
   ir::Program program;
   // Resolves names against program.module (which may hold the module's
@@ -61,6 +82,7 @@ struct ParseState : LinePosition {
   absl::flat_hash_set<int64_t> allocation_ids;
   std::vector<RawLiveRange> raw_live_ranges;
   int64_t recognised_lines = 0;
+  SectionsRead read;
   // Running sums checked against kMaxBytesSum.
   int64_t allocation_bytes = 0;
   int64_t value_bytes = 0;

@@ -37,6 +37,8 @@ struct LinePosition {
   // the location string is built only for a kind's first occurrence.
   void WarnAt(ir::Diagnostics& diagnostics, std::string_view kind, const char* at) const {
     diagnostics.Warn(kind, [&] {
+      // A derived text (parsers/input_text.h) locates into the file as read.
+      if (source->origin() != nullptr) return source->LocationString(at);
       return StrCat(source->name(), ":", line_number, ":", at - line_start + 1);
     });
   }

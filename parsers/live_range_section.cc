@@ -31,6 +31,7 @@ absl::Status ParseHeader(ParseState& state, Cursor c) {
   state.program.schedule.max_time = max_time;
   state.program.has_live_ranges = true;
   state.live_range_part = LiveRangePart::kNone;
+  state.read.live_range = true;
   return absl::OkStatus();
 }
 
@@ -104,6 +105,7 @@ absl::Status ParsePeakHeader(ParseState& state, Cursor c) {
   RETURN_IF_ERROR(state.CheckStep(step_at, peak.step));
   state.program.stated_peak = std::move(peak);
   state.live_range_part = LiveRangePart::kPeak;
+  state.read.peak = true;
   return absl::OkStatus();
 }
 
@@ -114,10 +116,12 @@ absl::Status ParseLiveRangeLine(ParseState& state, std::string_view line) {
   if (c.StartsWith("HloLiveRange (max ")) return ParseHeader(state, c);
   if (c.StartsWith("  InstructionSequence:")) {
     state.live_range_part = LiveRangePart::kSequence;
+    state.read.sequence = true;
     return absl::OkStatus();
   }
   if (c.StartsWith("  BufferLiveRange:")) {
     state.live_range_part = LiveRangePart::kBufferLiveRange;
+    state.read.buffer_live_ranges = true;
     return absl::OkStatus();
   }
   if (c.StartsWith("  Live ranges at ")) return ParsePeakHeader(state, c);

@@ -10,6 +10,7 @@
 #include "parsers/alpa_stage_profile_parser.h"
 #include "parsers/hlo_text_program.h"
 #include "parsers/jaxpr_parser.h"
+#include "parsers/input_text.h"
 #include "parsers/memory_usage_report_parser.h"
 #include "parsers/oom_message_parser.h"
 #include "parsers/source_text.h"
@@ -25,10 +26,64 @@ struct InputFormat {
   bool (*sniff)(std::string_view head, std::string_view file_name);
   absl::StatusOr<ir::Program> (*parse)(const std::vector<std::shared_ptr<const SourceText>>&,
                                        ir::Program program);
+  // How its lines begin, to re-join lines a terminal wrapped (none: never).
+  LineRules rules;
 };
 
 bool SniffBufferAssignment(std::string_view head, std::string_view) {
   return LooksLikeBufferAssignment(head);
+}
+
+bool StartsWithAny(std::string_view line, std::initializer_list<std::string_view> starts) {
+  for (std::string_view start : starts) {
+    if (line.starts_with(start)) return true;
+  }
+  return false;
+}
+
+// Every line of a buffer assignment but the top-level headers is indented.
+bool BufferAssignmentStartsLine(std::string_view line) {
+  if (line.empty() || line[0] == ' ' || line[0] == '\t' || line[0] == '<') return true;
+  return StartsWithAny(line, {"allocation ", "BufferAssignment", "Total bytes used",
+                              "Used values", "HloLiveRange", "Memory Space"});
+}
+
+// The lines of XLA's OOM messages (GPU and TPU), indented or not.
+bool OomMessageStartsLine(std::string_view line) {
+  const size_t first = line.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return true;
+  line.remove_prefix(first);
+  if (line[0] == '=' || line[0] == '-' || line[0] == ';') return true;
+  if (line[0] >= '0' && line[0] <= '9') return line.find(". Size:") != std::string_view::npos;
+  // The line that carries the message's marker, after an exception's name.
+  for (std::string_view marker : {"RESOURCE_EXHAUSTED", "Resource exhausted", "Out of memory",
+                                  "Compilation failure"}) {
+    if (line.find(marker) != std::string_view::npos) return true;
+  }
+  return StartsWithAny(
+      line, {"Size:", "Operator:", "Shape:", "XLA Label:", "XLA label:", "Allocation type:",
+             "Unpadded size:", "Extra memory", "Entry Parameter Subshape:", "Buffer ",
+             "Peak buffers", "BufferAssignment", "Largest program allocations", "Total ",
+             "Program ", "Output size", "reserved", "program", "arguments", "global", "scoped",
+             "HLO temp", "overlays", "parameter allocation", "constant allocation",
+             "maybe_live_out allocation", "preallocated temp", "total allocation",
+             "total fragmentation", "HBM capacity", "Persistent allocations", "output ",
+             "heap allocations", "Heap allocator", "Max free chunk", "Top-of-Memory",
+             "Currently allocated", "Available after"});
+}
+
+// An "Operator:" line whose op_name="..." is still open.
+bool OomMessageLineUnfinished(std::string_view line) {
+  if (line.find("Operator: ") == std::string_view::npos) return false;
+  bool open = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\\') {
+      ++i;
+    } else if (line[i] == '"') {
+      open = !open;
+    }
+  }
+  return open;
 }
 
 // Tried in order; the buffer assignment is also the fallback, so that an
@@ -38,23 +93,71 @@ constexpr InputFormat kFormats[] = {
     // Before the buffer assignment: an OOM log may quote lines that look like
     // one, and a 2024-style report starts with "Total bytes used:" as the
     // split dump's values file does.
-    {"oom-message", LooksLikeOomMessage, ParseOomMessage},
+    {"oom-message", LooksLikeOomMessage, ParseOomMessage,
+     {OomMessageStartsLine, OomMessageLineUnfinished}},
     {"memory-usage-report", LooksLikeMemoryUsageReport, ParseMemoryUsageReport},
     {"hlo-text", LooksLikeHloTextProgram, ParseHloTextProgram},
-    {"buffer-assignment", SniffBufferAssignment, ParseBufferAssignment},
+    {"buffer-assignment", SniffBufferAssignment, ParseBufferAssignment,
+     {BufferAssignmentStartsLine, nullptr}},
 };
 
 // Enough for an OOM message after a long Python traceback.
 constexpr size_t kSniffBytes = 64 * 1024;
 
-// The format whose sniff rule accepts the main file; else the last entry,
-// the buffer assignment, whose parser then says what it expected.
-const InputFormat& FormatFor(const SourceText& main) {
+// The format whose sniff rule accepts the main file; nullptr when none does.
+const InputFormat* FormatFor(const SourceText& main) {
   const std::string file_name = std::filesystem::path(main.name()).filename().string();
   for (const InputFormat& format : kFormats) {
-    if (format.sniff(main.text().substr(0, kSniffBytes), file_name)) return format;
+    if (format.sniff(main.text().substr(0, kSniffBytes), file_name)) return &format;
   }
-  return kFormats[std::size(kFormats) - 1];
+  return nullptr;
+}
+
+// A file as read, cleaned (parsers/input_text.h) unless binary; "-" is
+// standard input.
+absl::StatusOr<std::shared_ptr<const SourceText>> ReadInput(const std::string& path,
+                                                            InputCleanup* cleanup) {
+  std::shared_ptr<const SourceText> raw;
+  if (path == kStandardInputPath) {
+    ASSIGN_OR_RETURN(raw, ReadStandardInput(kStandardInputLimit));
+  } else {
+    ASSIGN_OR_RETURN(raw, SourceText::FromFile(path));
+  }
+  // An HloProto is bytes, not text, whatever they look like.
+  const std::string file_name = std::filesystem::path(path).filename().string();
+  if (LooksLikeHloProto(raw->text().substr(0, kSniffBytes), file_name)) return raw;
+  return CleanInputText(std::move(raw), cleanup);
+}
+
+// The first line of a parser's error ("file:line:col: error: expected ...").
+std::string_view FirstLine(std::string_view message) {
+  return message.substr(0, message.find('\n'));
+}
+
+// A file no sniff rule accepts: the buffer assignment reads it if it can
+// (its sniff looks only at the head); else each text format tries, and the
+// error says what each expected where it gave up.
+absl::StatusOr<ir::Program> ParseUnknown(const std::vector<std::shared_ptr<const SourceText>>& sources,
+                                         const DumpModule& module, const InputFormat** used) {
+  std::string tried;
+  for (const InputFormat* format = std::end(kFormats); format != std::begin(kFormats);) {
+    --format;  // the buffer assignment (the last entry) first
+    if (std::string_view(format->name) == "hlo-proto") continue;
+    absl::StatusOr<ir::Program> parsed =
+        format->parse(sources, ir::Program::Named(module.name));
+    if (parsed.ok()) {
+      *used = format;
+      return parsed;
+    }
+    const absl::string_view message = parsed.status().message();
+    StrAppend(&tried, "\n  ", format->name, ": ",
+              FirstLine(std::string_view(message.data(), message.size())));
+  }
+  return absl::InvalidArgumentError(
+      StrCat(sources.front()->name(),
+             ": error: not a format memplan reads (buffer assignment, XLA OOM message, "
+             "memory-usage report, HLO text or HloProto); what each expected where it stopped:",
+             tried));
 }
 
 // A program to parse a module's dump into: named after the module, and
@@ -82,12 +185,40 @@ ir::Program StartProgram(const DumpModule& module, const InputFormat& format) {
 
 absl::StatusOr<ir::Program> LoadModule(const DumpModule& module) {
   std::vector<std::shared_ptr<const SourceText>> sources;
-  for (const std::string& file : module.files) {
-    ASSIGN_OR_RETURN(auto source, SourceText::FromFile(file));
+  std::vector<InputCleanup> cleanups(module.files.size());
+  for (size_t i = 0; i < module.files.size(); ++i) {
+    ASSIGN_OR_RETURN(auto source, ReadInput(module.files[i], &cleanups[i]));
     sources.push_back(std::move(source));
   }
-  const InputFormat& format = FormatFor(*sources.front());
-  ASSIGN_OR_RETURN(ir::Program program, format.parse(sources, StartProgram(module, format)));
+  const InputFormat* sniffed = FormatFor(*sources.front());
+  if (sniffed == nullptr) {
+    // A wrapped line may have broken the text a sniff rule looks for.
+    for (const InputFormat& format : kFormats) {
+      if (format.rules.starts_line == nullptr) continue;
+      InputCleanup joining;
+      const std::shared_ptr<const SourceText> joined =
+          JoinWrappedLines(sources.front(), format.rules, &joining);
+      if (joined != sources.front() && FormatFor(*joined) == &format) {
+        sniffed = &format;
+        break;
+      }
+    }
+  }
+  if (sniffed != nullptr && sniffed->rules.starts_line != nullptr) {
+    for (size_t i = 0; i < sources.size(); ++i) {
+      sources[i] = JoinWrappedLines(std::move(sources[i]), sniffed->rules, &cleanups[i]);
+    }
+  }
+  const InputFormat* used = sniffed;
+  absl::StatusOr<ir::Program> parsed =
+      sniffed != nullptr ? sniffed->parse(sources, StartProgram(module, *sniffed))
+                         : ParseUnknown(sources, module, &used);
+  if (!parsed.ok()) return parsed.status();
+  ir::Program program = *std::move(parsed);
+  const InputFormat& format = *used;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    if (cleanups[i].any()) program.notes.push_back(CleanupNote(cleanups[i], module.files[i]));
+  }
   // The dump is the input; the module text beside it is listed after it.
   auto& files = program.source_files;
   auto text = std::find(files.begin(), files.end(), module.hlo_text_file);
@@ -102,7 +233,11 @@ absl::StatusOr<LoadedProgram> LoadProgram(const std::string& path,
   std::error_code ec;
   LoadedProgram loaded;
   DumpModule chosen;
-  if (std::filesystem::is_directory(path, ec)) {
+  if (path == kStandardInputPath) {
+    chosen.name = "stdin";
+    chosen.stem = "stdin";
+    chosen.files = {path};
+  } else if (std::filesystem::is_directory(path, ec)) {
     ASSIGN_OR_RETURN(loaded.modules, FindDumpModules(path));
     ASSIGN_OR_RETURN(loaded.choice, ChooseModule(loaded.modules, options.module));
     chosen = loaded.modules[loaded.choice->index];

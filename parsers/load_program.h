@@ -27,8 +27,14 @@ struct LoadedProgram {
   std::optional<ModuleChoice> choice;
 };
 
-// Reads `path`: a file of any input format, or a dump directory (one
-// module of it, per `options`).
+// Reads `path`: a file of any input format, "-" for standard input (read
+// once), or a dump directory (one module of it, per `options`). Text is
+// cleaned first (parsers/input_text.h: byte-order mark, CR line ends, colour
+// codes, log prefixes, terminal-wrapped lines), and a Program::notes entry
+// (kInputCleaned) says what was done; locations in errors and warnings point
+// into the file as read. A file no sniff rule accepts is read by the first
+// text parser that can; else the error says what each expected where it
+// stopped.
 absl::StatusOr<LoadedProgram> LoadProgram(const std::string& path,
                                           const LoadOptions& options);
 

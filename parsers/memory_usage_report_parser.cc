@@ -49,6 +49,7 @@ struct ReportState : LinePosition {
   bool expect_dashes = false;
   bool summary_rows = false;
   bool with_values_seen = false;
+  bool excerpt = false;  // allocation headers with no heading before them
 
   // Newest style: the memory space being read and the sum of "Total bytes".
   int64_t color = 0;
@@ -438,7 +439,12 @@ absl::Status Parse2024Line(ReportState& state, Cursor c, bool indented) {
     state.expect_dashes = false;
     return ParseSummaryRow(state, c);
   }
-  if (state.section == Section::kWithValues && !indented && c.StartsWith("allocation ")) {
+  if ((state.section == Section::kWithValues || state.section == Section::kTop) && !indented &&
+      c.StartsWith("allocation ")) {
+    // A section pasted without its "Allocations sorted by size with their
+    // values:" heading starts at its allocation header.
+    if (state.section == Section::kTop) state.excerpt = true;
+    state.section = Section::kWithValues;
     return ParseAllocationHeader(state, c);
   }
   state.Warn("unrecognized line (skipped)", c.position());
@@ -454,6 +460,14 @@ absl::Status ParseLine(ReportState& state, std::string_view line) {
     state.expect_dashes = false;
     state.summary_rows = false;
     return absl::OkStatus();
+  }
+  if (!state.in_table && indented && IsDigit(c.Peek()) &&
+      state.style == Style::kAllocations2024 && state.section == Section::kWithValues &&
+      state.current_allocation >= 0 && !state.facts[state.current_allocation].has_table) {
+    // A pasted section whose column header was left out: rows follow the
+    // allocation header directly.
+    RETURN_IF_ERROR(StartTable(state, c.position()));
+    state.expect_dashes = false;
   }
   if (state.in_table && indented && !c.StartsWith("cumulative_size;")) {
     return ParseTableLine(state, c);
@@ -567,6 +581,14 @@ void FinishNotes(ReportState& state) {
       program.notes.push_back(
           {ir::NoteCode::kReportOmitsAllocations, {state.omitted_allocations}, {}});
     }
+    // A section pasted without the report's headings lists only some of the
+    // allocations its stated total counts.
+    int64_t listed = 0;
+    for (const ir::Allocation& a : program.allocations) listed += a.size;
+    if (state.excerpt && program.stated_total_bytes && listed < *program.stated_total_bytes) {
+      program.notes.push_back(
+          {ir::NoteCode::kReportBytesOutsideRows, {*program.stated_total_bytes - listed}, {}});
+    }
   }
   if (state.omitted_rows > 0) {
     program.notes.push_back(
@@ -639,11 +661,33 @@ absl::Status ParseText(ReportState& state) {
 
 }  // namespace
 
+namespace {
+
+// "allocation 19: size 22.81GiB, ..." at a line's start: a size with a unit,
+// as only the report prints it (a buffer assignment prints bytes).
+bool HasHumanSizedAllocation(std::string_view head) {
+  for (size_t at = head.find("allocation "); at != std::string_view::npos;
+       at = head.find("allocation ", at + 1)) {
+    if (at != 0 && head[at - 1] != '\n') continue;
+    Cursor c(head.substr(at + 11));
+    int64_t id = 0;
+    if (!c.ConsumeInt(&id) || !c.Consume(": size ")) continue;
+    HumanBytes size;
+    return ParseHumanBytes(c, &size) && !size.text.empty() && !IsDigit(size.text.back());
+  }
+  return false;
+}
+
+}  // namespace
+
 bool LooksLikeMemoryUsageReport(std::string_view head, std::string_view file_name) {
   if (file_name.ends_with(kMemoryUsageReportSuffix)) return true;
   if (head.starts_with("Memory Space: ")) return true;
+  // A section pasted alone: "Total bytes used: N (24.28GiB)" then
+  // "allocation 19: size 22.81GiB, preallocated-temp:" and its rows.
   return head.starts_with("Total bytes used:") &&
-         head.find("Allocations sorted by size") != std::string_view::npos;
+         (head.find("Allocations sorted by size") != std::string_view::npos ||
+          HasHumanSizedAllocation(head));
 }
 
 absl::StatusOr<ir::Program> ParseMemoryUsageReport(

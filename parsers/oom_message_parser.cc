@@ -20,6 +20,9 @@ namespace memplan::parsers {
 namespace {
 
 constexpr std::string_view kTryingToAllocate = "Out of memory while trying to allocate ";
+// The older TPU message starts so ("... at the bottom of memory. That was not
+// possible. There are 1.92G free, ...").
+constexpr std::string_view kTpuReserveMarker = "Attempting to reserve ";
 
 enum class Style { kGpu, kTpu };
 // Where in the message a line falls.
@@ -29,6 +32,8 @@ enum class Part {
   kStats,        // GPU: the stats rows
   kUsage,        // TPU: "Total hbm usage >= X:" rows
   kRequirement,  // TPU: "Program hbm requirement X:" rows
+  kPersistent,   // older TPU: "Persistent allocations include some or all of:" rows
+  kOtherRows,    // older TPU: "HBM capacity X:", "Heap allocator status:" rows
   kBuffers,      // "Peak buffers:" / "Largest program allocations in hbm:"
   kAfter,        // text after the last buffer
 };
@@ -386,6 +391,30 @@ absl::Status ParseGpuLine(OomState& state, Cursor c) {
 
 // ---------------------------------------------------------------- TPU text
 
+// Skips " (99.9% utilization)" and the like.
+void SkipParenthesized(Cursor& c) {
+  Cursor probe = c;
+  probe.SkipSpaces();
+  if (!probe.ConsumeChar('(')) return;
+  int depth = 1;
+  while (!probe.AtEnd() && depth > 0) {
+    const char ch = probe.Peek();
+    probe.Advance(1);
+    depth += ch == '(' ? 1 : ch == ')' ? -1 : 0;
+  }
+  if (depth == 0) c = probe;
+}
+
+// "unknown size" where a size belongs: the size is not stated (not 0).
+bool ConsumeUnknownSize(OomState& state, Cursor& c, std::string_view what) {
+  Cursor probe = c;
+  probe.SkipSpaces();
+  if (!probe.Consume("unknown")) return false;
+  c = probe;
+  state.program.notes.push_back({ir::NoteCode::kOomSizeNotStated, {}, {std::string(what)}});
+  return true;
+}
+
 // "Total hbm usage >= 9.60G:" rows, "Program hbm requirement 9.08G:" rows,
 // "Output size 0B; shares 0B with arguments." and the buffer list.
 absl::Status ParseTpuLine(OomState& state, Cursor c, bool indented) {
@@ -409,16 +438,43 @@ absl::Status ParseTpuLine(OomState& state, Cursor c, bool indented) {
     return absl::OkStatus();
   }
   if (c.Consume("Output size ")) {
+    if (c.StartsWith("unknown")) {  // "Output size unknown."
+      state.program.notes.push_back({ir::NoteCode::kOomSizeNotStated, {}, {"output"}});
+      return absl::OkStatus();
+    }
     HumanBytes output;
     HumanBytes shared;
     RETURN_IF_ERROR(ConsumeHuman(state, c, "the output size", &output));
+    SkipParenthesized(c);  // "(99.9% utilization)"
     if (!c.Consume("; shares ")) return state.Error(c.position(), "expected '; shares '");
     RETURN_IF_ERROR(ConsumeHuman(state, c, "the bytes shared with arguments", &shared));
     RETURN_IF_ERROR(SetStat(state, state.stats.maybe_live_out, output));
     RETURN_IF_ERROR(SetStat(state, state.stats.alias, shared));
     return absl::OkStatus();
   }
+  if (c.StartsWith("HBM capacity ") || c.StartsWith("Heap allocator status")) {
+    state.part = Part::kOtherRows;
+    return absl::OkStatus();
+  }
+  if (c.StartsWith("Persistent allocations")) {
+    state.part = Part::kPersistent;
+    return absl::OkStatus();
+  }
+  if (c.StartsWith("; attempting ")) return absl::OkStatus();  // older TPU: ends "HBM capacity"
+  if (indented && state.part == Part::kPersistent) {
+    // "arguments   478.07M (89.4% utilization)", "output   5.06G (71.6% ...) [may share ...]"
+    const bool arguments = c.Consume("arguments");
+    if (arguments || c.Consume("output")) {
+      if (ConsumeUnknownSize(state, c, arguments ? "arguments" : "output")) return absl::OkStatus();
+      HumanBytes size;
+      RETURN_IF_ERROR(ConsumeHuman(state, c, arguments ? "the arguments' size" : "the output size",
+                                   &size));
+      return SetStat(state, arguments ? state.stats.parameter : state.stats.maybe_live_out, size);
+    }
+    return absl::OkStatus();
+  }
   if (indented && state.part == Part::kUsage && c.Consume("arguments")) {
+    if (ConsumeUnknownSize(state, c, "arguments")) return absl::OkStatus();
     HumanBytes arguments;
     RETURN_IF_ERROR(ConsumeHuman(state, c, "the arguments' size", &arguments));
     RETURN_IF_ERROR(SetStat(state, state.stats.parameter, arguments));
@@ -430,7 +486,8 @@ absl::Status ParseTpuLine(OomState& state, Cursor c, bool indented) {
     RETURN_IF_ERROR(SetStat(state, state.stats.preallocated_temp, temp));
     return absl::OkStatus();
   }
-  if (indented && (state.part == Part::kUsage || state.part == Part::kRequirement)) {
+  if (indented && (state.part == Part::kUsage || state.part == Part::kRequirement ||
+                   state.part == Part::kOtherRows)) {
     return absl::OkStatus();  // reserved, program, global, scoped, ...
   }
   state.Warn("unrecognized line (skipped)", c.position());
@@ -452,10 +509,13 @@ bool StartsMessage(OomState& state, std::string_view line) {
   if (at != std::string_view::npos) {
     state.style = Style::kGpu;
     state.part = Part::kHeader;
-  } else if ((at = line.find(kTpuOomMarker)) != std::string_view::npos) {
+  } else if ((at = line.find(kTpuOomMarker)) != std::string_view::npos ||
+             (at = line.find(kTpuReserveMarker)) != std::string_view::npos) {
     state.style = Style::kTpu;
     state.part = Part::kUsage;
-    state.program.notes.push_back({ir::NoteCode::kQuotedFromInput, {}, {std::string(TrimRight(line.substr(at)))}});
+    std::string_view quoted = TrimRight(line.substr(at));
+    if (quoted.ends_with(";")) quoted.remove_suffix(1);
+    state.program.notes.push_back({ir::NoteCode::kQuotedFromInput, {}, {std::string(quoted)}});
   } else {
     return false;
   }
@@ -477,7 +537,8 @@ absl::Status ParseLine(OomState& state, std::string_view line) {
   // UTF-8. Text around the message is skipped and may be anything.
   if (state.part != Part::kAfter &&
       (state.part != Part::kBefore || line.find(kOomMarker) != std::string_view::npos ||
-       line.find(kTpuOomMarker) != std::string_view::npos)) {
+       line.find(kTpuOomMarker) != std::string_view::npos ||
+       line.find(kTpuReserveMarker) != std::string_view::npos)) {
     if (const size_t bad = FirstInvalidUtf8(line); bad < line.size()) {
       return state.Error(line.data() + bad, "expected UTF-8 text");
     }
@@ -571,7 +632,8 @@ absl::Status ParseText(OomState& state) {
   if (state.part == Part::kBefore) {
     return source.ErrorAt(source.text().data(),
                           StrCat("expected an XLA out-of-memory message: '", kOomMarker,
-                                 "' (or the TPU '", kTpuOomMarker, "...')"));
+                                 "' (or the TPU '", kTpuOomMarker, "...' or '",
+                                 kTpuReserveMarker, "...')"));
   }
   if (state.current >= 0) {
     RETURN_IF_ERROR(CloseBuffer(state, source.text().data() + source.text().size()));
@@ -585,7 +647,9 @@ absl::Status ParseText(OomState& state) {
 
 bool LooksLikeOomMessage(std::string_view head, std::string_view) {
   return head.find(kOomMarker) != std::string_view::npos ||
-         head.find(kTpuOomMarker) != std::string_view::npos;
+         head.find(kTpuOomMarker) != std::string_view::npos ||
+         (head.find(kTpuReserveMarker) != std::string_view::npos &&
+          head.find(" at the bottom of memory") != std::string_view::npos);
 }
 
 absl::StatusOr<ir::Program> ParseOomMessage(

@@ -117,15 +117,64 @@ void SourceText::ReleaseResident(const char* begin, const char* end) const {
   ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
-SourceText::LineColumn SourceText::Locate(size_t offset) const {
+std::shared_ptr<const SourceText> SourceText::Derived(std::shared_ptr<const SourceText> origin,
+                                                      std::string text,
+                                                      std::vector<OffsetMapEntry> map,
+                                                      bool cr_line_breaks) {
+  std::string name = origin->name();
+  auto derived = std::shared_ptr<SourceText>(new SourceText(std::move(name), std::move(text)));
+  if (map.empty() || map.front().derived != 0) map.insert(map.begin(), OffsetMapEntry{0, 0});
+  derived->origin_ = std::move(origin);
+  derived->map_ = std::move(map);
+  derived->cr_line_breaks_ = cr_line_breaks || derived->origin_->cr_line_breaks_;
+  return derived;
+}
+
+const SourceText& SourceText::root() const {
+  const SourceText* at = this;
+  while (at->origin_) at = at->origin_.get();
+  return *at;
+}
+
+size_t SourceText::RootOffset(size_t offset) const {
+  offset = std::min(offset, text_.size());
+  if (!origin_) return offset;
+  // The last entry at or before `offset`.
+  auto after = std::upper_bound(map_.begin(), map_.end(), offset,
+                                [](size_t o, const OffsetMapEntry& e) { return o < e.derived; });
+  const OffsetMapEntry& entry = *(after - 1);
+  return origin_->RootOffset(entry.origin + (offset - entry.derived));
+}
+
+SourceText::LineColumn SourceText::LocateHere(size_t offset) const {
   offset = std::min(offset, text_.size());
   const std::string_view before = text_.substr(0, offset);
   LineColumn lc;
-  lc.line = 1 + std::count(before.begin(), before.end(), '\n');
-  const size_t line_start = before.rfind('\n');
-  lc.column = static_cast<int64_t>(
-      line_start == std::string_view::npos ? offset + 1 : offset - line_start);
+  size_t line_start = 0;
+  for (size_t i = 0; i < before.size(); ++i) {
+    const char c = before[i];
+    // "\r\n" counts once (at its '\n'); a lone '\r' only where it ends lines.
+    const bool breaks = c == '\n' || (c == '\r' && cr_line_breaks_ &&
+                                      (i + 1 >= text_.size() || text_[i + 1] != '\n'));
+    if (breaks) {
+      ++lc.line;
+      line_start = i + 1;
+    }
+  }
+  lc.column = static_cast<int64_t>(offset - line_start) + 1;
   return lc;
+}
+
+SourceText::LineColumn SourceText::Locate(size_t offset) const {
+  if (!origin_) return LocateHere(offset);
+  const SourceText& file = root();
+  if (cr_line_breaks_ && !file.cr_line_breaks_) {
+    // The root does not know its lone '\r's end lines; a copy that does.
+    SourceText copy(file.name(), std::string(file.text()));
+    copy.cr_line_breaks_ = true;
+    return copy.LocateHere(RootOffset(offset));
+  }
+  return file.LocateHere(RootOffset(offset));
 }
 
 std::string SourceText::LocationString(size_t offset) const {
@@ -134,16 +183,34 @@ std::string SourceText::LocationString(size_t offset) const {
 }
 
 absl::Status SourceText::ErrorAt(const char* at, std::string_view message) const {
+  const char* clamped = std::clamp(at, text_.data(), text_.data() + text_.size());
+  // A derived text shows the line as the file has it.
+  std::string_view shown = text_;
+  size_t offset = static_cast<size_t>(clamped - text_.data());
+  std::string lone_cr_as_lf;
+  if (origin_) {
+    shown = root().text();
+    offset = RootOffset(offset);
+    if (cr_line_breaks_) {
+      lone_cr_as_lf.assign(shown);
+      for (size_t i = 0; i < lone_cr_as_lf.size(); ++i) {
+        if (lone_cr_as_lf[i] == '\r' &&
+            (i + 1 >= lone_cr_as_lf.size() || lone_cr_as_lf[i + 1] != '\n')) {
+          lone_cr_as_lf[i] = '\n';
+        }
+      }
+      shown = lone_cr_as_lf;
+    }
+  }
   // SourceMgr renders the offending line and a caret under the column.
   llvm::SourceMgr sources;
   sources.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(text_.data(), text_.size()),
-                                       name_, /*RequiresNullTerminator=*/false),
+      llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(shown.data(), shown.size()), name_,
+                                       /*RequiresNullTerminator=*/false),
       llvm::SMLoc());
-  const char* clamped = std::clamp(at, text_.data(), text_.data() + text_.size());
   std::string rendered;
   llvm::raw_string_ostream os(rendered);
-  sources.PrintMessage(os, llvm::SMLoc::getFromPointer(clamped),
+  sources.PrintMessage(os, llvm::SMLoc::getFromPointer(shown.data() + offset),
                        llvm::SourceMgr::DK_Error,
                        llvm::StringRef(message.data(), message.size()),
                        /*Ranges=*/{}, /*FixIts=*/{}, /*ShowColors=*/false);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -34,12 +35,36 @@ class SourceText {
   static std::shared_ptr<const SourceText> FromString(std::string name,
                                                       std::string_view contents);
 
+  // Where a run of derived text starts in the text it was derived from:
+  // bytes from `derived` on come from `origin` on, until the next entry.
+  struct OffsetMapEntry {
+    size_t derived = 0;
+    size_t origin = 0;
+  };
+  // A text derived from `origin` by removing or replacing bytes (see
+  // parsers/input_text.h): it keeps `origin` alive, and every location it
+  // gives (Locate, LocationString, ErrorAt) points into `origin`'s root, the
+  // file as read. `map` is sorted by `derived` and starts at 0. When
+  // `cr_line_breaks`, a lone '\r' in the root ends a line.
+  static std::shared_ptr<const SourceText> Derived(std::shared_ptr<const SourceText> origin,
+                                                   std::string text,
+                                                   std::vector<OffsetMapEntry> map,
+                                                   bool cr_line_breaks);
+
+  // The text this one was derived from, or nullptr for a file as read.
+  const SourceText* origin() const { return origin_.get(); }
+  // The text as read: the end of the origin() chain (this one when none).
+  const SourceText& root() const;
+  // `offset` into text() as an offset into root().text().
+  size_t RootOffset(size_t offset) const;
+
   ~SourceText();
 
   const std::string& name() const { return name_; }
   std::string_view text() const { return text_; }
 
-  // 1-based line and column of the byte at `offset` (clamped to the text).
+  // 1-based line and column of the byte at `offset` (clamped to the text),
+  // in the file as read (root()) for a derived text.
   struct LineColumn {
     int64_t line = 1;
     int64_t column = 1;
@@ -67,11 +92,17 @@ class SourceText {
  private:
   SourceText(std::string name, std::unique_ptr<llvm::MemoryBuffer> buffer);
   SourceText(std::string name, std::string contents);
+  // Line and column of `offset` into this (root) text.
+  LineColumn LocateHere(size_t offset) const;
 
   std::string name_;
   std::unique_ptr<llvm::MemoryBuffer> buffer_;  // when mapped
   std::string owned_;                           // when copied
   std::string_view text_;
+  // For a derived text: see Derived().
+  std::shared_ptr<const SourceText> origin_;
+  std::vector<OffsetMapEntry> map_;
+  bool cr_line_breaks_ = false;
 };
 
 }  // namespace memplan::parsers

@@ -29,6 +29,8 @@ absl::Status StartUsedValue(ParseState& state, Cursor c) {
   }
   state.current_used_value = static_cast<int64_t>(index);
   state.used_value_part = UsedValuePart::kNone;
+  ++state.read.used_value_records;
+  state.read.last_record_whole = false;
   return absl::OkStatus();
 }
 
@@ -88,6 +90,7 @@ absl::Status ParseUsedValueLine(ParseState& state, std::string_view line) {
     state.used_value_part = UsedValuePart::kUses;
   } else if (c.StartsWith(" from instruction")) {
     state.used_value_part = UsedValuePart::kNone;
+    state.read.last_record_whole = true;
     ParseDefiningInstruction(state, c, value);
   } else if (c.StartsWith("  (none)")) {
     return absl::OkStatus();  // newer XLA marks an empty list so

@@ -430,5 +430,138 @@ TEST(CheckModule, PeakIsTheOccupiedPeak) {
   }
 }
 
+// A dump cut short (`head -n 1400` of seed 004: inside its live ranges) has a
+// live peak of a few MiB where the whole dump's is 1.02 GiB: its budgets fail
+// unless --allow-truncated, and any dump read from standard input ("-") is
+// the same as from its file.
+TEST(CheckCli, TruncatedDumpFailsItsBudgetsUnlessAllowed) {
+  test::TempDir dir;
+  const std::string text =
+      test::ReadFileOrDie(test::SourcePath("samples/xla/seed004_gpu_decode-buffer-assignment.txt"));
+  size_t end = 0;
+  for (int line = 0; line < 1400; ++line) end = text.find('\n', end) + 1;
+  const std::string cut = dir.File("cut-buffer-assignment.txt");
+  ASSERT_TRUE(test::WriteFile(cut, text.substr(0, end)));
+  ASSERT_TRUE(test::WriteFile(dir.File("budgets.yaml"), "\"*\":\n  peak: 100MiB\n"));
+  const CommandResult failed = Memplan({"check", cut, "--budget", dir.File("budgets.yaml")});
+  EXPECT_EQ(failed.exit_code, 1) << Describe(failed);
+  EXPECT_NE(failed.out.find("cannot be trusted: the input stops early"), std::string::npos)
+      << failed.out;
+  EXPECT_NE(failed.out.find("--allow-truncated"), std::string::npos) << failed.out;
+  const CommandResult allowed =
+      Memplan({"check", cut, "--budget", dir.File("budgets.yaml"), "--allow-truncated"});
+  EXPECT_EQ(allowed.exit_code, 0) << Describe(allowed);
+  // The whole dump fails the same budget on its numbers.
+  const CommandResult whole = Memplan({"check", "samples/xla/seed004_gpu_decode-buffer-assignment.txt",
+                                       "--budget", dir.File("budgets.yaml")});
+  EXPECT_EQ(whole.exit_code, 1) << Describe(whole);
+  EXPECT_EQ(whole.out.find("cannot be trusted"), std::string::npos) << whole.out;
+}
+
+TEST(CheckCli, ReadsStandardInput) {
+  const std::string file = "samples/pasted/buffer-assignment-bom-crlf.txt";
+  const CommandResult from_file = Memplan({"analyze", file, "--format=json"});
+  ASSERT_EQ(from_file.exit_code, 0) << Describe(from_file);
+  const CommandResult from_stdin = test::RunCommand(
+      {"/bin/sh", "-c", std::string(MEMPLAN_BINARY) + " analyze - --format=json < " + file},
+      MEMPLAN_SOURCE_DIR);
+  ASSERT_EQ(from_stdin.exit_code, 0) << Describe(from_stdin);
+  const auto peak = [](const std::string& json) {
+    const size_t at = json.find("\"live_peak\"");
+    return at == std::string::npos ? std::string() : json.substr(at, 200);
+  };
+  EXPECT_FALSE(peak(from_file.out).empty()) << from_file.out;
+  EXPECT_EQ(peak(from_stdin.out), peak(from_file.out));
+}
+
+// A module whose input stops early (a kInputEndsEarly note) fails every
+// budget and regression that has its numbers, whatever they are, and says
+// why; one the input cannot tell stays uncheckable. Asked to check it anyway,
+// its numbers are held against the limits as usual.
+TEST(CheckModule, AnInputThatStopsEarlyFailsUnlessCheckedAnyway) {
+  cli::ModuleMetrics current;
+  current.bytes[Index(Metric::kPeak)] = 10;  // far within the budget
+  current.untrusted = ir::Note{ir::NoteCode::kInputEndsEarly,
+                               {100, 100, 10, 10, 73, 0, 0},
+                               {"cut.txt:1400:1", "buffer-live-ranges", "buffer-live-ranges"}};
+  cli::ModuleMetrics baseline;
+  baseline.bytes[Index(Metric::kPeak)] = 10;
+  cli::ResolvedBudget budget;
+  budget.limit_bytes[Index(Metric::kPeak)] = int64_t{1} << 30;
+  budget.limit_bytes[Index(Metric::kTemp)] = int64_t{1} << 30;  // temp: not known
+  auto find = [](const std::vector<CheckOutcome>& outcomes, Metric metric, CheckOutcome::Kind kind) {
+    for (const CheckOutcome& o : outcomes) {
+      if (o.metric == metric && o.kind == kind) return o;
+    }
+    ADD_FAILURE() << "no outcome for " << analyzer::MetricKey(metric);
+    return CheckOutcome{};
+  };
+  using Kind = CheckOutcome::Kind;
+  const std::vector<CheckOutcome> failed = analyzer::CheckModule(current, budget, &baseline);
+  const CheckOutcome peak = find(failed, Metric::kPeak, Kind::kBudget);
+  EXPECT_EQ(peak.result, CheckOutcome::Result::kFail);
+  ASSERT_TRUE(peak.untrusted.has_value());
+  EXPECT_EQ(peak.untrusted->code, ir::NoteCode::kInputEndsEarly);
+  const std::string words = viz::DescribeOutcome(peak, "");
+  EXPECT_TRUE(words.starts_with("cannot be trusted: the input stops early, at cut.txt:1400:1"))
+      << words;
+  EXPECT_NE(words.find("--allow-truncated"), std::string::npos) << words;
+  EXPECT_EQ(find(failed, Metric::kPeak, Kind::kRegression).result, CheckOutcome::Result::kFail);
+  EXPECT_EQ(find(failed, Metric::kTemp, Kind::kBudget).result, CheckOutcome::Result::kUncheckable);
+  EXPECT_FALSE(find(failed, Metric::kTemp, Kind::kBudget).untrusted.has_value());
+  EXPECT_EQ(find(failed, Metric::kTemp, Kind::kRegression).result, CheckOutcome::Result::kSkipped);
+
+  analyzer::CheckOptions anyway;
+  anyway.check_untrusted = true;
+  const std::vector<CheckOutcome> checked = analyzer::CheckModule(current, budget, &baseline, anyway);
+  for (const CheckOutcome& o : checked) {
+    EXPECT_FALSE(analyzer::Fails(o)) << viz::DescribeOutcome(o, "");
+    EXPECT_FALSE(o.untrusted.has_value());
+  }
+}
+
+// MetricsOf takes the note from the program: a dump cut inside its live
+// ranges (`head -n 1400` of seed 004) has it, the whole dump not.
+TEST(CheckModule, MetricsOfACutDumpCarryItsNote) {
+  const std::string whole_path =
+      test::SourcePath("samples/xla/seed004_gpu_decode-buffer-assignment.txt");
+  const std::string text = test::ReadFileOrDie(whole_path);
+  size_t end = 0;
+  for (int line = 0; line < 1400; ++line) end = text.find('\n', end) + 1;
+  test::TempDir dir;
+  const std::string cut = dir.File("cut-buffer-assignment.txt");
+  ASSERT_TRUE(test::WriteFile(cut, text.substr(0, end)));
+  const cli::ModuleMetrics cut_metrics = SampleMetrics(cut);
+  ASSERT_TRUE(cut_metrics.untrusted.has_value());
+  EXPECT_EQ(cut_metrics.untrusted->code, ir::NoteCode::kInputEndsEarly);
+  EXPECT_FALSE(SampleMetrics(whole_path).untrusted.has_value());
+}
+
+// A TPU OOM message that says "arguments unknown size" and "Output size
+// unknown." states neither: argument, output, alias, the device footprint
+// and the total (which rests on them; the message states no total) are not
+// stated, and no budget can pass on them; the HLO temp it states (8.57G) is.
+TEST(CheckModule, UnknownSizesOfATpuOomAreNotMetrics) {
+  absl::StatusOr<parsers::LoadedProgram> loaded =
+      parsers::LoadProgram(test::SourcePath("samples/pasted/tpu-oom-unknown-sizes.txt"), {});
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const analyzer::Analysis a = analyzer::Analysis::Run(loaded->program, {});
+  using analyzer::StatsField;
+  for (StatsField f : {StatsField::kArgument, StatsField::kOutput, StatsField::kAlias,
+                       StatsField::kDeviceFootprint, StatsField::kTotalAllocation}) {
+    EXPECT_EQ(a.stats.Get(f), std::nullopt) << static_cast<int>(f);
+  }
+  const std::optional<int64_t> temp = a.stats.Get(StatsField::kTemp);
+  ASSERT_TRUE(temp.has_value());
+  const double g = 1024.0 * 1024.0 * 1024.0;
+  EXPECT_NEAR(static_cast<double>(*temp), 8.57 * g, 8.57 * g * 0.005);
+  const cli::ModuleMetrics m = cli::MetricsOf(loaded->program, a);
+  for (Metric metric : {Metric::kArgument, Metric::kOutput, Metric::kDeviceFootprint,
+                        Metric::kTotalAllocation}) {
+    EXPECT_FALSE(m.bytes[Index(metric)].has_value()) << analyzer::MetricKey(metric);
+  }
+  EXPECT_EQ(m.bytes[Index(Metric::kTemp)], temp);
+}
+
 }  // namespace
 }  // namespace memplan

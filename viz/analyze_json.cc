@@ -287,7 +287,11 @@ void WriteAnalyzeJson(const AnalyzeReportInput& input, llvm::raw_ostream& os) {
         });
       }
     });
-    j.attribute("total_allocation_bytes", s.total_allocation_bytes);
+    if (const std::optional<int64_t> total = s.Get(analyzer::StatsField::kTotalAllocation)) {
+      j.attribute("total_allocation_bytes", *total);
+    } else {
+      j.attribute("total_allocation_bytes", nullptr);  // rests on a number not stated
+    }
     if (s.stated_total_bytes) {
       j.attribute("stated_total_bytes", *s.stated_total_bytes);
     } else {

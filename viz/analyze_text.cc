@@ -42,7 +42,7 @@ void AppendCategories(std::string& out, const Analysis& analysis) {
                      : StrCat("DIFFERS from the dump's 'Total bytes used' (",
                                     GroupedBytes(*s.stated_total_bytes), ")");
   }
-  row("total allocation", s.total_allocation_bytes, total_note);
+  stated_row("total allocation", analyzer::StatsField::kTotalAllocation, total_note);
   stated_row("device footprint", analyzer::StatsField::kDeviceFootprint,
              "argument + output - alias + temp");
   StrAppend(&out,

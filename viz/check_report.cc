@@ -6,6 +6,7 @@
 #include <map>
 
 #include "ir/strings.h"
+#include "viz/describe.h"
 #include "viz/format.h"
 #include "viz/junit.h"
 
@@ -37,6 +38,12 @@ std::string WhyUnknown(Metric metric) {
     return "the input has no live ranges (use a buffer-assignment dump with its HloLiveRange)";
   }
   return "the input does not state it";
+}
+
+// A number from an input that stops early, failed unless checked anyway.
+std::string DescribeUntrusted(const CheckOutcome& o) {
+  return StrCat("cannot be trusted: ", viz::DescribeNote(*o.untrusted),
+                " (--allow-truncated checks it anyway)");
 }
 
 std::string DescribeBudget(const CheckOutcome& o, const std::string& limit_text) {
@@ -121,6 +128,7 @@ std::string OutcomeName(const CheckOutcome& outcome) {
 }
 
 std::string DescribeOutcome(const CheckOutcome& outcome, const std::string& limit_text) {
+  if (outcome.untrusted) return DescribeUntrusted(outcome);
   return outcome.kind == CheckOutcome::Kind::kBudget ? DescribeBudget(outcome, limit_text)
                                                      : DescribeRegression(outcome);
 }

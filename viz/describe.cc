@@ -1,5 +1,7 @@
 #include "viz/describe.h"
 
+#include <vector>
+
 #include "absl/strings/str_join.h"
 #include "analyzer/source_resolution.h"
 #include "ir/strings.h"
@@ -13,6 +15,70 @@ int64_t Number(const ir::Note& note, size_t i) {
 }
 std::string_view Text(const ir::Note& note, size_t i) {
   return i < note.texts.size() ? std::string_view(note.texts[i]) : std::string_view();
+}
+
+// "the schedule" and the like, for a kInputEndsEarly keyword.
+std::string_view PartWords(std::string_view part) {
+  if (part == "allocations") return "the allocation list";
+  if (part == "total") return "'Total bytes used'";
+  if (part == "used-values") return "'Used values'";
+  if (part == "live-range") return "the HloLiveRange header";
+  if (part == "schedule") return "the schedule (InstructionSequence)";
+  if (part == "buffer-live-ranges") return "the live ranges (BufferLiveRange)";
+  if (part == "peak-list") return "the peak list ('Live ranges at N (peak)')";
+  if (part == "stack-trace") return "the stack trace breakdown";
+  if (part == "partial-line") return "the rest of its last line";
+  return "the start";
+}
+
+std::string DescribeEndsEarly(const ir::Note& note) {
+  std::string s = StrCat("the input stops early, at ", Text(note, 0), " in ",
+                         PartWords(Text(note, 1)), "; missing:");
+  for (size_t i = 2; i < note.texts.size(); ++i) {
+    const std::string_view m = note.texts[i];
+    StrAppend(&s, i == 2 ? " " : "; ");
+    if (m == "partial-line") {
+      StrAppend(&s, "the end of its last line (dropped)");
+    } else if (m == "allocations") {
+      StrAppend(&s, "every allocation after 'BufferAssignment:'");
+    } else if (m == "total") {
+      StrAppend(&s, "'Total bytes used' after the allocations (allocations may be missing)");
+    } else if (m == "used-values") {
+      StrAppend(&s, "'Used values' records (", Number(note, 1), " of ", Number(note, 0),
+                " values)");
+    } else if (m == "schedule") {
+      StrAppend(&s, "schedule steps (", Number(note, 2), " of ", Number(note, 3), " listed)");
+    } else if (m == "buffer-live-ranges") {
+      StrAppend(&s, "live ranges (", Number(note, 4), " values have none)");
+    } else if (m == "peak-list") {
+      StrAppend(&s, "peak-list entries (", Number(note, 5), " listed, ", Number(note, 6),
+                " ranges live at that step)");
+    } else {
+      StrAppend(&s, m);
+    }
+  }
+  StrAppend(&s, ". Its numbers (the live peak above all) cannot be trusted");
+  return s;
+}
+
+std::string DescribeCleaned(const ir::Note& note) {
+  std::vector<std::string> done;
+  if (Number(note, 0) != 0) done.push_back("a byte-order mark removed");
+  if (Number(note, 1) > 0) done.push_back(StrCat(Number(note, 1), " CRLF line ends read as LF"));
+  if (Number(note, 2) > 0) done.push_back(StrCat(Number(note, 2), " CR line ends read as LF"));
+  if (Number(note, 3) > 0) done.push_back(StrCat(Number(note, 3), " colour codes removed"));
+  if (Number(note, 4) > 0) {
+    done.push_back(StrCat("a ", Text(note, 1), " log prefix removed from ", Number(note, 4),
+                          " lines"));
+  }
+  if (Number(note, 5) > 0) {
+    done.push_back(Number(note, 6) > 0
+                       ? StrCat(Number(note, 5), " lines wrapped at ", Number(note, 6),
+                                " columns joined")
+                       : StrCat(Number(note, 5), " broken lines joined"));
+  }
+  return StrCat(Text(note, 0), " was read after cleaning: ", absl::StrJoin(done, ", "),
+                " (locations point into the file as it is)");
 }
 
 }  // namespace
@@ -66,6 +132,16 @@ std::string DescribeNote(const ir::Note& note) {
       }
       return StrCat("allocation types of the listed buffers: ", types);
     }
+    case C::kInputCleaned:
+      return DescribeCleaned(note);
+    case C::kInputEndsEarly:
+      return DescribeEndsEarly(note);
+    case C::kInputListsNothing:
+      return StrCat(Text(note, 0), " lists no allocations and no values: there is nothing to "
+                    "measure");
+    case C::kOomSizeNotStated:
+      return StrCat("the message does not know the ", Text(note, 0),
+                    " size ('unknown size'): it is not stated, not 0");
     case C::kReportRoundedAllocationSizes:
       return StrCat(Number(note, 0), " of ", Number(note, 1),
                     " allocation sizes are rounded as the report prints them (e.g. '",

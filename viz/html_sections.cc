@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/memory_stats.h"
 #include "analyzer/value_category.h"
 #include "ir/strings.h"
 #include "viz/describe.h"
@@ -77,7 +78,8 @@ std::string CategoryBreakdown(const analyzer::BytesByCategory& bytes) {
 void AppendCategoryTable(std::string& out, const analyzer::MemoryStats& s) {
   StrAppend(&out, "<table>\n<tr>", Th("category"), Th("size", true), Th("bytes", true),
             Th("note"), "</tr>\n");
-  auto row = [&](std::string_view name, int64_t bytes, std::string note_html,
+  // A number the input does not state reads "not stated", never 0.
+  auto row = [&](std::string_view name, analyzer::StatsField field, std::string note_html,
                  int category = -1) {
     std::string swatch;
     if (category >= 0) {
@@ -85,17 +87,21 @@ void AppendCategoryTable(std::string& out, const analyzer::MemoryStats& s) {
                       "height:10px;margin-right:6px;background:",
                       CategoryColor(category), "\"></span>");
     }
-    StrAppend(&out, "<tr><td>", swatch, HtmlEscape(name), "</td>", BytesCells(bytes), "<td>",
-              note_html, "</td></tr>\n");
+    const std::optional<int64_t> bytes = s.Get(field);
+    StrAppend(&out, "<tr><td>", swatch, HtmlEscape(name), "</td>",
+              bytes ? BytesCells(*bytes) : "<td class=\"num\">not stated</td><td></td>", "<td>",
+              bytes ? note_html : "the input does not state it", "</td></tr>\n");
   };
+  using analyzer::StatsField;
   using analyzer::ValueCategory;
-  row("argument", s.argument_bytes, "entry parameters",
+  row("argument", StatsField::kArgument, "entry parameters",
       static_cast<int>(ValueCategory::kParameter));
-  row("output", s.output_bytes, "maybe-live-out", static_cast<int>(ValueCategory::kOutput));
-  row("alias", s.alias_bytes, "parameters that are also outputs (donated)");
-  row("temp", s.temp_bytes, "preallocated-temp", static_cast<int>(ValueCategory::kTemporary));
-  row("constant", s.constant_bytes, "", static_cast<int>(ValueCategory::kConstant));
-  row("thread-local", s.thread_local_bytes, "", static_cast<int>(ValueCategory::kThreadLocal));
+  row("output", StatsField::kOutput, "maybe-live-out", static_cast<int>(ValueCategory::kOutput));
+  row("alias", StatsField::kAlias, "parameters that are also outputs (donated)");
+  row("temp", StatsField::kTemp, "preallocated-temp", static_cast<int>(ValueCategory::kTemporary));
+  row("constant", StatsField::kConstant, "", static_cast<int>(ValueCategory::kConstant));
+  row("thread-local", StatsField::kThreadLocal, "",
+      static_cast<int>(ValueCategory::kThreadLocal));
   std::string total_note = "sum of all allocations";
   if (s.from_stated_categories) total_note = "as the input states it (see the notes)";
   if (s.stated_total_bytes) {
@@ -104,8 +110,8 @@ void AppendCategoryTable(std::string& out, const analyzer::MemoryStats& s) {
                      : OkOrBad(false, "", StrCat("DIFFERS from the dump's 'Total bytes used' (",
                                                  GroupedBytes(*s.stated_total_bytes), ")"));
   }
-  row("total allocation", s.total_allocation_bytes, total_note);
-  row("device footprint", s.device_footprint_bytes, "argument + output &minus; alias + temp");
+  row("total allocation", StatsField::kTotalAllocation, total_note);
+  row("device footprint", StatsField::kDeviceFootprint, "argument + output &minus; alias + temp");
   out += "</table>\n";
 }
 
@@ -226,11 +232,13 @@ std::string RenderSummarySection(const ReportContext& context) {
   } else {
     out += Card("live peak", "not known", "the input has no live ranges");
   }
-  out += Card("total allocation", HumanBytes(s.total_allocation_bytes),
+  const std::optional<int64_t> total = s.Get(analyzer::StatsField::kTotalAllocation);
+  out += Card("total allocation", total ? HumanBytes(*total) : std::string("not stated"),
               !s.stated_total_bytes     ? std::string("nothing stated to check against")
               : s.TotalMatchesStated() ? std::string("equals the dump's 'Total bytes used'")
                                        : std::string("DIFFERS from the dump"));
-  out += Card("temp", HumanBytes(s.temp_bytes), "preallocated-temp");
+  const std::optional<int64_t> temp = s.Get(analyzer::StatsField::kTemp);
+  out += Card("temp", temp ? HumanBytes(*temp) : std::string("not stated"), "preallocated-temp");
   out += "</div>\n";
 
   StrAppend(&out, "<table>\n<tr><th>module</th><td class=\"mono\">",

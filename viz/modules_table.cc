@@ -1,5 +1,6 @@
 #include "viz/modules_table.h"
 
+#include "analyzer/memory_stats.h"
 #include "ir/strings.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -57,12 +58,17 @@ std::string RenderModulesText(const std::vector<ModuleRow>& rows) {
                                           : GroupedBytes(m.instruction_count)};
     if (row.analysis != nullptr) {
       const analyzer::MemoryStats& s = row.analysis->stats;
-      cells.push_back(HumanBytes(s.total_allocation_bytes));
+      // A number the input does not state is "?", never 0.
+      auto stated = [&](analyzer::StatsField field) {
+        const std::optional<int64_t> bytes = s.Get(field);
+        return bytes ? HumanBytes(*bytes) : std::string("?");
+      };
+      cells.push_back(stated(analyzer::StatsField::kTotalAllocation));
       cells.push_back(row.analysis->occupied_peak
                           ? HumanBytes(row.analysis->occupied_peak->bytes)
                           : "-");
-      cells.push_back(HumanBytes(s.temp_bytes));
-      cells.push_back(HumanBytes(s.device_footprint_bytes));
+      cells.push_back(stated(analyzer::StatsField::kTemp));
+      cells.push_back(stated(analyzer::StatsField::kDeviceFootprint));
       cells.push_back(std::string(FormatOf(m)));
     } else {
       cells.insert(cells.end(), {"-", "-", "-", "-", StrCat("unreadable: ", row.error)});
@@ -98,7 +104,14 @@ std::string RenderModulesJson(const std::vector<ModuleRow>& rows) {
           return;
         }
         const analyzer::MemoryStats& s = row.analysis->stats;
-        j.attribute("total_allocation_bytes", s.total_allocation_bytes);
+        auto stated = [&](const char* key, analyzer::StatsField field) {
+          if (const std::optional<int64_t> bytes = s.Get(field)) {
+            j.attribute(key, *bytes);
+          } else {
+            j.attribute(key, nullptr);  // not stated by the input
+          }
+        };
+        stated("total_allocation_bytes", analyzer::StatsField::kTotalAllocation);
         if (row.analysis->peak && row.analysis->occupied_peak) {
           j.attribute("occupied_peak_bytes", row.analysis->occupied_peak->bytes);
           j.attribute("live_peak_bytes", row.analysis->peak->bytes);
@@ -106,8 +119,8 @@ std::string RenderModulesJson(const std::vector<ModuleRow>& rows) {
           j.attribute("occupied_peak_bytes", nullptr);
           j.attribute("live_peak_bytes", nullptr);
         }
-        j.attribute("temp_bytes", s.temp_bytes);
-        j.attribute("device_footprint_bytes", s.device_footprint_bytes);
+        stated("temp_bytes", analyzer::StatsField::kTemp);
+        stated("device_footprint_bytes", analyzer::StatsField::kDeviceFootprint);
       });
     }
   });
