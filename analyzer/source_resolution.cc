@@ -45,7 +45,36 @@ ValueOrigin OriginResolver::Resolve(ir::InstructionId start, const ir::ShapeInde
     if (out.op != nullptr && out.source != nullptr) break;
     for (Step& next : NextSteps(step)) pending.push_back(std::move(next));
   }
+  if ((out.op == nullptr || out.source == nullptr) && !out.argument.valid()) {
+    ResolveFromUsers(start, out);
+  }
   return out;
+}
+
+void OriginResolver::ResolveFromUsers(ir::InstructionId start, ValueOrigin& out) const {
+  std::deque<ir::InstructionId> pending{start};
+  std::vector<ir::InstructionId> seen{start};
+  for (int steps = 0; steps < kMaxSteps && !pending.empty(); ++steps) {
+    const ir::InstructionId id = pending.front();
+    pending.pop_front();
+    for (ir::InstructionId user : call_graph_.Users(id)) {
+      if (std::find(seen.begin(), seen.end(), user) != seen.end()) continue;
+      seen.push_back(user);
+      const ir::OpMetadata& m = module_.instruction(user).metadata;
+      if (out.op == nullptr && HasOpName(m)) {
+        out.op = &m;
+        out.op_instruction = user;
+        out.op_origin = MetadataOrigin::kUser;
+      }
+      if (out.source == nullptr && HasSource(module_, m)) {
+        out.source = &m;
+        out.source_instruction = user;
+        out.source_origin = MetadataOrigin::kUser;
+      }
+      if (out.op != nullptr && out.source != nullptr) return;
+      pending.push_back(user);
+    }
+  }
 }
 
 std::vector<OriginResolver::Step> OriginResolver::NextSteps(const Step& step) const {

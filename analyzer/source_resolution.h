@@ -29,6 +29,10 @@ enum class MetadataOrigin : uint8_t {
   kInside,   // an instruction inside a fusion, loop body, branch or callee
   kThrough,  // the instruction a copy, bitcast, tuple, get-tuple-element or
              // called computation's parameter passes the bytes on from
+  kUser,     // nothing the bytes came from says where: the nearest
+             // instruction that uses them (a zero-filled loop-carried buffer
+             // XLA broadcasts from a constant is named by the loop that
+             // fills it)
 };
 
 // What stands for one value: the metadata with an op_name (which also gives
@@ -53,7 +57,9 @@ class OriginResolver {
   explicit OriginResolver(const ir::Module& module);
 
   // The origin of the value `index` of instruction `id` (an invalid id gives
-  // an empty origin). Looks through at most a bounded number of edges.
+  // an empty origin). Looks through at most a bounded number of edges:
+  // first back along where the bytes came from, then, where that finds no
+  // metadata and no program argument, forward to the nearest users.
   ValueOrigin Resolve(ir::InstructionId id, const ir::ShapeIndex& index) const;
 
  private:
@@ -66,6 +72,9 @@ class OriginResolver {
   };
   // Where to look after `step`, in order of preference.
   std::vector<Step> NextSteps(const Step& step) const;
+  // Fills what `out` still lacks from the nearest users of `start`, when
+  // the bytes do not come from a program argument.
+  void ResolveFromUsers(ir::InstructionId start, ValueOrigin& out) const;
   bool IsEntryParameter(ir::InstructionId id) const;
 
   const ir::Module& module_;

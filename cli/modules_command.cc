@@ -23,7 +23,7 @@ int RunModules(const ModulesFlags& flags) {
   std::deque<analyzer::Analysis> analyses;  // stable addresses for the rows
   std::vector<viz::ModuleRow> rows;
   for (size_t i = 0; i < modules->size(); ++i) {
-    viz::ModuleRow row{(*modules)[i]};
+    viz::ModuleRow row{(*modules)[i], nullptr, {}, false};
     row.chosen = choice.ok() && choice->index == i;
     absl::StatusOr<ir::Program> program = parsers::LoadModule((*modules)[i]);
     if (program.ok()) {

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "ir/iota.h"
+#include "ir/sharding.h"
 
 namespace memplan::ir {
 
@@ -154,8 +155,11 @@ struct HloAttributes {
   std::string_view fusion_kind;           // fusion: "kLoop", "kInput", "kOutput", "kCustom"
   std::string_view comparison_direction;  // compare: "EQ", "LT", ...
 
-  // sharding={...} as written (the shardings library reads it).
-  std::string_view sharding;
+  // The instruction's sharding (sharding={...}, HloInstructionProto field
+  // 40), as XLA states it; absent when none is stated or it did not read
+  // (then sharding_text still holds it and the parser warned).
+  std::optional<HloSharding> sharding;
+  std::string_view sharding_text;  // the text as written (text input only)
   std::string_view backend_config;       // as written, quotes removed
   std::string_view frontend_attributes;  // as written, braces included
 

@@ -12,6 +12,7 @@
 #include "ir/strings.h"
 #include "parsers/hlo_graph_checks.h"
 #include "parsers/hlo_primitive_type.h"
+#include "parsers/op_sharding.h"
 #include "parsers/proto/hlo_subset.pb.h"
 
 namespace memplan::parsers {
@@ -452,6 +453,15 @@ class ProtoModuleBuilder {
     if (!p.fusion_kind().empty()) set(a.fusion_kind, View(p.fusion_kind()));
     if (!p.comparison_direction().empty()) set(a.comparison_direction, View(p.comparison_direction()));
     if (!p.backend_config().empty()) set(a.backend_config, View(p.backend_config()));
+    if (!p.sharding().empty()) {
+      absl::StatusOr<ir::HloSharding> sharding = OpShardingFromBytes(p.sharding());
+      if (sharding.ok()) {
+        set(a.sharding, *std::move(sharding));
+      } else {
+        diagnostics_.Warn(StrCat("sharding not understood (ignored): ", sharding.status().message()),
+                          StrCat("HloModuleProto instruction '", p.name(), "'"));
+      }
+    }
     if (!p.frontend_attributes().map().empty()) {
       set(a.frontend_attributes, FrontendAttributes(p.frontend_attributes()));
     }

@@ -1,11 +1,13 @@
 // Attributes of HLO instructions: which keys are typed and where each goes;
 // metadata, called computations, dimension numbers and text-valued
 // attributes (structured values are in hlo_text_values.cc).
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
 #include "ir/strings.h"
+#include "parsers/hlo_sharding_parser.h"
 #include "parsers/hlo_text_internal.h"
 
 namespace memplan::parsers::hlo_text {
@@ -380,8 +382,20 @@ bool ParseAttribute(Scanner& s, Warner& warner, std::string_view key, const char
       return ParseInt(s, &sink.attributes().iota_dimension, key);
     case Key::kFrontendAttributes:
       return ParseBracedText(s, &sink.attributes().frontend_attributes, key);
-    case Key::kSharding:
-      return ParseBracedText(s, &sink.attributes().sharding, key);
+    case Key::kSharding: {
+      ir::HloAttributes& a = sink.attributes();
+      if (!ParseBracedText(s, &a.sharding_text, key)) return false;
+      size_t consumed = 0;
+      absl::StatusOr<ir::HloSharding> sharding = ParseHloSharding(a.sharding_text, &consumed);
+      if (sharding.ok() && consumed == a.sharding_text.size()) {
+        a.sharding = *std::move(sharding);
+      } else {
+        warner.Warn(StrCat("sharding not understood (kept as text): ",
+                           sharding.ok() ? "text after the sharding" : sharding.status().message()),
+                    a.sharding_text.data() + std::min(consumed, a.sharding_text.size()));
+      }
+      return true;
+    }
     case Key::kDirection: {
       std::string_view& direction = sink.attributes().comparison_direction;
       direction = s.ConsumeName();

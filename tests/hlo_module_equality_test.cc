@@ -282,7 +282,15 @@ class Comparison {
     EXPECT_EQ(quoted ? Unescaped(t.backend_config) : std::string(t.backend_config), p.backend_config);
     c.Saw("backend_config", !t.backend_config.empty());
     ExpectSameFrontendAttributes(t.frontend_attributes, p.frontend_attributes, "instruction");
-    c.Saw("sharding (text only)", !t.sharding.empty());
+    // The same sharding, however each form writes its device order.
+    EXPECT_EQ(t.sharding.has_value(), p.sharding.has_value());
+    if (t.sharding.has_value() && p.sharding.has_value()) {
+      auto tc = ir::CanonicalHloSharding(*t.sharding);
+      auto pc = ir::CanonicalHloSharding(*p.sharding);
+      ASSERT_TRUE(tc.ok() && pc.ok());
+      EXPECT_EQ(tc->ToString(), pc->ToString());
+    }
+    c.Saw("sharding", t.sharding.has_value());
     c.Saw("untyped attributes (text only)", !t.unknown.empty());
   }
 

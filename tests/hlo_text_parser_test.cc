@@ -392,7 +392,14 @@ TEST(HloTextParser, TextValuedAttributes) {
   EXPECT_EQ(p->A("cc").backend_config, "{\\\"alpha\\\":1,\\\"s\\\":\\\"}\\\"}");
   // Braced: as written, braces included (a '}' in a JSON string is no end).
   EXPECT_EQ(p->A("cj").backend_config, "{\"k\":{\"n\":\"}\"}}");
-  EXPECT_EQ(p->A("sh").sharding, "{devices=[2,1]<=[2] last_tile_dims={manual}}");
+  EXPECT_EQ(p->A("sh").sharding_text, "{devices=[2,1]<=[2] last_tile_dims={manual}}");
+  // Typed: two tiles over devices 0,1 along the first dimension, the trailing
+  // tile dim a manual subgroup.
+  ASSERT_TRUE(p->A("sh").sharding.has_value());
+  EXPECT_EQ(p->A("sh").sharding->kind, ir::HloSharding::Kind::kTiled);
+  EXPECT_EQ(p->A("sh").sharding->last_tile_dims,
+            std::vector<ir::OpShardingType>{ir::OpShardingType::kManual});
+  EXPECT_EQ(p->A("sh").sharding->TiledDataRank(), 1);
   EXPECT_EQ(p->A("sh").frontend_attributes, "{_xla_compute_type=\"host\",rule=\"a {b}\"}");
   auto fa = parsers::ParseFrontendAttributes(p->A("sh").frontend_attributes);
   ASSERT_TRUE(fa.ok());
