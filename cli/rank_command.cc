@@ -159,9 +159,8 @@ int RunRank(const RankFlags& flags) {
     if (absl::Status s = WriteOutput(flags.emit_plan, *text); !s.ok()) return Fail(FromAbsl(s.message()));
   }
   if (absl::Status s = WriteOutput(flags.output, report); !s.ok()) return Fail(FromAbsl(s.message()));
-  if (loaded->choice) {
-    std::fprintf(stderr, "memplan: %s (--module picks another)\n",
-                 viz::DescribeModuleChoice(*loaded).c_str());
+  if (const std::string choice = viz::DescribeModuleChoice(*loaded); !choice.empty()) {
+    std::fprintf(stderr, "memplan: %s (--module picks another)\n", choice.c_str());
   }
   if (ranking->fitting.empty()) {
     std::fprintf(stderr, "memplan rank: %s\n", viz::DescribeNothingFits(*ranking).c_str());

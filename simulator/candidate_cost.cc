@@ -155,9 +155,10 @@ absl::StatusOr<CandidateCost> CostModel::Price(const ir::ResolvedPlan& plan) con
 
   // Compute: each instruction's work divided by the ways its result is split.
   for (const ExecutedInstruction& e : compute_.executed) {
-    const double share =
-        e.executions / static_cast<double>(WaysOf(module, e.instruction,
-                                                  out.prediction.instruction_shardings, mesh));
+    const double ways = static_cast<double>(
+        WaysOf(module, e.instruction, out.prediction.instruction_shardings, mesh));
+    const double share = e.executions / ways;
+    out.xla_flops += e.flops / ways;
     out.compute_seconds += share * e.seconds;
     out.flops += share * e.flops;
     out.bytes_accessed += share * e.bytes_accessed;

@@ -76,6 +76,8 @@ struct CandidateCost {
   // The memory prediction, without its per-instruction shardings.
   predictor::Prediction prediction;
   double flops = 0;            // per device, executed
+  // Per device as XLA's cost_analysis() counts it: loop bodies once.
+  double xla_flops = 0;
   double bytes_accessed = 0;   // per device, executed
   double compute_seconds = 0;  // per device
   std::vector<PricedCollective> collectives;  // by kind, then axes

@@ -96,7 +96,7 @@ absl::StatusOr<Enumeration> EnumerateFamilies(const std::vector<ir::EntryArgumen
           spec.ok() ? LowerSpecPlan(*spec) : absl::StatusOr<ir::ResolvedPlan>(spec.status());
       if (!plan.ok()) {
         out.skipped.push_back({analyzer::FamilyLabel(mesh), family, "", SkipReason::kFamilyRule,
-                               FromAbsl(plan.status().message()), devices});
+                               std::string(FromAbsl(plan.status().message())), devices});
         continue;
       }
       Candidate c;
@@ -162,7 +162,7 @@ absl::StatusOr<Ranking> RankCandidates(const CostModel& model, int64_t devices,
     absl::StatusOr<CandidateCost> cost = model.Price(c.plan);
     if (!cost.ok()) {
       out.skipped.push_back({c.plan.label, c.family, c.source, SkipReason::kPrediction,
-                             FromAbsl(cost.status().message()), mesh_devices});
+                             std::string(FromAbsl(cost.status().message())), mesh_devices});
       continue;
     }
     RankedCandidate r;

@@ -94,6 +94,40 @@ TEST(RankCli, NothingFitsExitsOneNamingTheSmallestFootprint) {
   EXPECT_EQ(a.getAsObject()->getString("chosen"), llvm::StringRef(smallest));
 }
 
+// Data parallel against FSDP on 8 GPUs of one node. The MLP's parameters
+// (16.8 MB) are small: its collectives are latency-bound. dp8 all-reduces
+// every gradient in one combined operation (XLA's compile has one too);
+// fsdp8 gathers and reduces in 7 operations (XLA's: 2 all-gathers and 3
+// all-reduces), each paying the NVLink latency 7 or 14 times, so dp8's step
+// is shorter. But dp8 keeps every parameter, gradient and update whole on
+// each device, and XLA's own compiles say so: dp8's argument and output
+// bytes are 8x fsdp8's. A loose budget lets dp8 win; a budget between the
+// two footprints (16 MiB) leaves fsdp8.
+TEST(RankCli, TightBudgetMakesFsdpWinLooseLetsDataParallelWin) {
+  const test::CommandResult loose = Rank({"--families", "dp,fsdp", "--format=json"});
+  ASSERT_EQ(loose.exit_code, 0) << loose.err;
+  const llvm::json::Value l = Parse(loose.out);
+  EXPECT_EQ(l.getAsObject()->getString("chosen"), llvm::StringRef("dp8"));
+  const auto f = Footprints(*l.getAsObject());
+  ASSERT_TRUE(f.count("dp8") && f.count("fsdp8"));
+  EXPECT_GT(f.at("dp8"), int64_t{16} << 20);
+  EXPECT_LT(f.at("fsdp8"), int64_t{16} << 20);
+  const test::CommandResult tight = Rank({"--families", "dp,fsdp", "--budget", "16MiB", "--format=json"});
+  ASSERT_EQ(tight.exit_code, 0) << tight.err;
+  const llvm::json::Value t = Parse(tight.out);
+  EXPECT_EQ(t.getAsObject()->getString("chosen"), llvm::StringRef("fsdp8"));
+  ASSERT_EQ(t.getAsObject()->getArray("over_budget")->size(), 1u);
+  // What drives it: one combined all-reduce against several operations.
+  for (const llvm::json::Value& c : *l.getAsObject()->getArray("fitting")) {
+    const llvm::json::Object& o = *c.getAsObject();
+    double operations = 0;
+    for (const llvm::json::Value& k : *o.getArray("collectives")) {
+      operations += *k.getAsObject()->getNumber("operations");
+    }
+    EXPECT_EQ(operations, o.getString("label") == llvm::StringRef("dp8") ? 1.0 : 7.0);
+  }
+}
+
 TEST(RankCli, EmittedPlanIsThePlanCommandsAndPredicts) {
   test::TempDir dir;
   const std::string plan = dir.File("chosen.plan.yaml");

@@ -195,14 +195,19 @@ TEST(CandidateCost, RouteFollowsWhereTheAxisFallsInTheDeviceOrder) {
 }
 
 // The per-device FLOPs of each corpus candidate against XLA's
-// cost_analysis() of its 8-device compile. The rule (each instruction's
-// work over the ways its result is split) is exact for what splits evenly;
-// what it misses: work XLA's partitioner adds or removes around
-// collectives and reshards. Measured: within 2% on every candidate but the
-// ones listed in docs/cost-model.md; the test holds 12% everywhere and 2%
-// on the MLP and the Adam transformer, whose candidates all meet it.
+// cost_analysis() of its 8-device compile (loop bodies counted once, as XLA
+// counts them). The rule (each instruction's work over the ways its result
+// is split) holds within 1% wherever propagation gives the instruction the
+// sharding XLA's partitioner gave it. The misses (docs/cost-model.md) are
+// where it does not: transformer_fwd tp8 (+14.7%: work replicated that XLA
+// splits) and the MoE expert layouts (ep8 and fsdp8 +29%, dp2_ep4 -15%).
 TEST(CandidateCost, PerDeviceFlopsNearXlasOnTheCorpus) {
   const simulator::Hardware hw = H100();
+  const std::map<std::string, double> misses = {{"transformer_fwd/tp8", 0.16},
+                                                {"moe_train_step/ep8", 0.30},
+                                                {"moe_train_step/fsdp8", 0.30},
+                                                {"moe_train_step/dp2_ep4", 0.16}};
+  int cases = 0;
   for (const char* program : {"mlp_train_step", "transformer_train_adam", "transformer_fwd",
                               "convnet_train_step", "moe_train_step", "scan_layers_train_step"}) {
     const Loaded l = Load(program);
@@ -225,15 +230,14 @@ TEST(CandidateCost, PerDeviceFlopsNearXlasOnTheCorpus) {
       ASSERT_TRUE(cost.ok()) << program << " " << stem << ": " << cost.status();
       const llvm::json::Value truth = Json(dir + "/" + stem + ".truth.json");
       const double xla = *truth.getAsObject()->getObject("cost_analysis")->getNumber("flops");
-      const double error = (cost->flops - xla) / xla;
-      const bool tight = std::string(program) == "mlp_train_step" ||
-                         std::string(program) == "transformer_train_adam";
-      EXPECT_LE(std::abs(error), tight ? 0.02 : 0.12)
-          << program << " " << stem << ": memplan " << cost->flops << ", XLA " << xla;
-      std::printf("%s %s flops %.0f xla %.0f error %+.2f%%\n", program, stem.c_str(), cost->flops,
-                  xla, 100 * error);
+      const double error = (cost->xla_flops - xla) / xla;
+      const auto miss = misses.find(std::string(program) + "/" + stem);
+      EXPECT_LE(std::abs(error), miss == misses.end() ? 0.01 : miss->second)
+          << program << " " << stem << ": memplan " << cost->xla_flops << ", XLA " << xla;
+      ++cases;
     }
   }
+  EXPECT_EQ(cases, 38);
 }
 
 // Exactly at the budget fits (headroom 0); a byte less does not.
