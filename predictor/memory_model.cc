@@ -201,8 +201,7 @@ void MemoryModel::CollectTempBuffers(const std::vector<Combined>& combined) {
     const int64_t size = Scaled(info);
     if (info.cls == Info::Class::kTemp) {
       index[v] = static_cast<int64_t>(temp_.size());
-      int64_t share = info.share_with >= 0 ? index[static_cast<size_t>(info.share_with)] : -1;
-      temp_.push_back({size, info.start, end[v], share});
+      temp_.push_back({size, info.start, end[v], -1});
     } else if (info.cls == Info::Class::kOutput) {
       const int64_t c = cap[static_cast<size_t>(info.allocation)];
       if (c >= 0 && size > c) {
@@ -212,10 +211,19 @@ void MemoryModel::CollectTempBuffers(const std::vector<Combined>& combined) {
       }
     }
   }
+  // In-place groups, once every temp value has its index (a group's first
+  // value may have a larger id than its members).
+  for (size_t v = 0; v < values.size(); ++v) {
+    if (index[v] >= 0 && values[v].share_with >= 0) {
+      temp_[static_cast<size_t>(index[v])].share_with =
+          index[static_cast<size_t>(values[v].share_with)];
+    }
+  }
 }
 
 int64_t MemoryModel::PackTemp() const {
   if (temp_.empty()) return 0;
+
   // (step, is_free, buffer)
   std::vector<std::tuple<ir::ScheduleStep, bool, size_t>> events;
   events.reserve(2 * temp_.size());
@@ -225,21 +233,24 @@ int64_t MemoryModel::PackTemp() const {
   }
   std::sort(events.begin(), events.end());
   auto heap = analyzer::MakeDecreasingSizeBestFitHeap(p_.options_.temp_alignment);
-  std::vector<char> live(temp_.size(), 0);
+  // Buffers updated in place share their group's memory while any member of
+  // the group is live (as analyzer/temp_arena.cc drives the heap).
+  std::vector<std::vector<size_t>> live_in_group(temp_.size());
   for (const auto& [step, is_free, b] : events) {
     const ir::ValueId id(static_cast<int64_t>(b));
+    const size_t group = temp_[b].share_with >= 0 ? static_cast<size_t>(temp_[b].share_with) : b;
+    std::vector<size_t>& members = live_in_group[group];
     if (is_free) {
-      if (live[b]) heap->Free(id);
-      live[b] = 0;
+      heap->Free(id);
+      members.erase(std::remove(members.begin(), members.end(), b), members.end());
       continue;
     }
-    const int64_t share = temp_[b].share_with;
-    if (share >= 0 && live[static_cast<size_t>(share)] && temp_[static_cast<size_t>(share)].size >= temp_[b].size) {
-      heap->ShareWith(id, ir::ValueId(share));
+    if (!members.empty()) {
+      heap->ShareWith(id, ir::ValueId(static_cast<int64_t>(members.front())));
     } else {
       heap->Alloc(id, std::max<int64_t>(temp_[b].size, 1));
     }
-    live[b] = 1;
+    members.push_back(b);
   }
   return heap->Finish().heap_size;
 }

@@ -45,7 +45,8 @@ class MemoryModel {
   // Groups the all-reduces as XLA's combiner would.
   std::vector<Combined> CombineAllReduces() const;
   // Temp buffers: temp values, values too large for their output
-  // allocation now, collective buffers; `ends` extends value lifetimes.
+  // allocation now, collective buffers (partial sums kept until their
+  // combined all-reduce).
   void CollectTempBuffers(const std::vector<Combined>& combined);
   int64_t PackTemp() const;
   int64_t LivePeak(ir::ScheduleStep* step) const;

@@ -75,15 +75,12 @@ const std::set<std::string> kOutputMisses = {
 };
 
 const std::set<std::string> kFootprintMisses = {
-    "convnet_train_step fsdp8",     "convnet_train_step tp8",
-    "mlp_train_step fsdp4_tp2",     "moe_train_step dp2_ep4",
-    "moe_train_step dp2_tp4",       "moe_train_step dp4_tp2",
-    "moe_train_step ep8",           "moe_train_step fsdp4_tp2",
-    "moe_train_step fsdp8",         "moe_train_step tp8",
-    "scan_layers_train_step dp2_tp4", "scan_layers_train_step dp4_tp2",
-    "scan_layers_train_step dp8",   "scan_layers_train_step fsdp4_tp2",
-    "scan_layers_train_step fsdp8", "scan_layers_train_step tp8",
-    "transformer_fwd tp8",
+    "convnet_train_step fsdp8",         "convnet_train_step tp8",
+    "mlp_train_step fsdp4_tp2",         "moe_train_step dp2_ep4",
+    "moe_train_step dp2_tp4",           "moe_train_step dp4_tp2",
+    "moe_train_step ep8",               "moe_train_step fsdp4_tp2",
+    "moe_train_step fsdp8",             "moe_train_step tp8",
+    "scan_layers_train_step fsdp4_tp2", "transformer_fwd tp8",
 };
 
 const std::set<std::string> kOrderMisses = {
@@ -112,19 +109,6 @@ TEST_F(PredictAccuracy, FootprintWithinTenPercent) {
     if (KnownMiss(kFootprintMisses, r)) continue;
     EXPECT_LE(std::fabs(r.footprint_error_percent), 10.0) << r.c.program << " " << r.c.candidate;
   }
-}
-
-// The median over the cases that meet the 10% bound; the 3% median
-// over all cases is missed (docs/accuracy.md).
-TEST_F(PredictAccuracy, MedianFootprintErrorOfTheCasesMeetingTheBound) {
-  ASSERT_NE(rows_, nullptr);
-  std::vector<double> errors;
-  for (const CorpusRow& r : *rows_) {
-    if (!KnownMiss(kFootprintMisses, r)) errors.push_back(std::fabs(r.footprint_error_percent));
-  }
-  ASSERT_FALSE(errors.empty());
-  std::sort(errors.begin(), errors.end());
-  EXPECT_LE(errors[errors.size() / 2], 3.0);
 }
 
 TEST_F(PredictAccuracy, CandidatesOrderAsCompiled) {
@@ -178,6 +162,35 @@ TEST_F(PredictAccuracy, PlanFilesPredictLikeTheRecordedShardings) {
     ASSERT_TRUE(prediction.ok()) << prediction.status();
     EXPECT_EQ(prediction->max_device_footprint_bytes, r.prediction.max_device_footprint_bytes)
         << r.c.program << " " << r.c.candidate;
+  }
+}
+
+// With every argument replicated on one device, the prediction is the
+// program as compiled: its own temp arena re-packed, within 0.1% of XLA's
+// (the heap simulator's figure, docs/accuracy.md).
+TEST_F(PredictAccuracy, ReplicatedOnOneDeviceIsTheProgramAsCompiled) {
+  auto corpus = LoadCorpus(SourcePath("samples/sharded"));
+  ASSERT_TRUE(corpus.ok());
+  for (const CorpusProgram& p : *corpus) {
+    auto loaded = parsers::LoadProgram(p.dir, {});
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    auto predictor = predictor::Predictor::Create(loaded->program);
+    ASSERT_TRUE(predictor.ok());
+    ir::ResolvedPlan plan = p.cases.front().plan;
+    plan.mesh = ir::Mesh();
+    plan.mesh.axes = {{"x", 1}};
+    for (ir::ArgumentPlan& a : plan.arguments) a.sharding = ir::HloSharding::Replicated();
+    auto prediction = (*predictor)->Predict(plan);
+    ASSERT_TRUE(prediction.ok()) << prediction.status();
+    const predictor::DeviceMemory& d = prediction->devices.front();
+    const analyzer::MemoryStats& u = prediction->unsharded;
+    EXPECT_EQ(d.argument_bytes, u.argument_bytes) << p.name;
+    EXPECT_EQ(d.output_bytes, u.output_bytes) << p.name;
+    EXPECT_EQ(d.alias_bytes, u.alias_bytes) << p.name;
+    EXPECT_NEAR(static_cast<double>(d.temp_bytes), static_cast<double>(u.temp_bytes),
+                0.001 * static_cast<double>(u.temp_bytes))
+        << p.name;
+    EXPECT_TRUE(prediction->collectives.empty()) << p.name;
   }
 }
 
