@@ -101,7 +101,7 @@ TEST(RankCli, NothingFitsExitsOneNamingTheSmallestFootprint) {
 // all-reduces), each paying the NVLink latency 7 or 14 times, so dp8's step
 // is shorter. But dp8 keeps every parameter, gradient and update whole on
 // each device, and XLA's own compiles say so: dp8's argument and output
-// bytes are 8x fsdp8's. A loose budget lets dp8 win; a budget between the
+// bytes are 7.5 and 8 times fsdp8's. A loose budget lets dp8 win; a budget between the
 // two footprints (16 MiB) leaves fsdp8.
 TEST(RankCli, TightBudgetMakesFsdpWinLooseLetsDataParallelWin) {
   const test::CommandResult loose = Rank({"--families", "dp,fsdp", "--format=json"});
