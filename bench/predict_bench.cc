@@ -19,108 +19,11 @@
 #include "ir/plan.h"
 #include "ir/program.h"
 #include "predictor/predict.h"
+#include "bench/synthetic_program.h"
 
 namespace {
 
 using namespace memplan;
-
-ir::Shape F32(std::vector<int64_t> dims) {
-  ir::Shape s;
-  s.dtype = ir::DType::kF32;
-  s.dims = std::move(dims);
-  return s;
-}
-
-struct Generated {
-  ir::Program program;
-  int64_t parameters = 0;
-};
-
-Generated Generate(int64_t layers, int64_t batch, int64_t width) {
-  Generated g;
-  ir::Program& p = g.program;
-  p.module_name = "predict_bench";
-  ir::Module& m = p.module;
-  ir::Computation entry;
-  entry.name = "main";
-  const ir::ComputationId cid = m.AddComputation(entry);
-  m.entry = cid;
-  std::vector<ir::InstructionId> order;
-  auto add = [&](ir::Opcode op, ir::Shape shape, std::vector<ir::InstructionId> operands) {
-    ir::Instruction i;
-    i.computation = cid;
-    i.opcode = op;
-    i.opcode_text = ir::OpcodeName(op);
-    i.name = "i";
-    i.shape = std::move(shape);
-    i.operands = std::move(operands);
-    const ir::InstructionId id = m.AddInstruction(i);
-    m.mutable_computation(cid).instructions.push_back(id);
-    order.push_back(id);
-    return id;
-  };
-  auto param = [&](ir::Shape shape) {
-    const ir::InstructionId id = add(ir::Opcode::kParameter, std::move(shape), {});
-    m.mutable_attributes(id).parameter_number = g.parameters;
-    m.mutable_computation(cid).parameters.push_back(id);
-    ++g.parameters;
-    return id;
-  };
-  ir::InstructionId h = param(F32({batch, width}));
-  for (int64_t l = 0; l < layers; ++l) {
-    const ir::InstructionId w = param(F32({width, width}));
-    const ir::InstructionId d = add(ir::Opcode::kDot, F32({batch, width}), {h, w});
-    ir::DotDimensionNumbers dn;
-    dn.lhs_contracting = {1};
-    dn.rhs_contracting = {0};
-    m.mutable_attributes(d).dot = dn;
-    const ir::InstructionId a = add(ir::Opcode::kAdd, F32({batch, width}), {d, h});
-    h = add(ir::Opcode::kMaximum, F32({batch, width}), {a, a});
-  }
-  m.mutable_computation(cid).root = h;
-  m.mutable_instruction(h).is_root = true;
-  // Buffer assignment: parameters in their own allocations, the rest in one
-  // temp arena, each value live from its step to its last use's.
-  p.schedule.instructions = order;
-  p.schedule.max_time = static_cast<ir::ScheduleStep>(order.size());
-  p.has_live_ranges = true;
-  ir::Allocation temp;
-  temp.id = ir::AllocationId(0);
-  temp.is_preallocated_temp = true;
-  std::vector<ir::ScheduleStep> last_use(order.size(), 0);
-  for (size_t s = 0; s < order.size(); ++s) {
-    for (ir::InstructionId op : m.instruction(order[s]).operands) {
-      last_use[static_cast<size_t>(op.value())] = static_cast<ir::ScheduleStep>(s);
-    }
-  }
-  for (size_t s = 0; s < order.size(); ++s) {
-    const ir::Instruction& i = m.instruction(order[s]);
-    ir::Value v;
-    v.id = ir::ValueId(static_cast<int64_t>(s));
-    v.instruction = i.id;
-    v.shape = i.shape;
-    v.size = ir::ByteSizeOf(i.shape);
-    v.live_range = ir::LiveRange{static_cast<ir::ScheduleStep>(s),
-                                 std::max<ir::ScheduleStep>(last_use[s], s)};
-    if (i.opcode == ir::Opcode::kParameter) {
-      ir::Allocation a;
-      a.id = ir::AllocationId(static_cast<int64_t>(p.allocations.size()) + 1);
-      a.size = v.size;
-      a.parameter_number = m.attributes(i.id).parameter_number;
-      v.allocation = a.id;
-      a.values.push_back(v.id);
-      p.allocations.push_back(a);
-    } else {
-      v.allocation = temp.id;
-      v.offset = temp.size;
-      temp.size += v.size;
-      temp.values.push_back(v.id);
-    }
-    p.values.push_back(std::move(v));
-  }
-  p.allocations.insert(p.allocations.begin(), temp);
-  return g;
-}
 
 ir::HloSharding Tiled(std::vector<int64_t> dims, bool replicate_last) {
   return ir::HloSharding::Tiled(ir::TileAssignment::Iota(std::move(dims)), replicate_last);
@@ -170,7 +73,7 @@ int main(int argc, char** argv) {
   const int64_t layers = Flag(argc, argv, "--layers", 25000);
   const int64_t count = Flag(argc, argv, "--candidates", 200);
   using Clock = std::chrono::steady_clock;
-  Generated g = Generate(layers, 256, 512);
+  bench::Generated g = bench::GenerateResidualMlp(layers, 256, 512);
   const auto t0 = Clock::now();
   auto predictor = predictor::Predictor::Create(g.program);
   if (!predictor.ok()) {

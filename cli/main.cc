@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/executor_commands.h"
 #include "cli/plan_commands.h"
+#include "cli/rank_commands.h"
 #include "cli/subcommand.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
@@ -41,7 +42,10 @@ constexpr const char* kOverview =
     "                         per-device memory under a sharding plan, from one\n"
     "                         single-device compile\n"
     "  memplan plan PROGRAM   write a plan file of a sharding family (--family\n"
-    "                         dp|fsdp|tp|ep|dp+tp|fsdp+tp|dp+ep --mesh dp=2,tp=4)\n\n"
+    "                         dp|fsdp|tp|ep|dp+tp|fsdp+tp|dp+ep --mesh dp=2,tp=4)\n"
+    "  memplan rank PROGRAM --devices N\n"
+    "                         every family sharding on N devices priced (memory,\n"
+    "                         step time) and ranked within the memory budget\n\n"
     "Exit codes: 0 ok, 1 a check failed, 2 bad input or usage.\n";
 
 // A subcommand's --help shows its own options under this one line, not the
@@ -102,6 +106,7 @@ int Main(int argc, char** argv) {
   subcommands.push_back(MakeShardSubcommand());
   subcommands.push_back(MakePredictSubcommand());
   subcommands.push_back(MakePlanSubcommand());
+  subcommands.push_back(MakeRankSubcommand());
 
   if (RejectUnknownSubcommand(argc, argv)) return kExitBadInput;
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream& os) { os << kVersion << "\n"; });

@@ -8,12 +8,12 @@
 
 #include "analyzer/plan_families.h"
 #include "cli/commands.h"
+#include "cli/family_inputs.h"
 #include "cli/output_file.h"
 #include "cli/plan_commands.h"
 #include "ir/entry_arguments.h"
 #include "ir/status_macros.h"
 #include "ir/strings.h"
-#include "parsers/family_inputs_parser.h"
 #include "parsers/jax_sharding_parser.h"
 #include "parsers/load_program.h"
 #include "parsers/plan_parser.h"
@@ -29,68 +29,18 @@ std::shared_ptr<const SourceText> Flag(std::string_view name, const std::string&
   return SourceText::FromString(StrCat("--", name), value);
 }
 
-// "a,b,c" -> {"a", "b", "c"}, spaces around items dropped, empty items refused.
-absl::StatusOr<std::vector<std::string>> List(std::string_view name, const std::string& value) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= value.size()) {
-    size_t comma = value.find(',', start);
-    if (comma == std::string::npos) comma = value.size();
-    std::string item = value.substr(start, comma - start);
-    item.erase(0, item.find_first_not_of(' '));
-    item.erase(item.find_last_not_of(' ') + 1);
-    if (item.empty()) {
-      const auto source = Flag(name, value);
-      return source->ErrorAt(source->text().data() + start, "expected a name (comma-separated list)");
-    }
-    out.push_back(std::move(item));
-    start = comma + 1;
-  }
-  return out;
-}
-
 absl::StatusOr<ir::FamilyInputs> Inputs(const PlanFlags& flags, const std::vector<std::string>& axes) {
-  ir::FamilyInputs inputs;
-  if (!flags.families.empty()) {
-    ASSIGN_OR_RETURN(auto source, SourceText::FromFile(flags.families));
-    ASSIGN_OR_RETURN(inputs, parsers::ParseFamilyInputs(source));
-  }
-  if (flags.data.has_value()) {
-    ASSIGN_OR_RETURN(inputs.data, List("data", *flags.data));
-  }
-  if (flags.ep.has_value()) {
-    ASSIGN_OR_RETURN(inputs.ep, List("ep", *flags.ep));
-  }
-  if (!flags.tp_plan.empty()) {
-    ASSIGN_OR_RETURN(auto source, SourceText::FromFile(flags.tp_plan));
-    ASSIGN_OR_RETURN(inputs.tp, parsers::ParseTpPlan(source));
-  }
-  if (flags.min_fsdp_elements.has_value()) {
-    if (*flags.min_fsdp_elements < 0) {
-      return absl::InvalidArgumentError("--min-fsdp-elements: expected 0 or more");
-    }
-    inputs.min_fsdp_elements = *flags.min_fsdp_elements;
-  }
-  auto has = [&](std::string_view axis) { return std::find(axes.begin(), axes.end(), axis) != axes.end(); };
-  if ((has("dp") || has("fsdp") || has("ep")) && inputs.data.empty()) {
-    return absl::InvalidArgumentError(StrCat("family '", flags.family,
-                                             "' shards the data: expected --data (or `data` in --families)"));
-  }
-  if (has("tp") && inputs.tp.empty()) {
-    return absl::InvalidArgumentError(StrCat("family '", flags.family,
-                                             "' needs a tensor-parallel plan: expected --tp-plan (or `tp` in "
-                                             "--families)"));
-  }
-  if (has("ep") && inputs.ep.empty()) {
-    return absl::InvalidArgumentError(StrCat("family '", flags.family,
-                                             "' needs expert globs: expected --ep (or `ep` in --families)"));
+  FamilyInputFlags input_flags;
+  input_flags.families_file = flags.families;
+  input_flags.data = flags.data;
+  input_flags.ep = flags.ep;
+  input_flags.tp_plan = flags.tp_plan;
+  input_flags.min_fsdp_elements = flags.min_fsdp_elements;
+  ASSIGN_OR_RETURN(ir::FamilyInputs inputs, ReadFamilyInputs(input_flags));
+  if (std::optional<std::string> missing = MissingFamilyInput(flags.family, axes, inputs, "families")) {
+    return absl::InvalidArgumentError(*missing);
   }
   return inputs;
-}
-
-std::string ProgramName(std::string_view module_name) {
-  if (module_name.substr(0, 4) == "jit_") module_name.remove_prefix(4);
-  return std::string(module_name);
 }
 
 absl::StatusOr<std::string> Build(const PlanFlags& flags) {
@@ -110,7 +60,7 @@ absl::StatusOr<std::string> Build(const PlanFlags& flags) {
                    ir::EntryArguments(loaded.program.module));
   ASSIGN_OR_RETURN(const ir::SpecPlan plan, analyzer::BuildFamilyPlan(arguments, mesh.mesh, inputs));
   const std::string text =
-      parsers::WritePlanYaml(plan, StrCat(ProgramName(loaded.program.module.name), " under ", plan.label));
+      parsers::WritePlanYaml(plan, PlanTitle(loaded.program.module.name, plan.label));
   // What is written must read back and resolve against the program.
   ASSIGN_OR_RETURN(parsers::PlanFile reread,
                    parsers::ParsePlan(SourceText::FromString(StrCat(plan.label, ".plan.yaml"), text)));

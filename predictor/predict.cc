@@ -173,6 +173,7 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
   model.Run();
   out.collective_list = std::move(prop.collectives);
   out.unknown = std::move(prop.unknown);
+  out.instruction_shardings = std::move(prop.leaves);
   return out;
 }
 

@@ -74,6 +74,10 @@ struct Prediction {
   // Per entry parameter and per output leaf, the sharding predicted.
   std::vector<AxesSharding> argument_shardings;
   std::vector<AxesSharding> output_shardings;
+  // Per instruction, per leaf, the sharding propagation left it with
+  // (Propagation::leaves; empty for an instruction never reached). The cost
+  // model scales each instruction's work by it.
+  std::vector<std::vector<AxesSharding>> instruction_shardings;
 };
 
 class Predictor {

@@ -80,6 +80,11 @@ class Analyzer {
   // Adds a leaf instruction's time, run `scale` times, to the class totals.
   void Account(const InstructionCompute& c, double scale) {
     if (c.op_class == OpClass::kControl) return;  // its parts were accounted
+    if (c.op_class != OpClass::kCollective && c.op_class != OpClass::kNone &&
+        (c.seconds > 0 || c.xla.flops > 0 || c.xla.bytes_accessed > 0 || c.xla.transcendentals > 0)) {
+      executed_.push_back({c.instruction, c.op_class, scale, c.seconds, c.xla.flops,
+                           c.xla.transcendentals, c.xla.bytes_accessed});
+    }
     if (c.op_class == OpClass::kMatmul) matmul_seconds_ += scale * c.seconds;
     if (c.seconds > 0 && c.memory_seconds >= c.compute_seconds) {
       memory_bound_seconds_ += scale * c.seconds;
@@ -181,6 +186,10 @@ class Analyzer {
         }
       }
       accounting_off_ = was_off;
+      if (account) {
+        executed_.push_back({i.id, OpClass::kControl, scale, out.seconds, out.executed_flops, 0,
+                             out.executed_bytes});
+      }
     } else {
       for (const ir::CalledComputation& c : i.calls) run(c.computation, 1.0, out);
     }
@@ -205,6 +214,7 @@ class Analyzer {
     cost.matmul_seconds = matmul_seconds_;
     cost.memory_bound_seconds = memory_bound_seconds_;
     cost.unknown_trip_counts = unknown_trip_counts_;
+    cost.executed = std::move(executed_);
     return cost;
   }
 
@@ -218,6 +228,7 @@ class Analyzer {
   double transcendentals_ = 0;  // executed
   int64_t unknown_trip_counts_ = 0;
   bool accounting_off_ = false;
+  std::vector<ExecutedInstruction> executed_;
 };
 
 }  // namespace

@@ -52,6 +52,20 @@ struct InstructionCompute {
   double seconds = 0;            // the instruction's time
 };
 
+// An instruction that does work of its own (not a while, call or
+// conditional's body, which are listed instruction by instruction), with how
+// many times one run of the entry executes it. A conditional is listed
+// whole, at its slowest branch. What the sharded cost scales per candidate.
+struct ExecutedInstruction {
+  ir::InstructionId instruction;
+  OpClass op_class = OpClass::kNone;
+  double executions = 1;       // product of the enclosing loops' trip counts
+  double seconds = 0;          // one execution
+  double flops = 0;            // one execution (XLA's count)
+  double transcendentals = 0;  // one execution
+  double bytes_accessed = 0;   // one execution
+};
+
 struct ComputeCost {
   HloCost xla;                    // the module's totals as XLA counts them
   double executed_flops = 0;      // with loop trip counts
@@ -63,6 +77,9 @@ struct ComputeCost {
   int64_t unknown_trip_counts = 0;  // loops counted once for want of a count
   // The entry computation's instructions, in its order.
   std::vector<InstructionCompute> instructions;
+  // Every instruction with work of its own (time, flops or bytes), in
+  // execution order; their executions x seconds sum to `seconds`.
+  std::vector<ExecutedInstruction> executed;
 };
 
 // Precondition: the hardware is complete (LoadHardware's result).

@@ -9,6 +9,7 @@
 #include "ir/strings.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
+#include "viz/format.h"
 #include "viz/table.h"
 
 namespace memplan::viz {
@@ -40,20 +41,7 @@ std::string Grouped(double v) {
   return negative ? "-" + out : out;
 }
 
-// "1.234 ms", "56.7 us", "890 ns".
-std::string Seconds(double s) {
-  char buffer[64];
-  if (s >= 1) {
-    std::snprintf(buffer, sizeof(buffer), "%.3f s", s);
-  } else if (s >= 1e-3) {
-    std::snprintf(buffer, sizeof(buffer), "%.3f ms", s * 1e3);
-  } else if (s >= 1e-6) {
-    std::snprintf(buffer, sizeof(buffer), "%.3f us", s * 1e6);
-  } else {
-    std::snprintf(buffer, sizeof(buffer), "%.1f ns", s * 1e9);
-  }
-  return buffer;
-}
+std::string Seconds(double s) { return HumanSeconds(s); }
 
 std::string Share(double part, double whole) {
   char buffer[32];

@@ -39,6 +39,20 @@ std::string GroupedBytes(int64_t bytes) {
   return negative ? "-" + out : out;
 }
 
+std::string HumanSeconds(double s) {
+  char buffer[64];
+  if (s >= 1) {
+    std::snprintf(buffer, sizeof(buffer), "%.3f s", s);
+  } else if (s >= 1e-3) {
+    std::snprintf(buffer, sizeof(buffer), "%.3f ms", s * 1e3);
+  } else if (s >= 1e-6) {
+    std::snprintf(buffer, sizeof(buffer), "%.3f us", s * 1e6);
+  } else {
+    std::snprintf(buffer, sizeof(buffer), "%.1f ns", s * 1e9);
+  }
+  return buffer;
+}
+
 std::string SignedPercent(double percent) {
   if (percent > -0.005 && percent < 0.005) return "0.00%";
   char buffer[32];

@@ -16,6 +16,9 @@ std::string HumanBytes(int64_t bytes);
 // "1093622736" grouped for reading: "1,093,622,736".
 std::string GroupedBytes(int64_t bytes);
 
+// "1.234 s", "5.678 ms", "56.700 us", "890.0 ns".
+std::string HumanSeconds(double seconds);
+
 // A signed percentage with two decimals: "+1.25%", "-0.40%", "0.00%".
 std::string SignedPercent(double percent);
 // An unsigned one: "12.50%".

@@ -1,0 +1,138 @@
+// Ranking throughput: candidates priced (memory, compute, collectives, step
+// time) and ranked per second on one large program.
+//
+// Builds the program of predict_bench (bench/synthetic_program.h: --layers
+// residual MLP layers, 100,001 values at the default 25,000), prepares the
+// cost model once (simulator::CostModel::Create on the h100 preset), then
+// ranks --candidates plans on 8 devices (simulator::RankCandidates) rotating
+// over ten distinct shardings: dp8, fsdp8, tp8 column, tp8 row, and
+// dp a x tp b and fsdp a x tp b for (a, b) = (2, 4), (4, 2), and replicated.
+//   build/bench/rank_bench [--layers=25000] [--candidates=1000]
+// prints values, the one-time preparation, total seconds and candidates/s.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "ir/plan.h"
+#include "simulator/hardware_loader.h"
+#include "simulator/rank.h"
+#include "bench/synthetic_program.h"
+
+namespace {
+
+using namespace memplan;
+
+ir::HloSharding Iota(std::vector<int64_t> dims, bool replicate_last) {
+  return ir::HloSharding::Tiled(ir::TileAssignment::Iota(std::move(dims)), replicate_last);
+}
+
+// Over a mesh (outer=a, tp=b): dimension 0 over outer, replicated over tp.
+ir::HloSharding Dim0Outer(int64_t a, int64_t b) { return Iota({a, 1, b}, true); }
+// Dimension 1 over tp, replicated over outer.
+ir::HloSharding Dim1Tp(int64_t a, int64_t b) {
+  return ir::HloSharding::Tiled(ir::TileAssignment::Iota({1, b, a}, {a, b}, {1, 0}), true);
+}
+// Dimension 0 over outer and dimension 1 over tp.
+ir::HloSharding Both(int64_t a, int64_t b) { return Iota({a, b}, false); }
+
+// Sharding k of the rotation, for every parameter (0: the data).
+simulator::Candidate Make(int k, int64_t parameters) {
+  simulator::Candidate c;
+  ir::ResolvedPlan& plan = c.plan;
+  const int kind = k % 10;
+  const char* labels[] = {"dp8",       "fsdp8",       "tp8_col",     "tp8_row",    "dp2_tp4",
+                          "dp4_tp2",   "fsdp2_tp4",   "fsdp4_tp2",   "replicated", "tp8_col_dp"};
+  char label[64];
+  std::snprintf(label, sizeof(label), "c%04d_%s", k, labels[kind]);
+  plan.label = label;
+  c.family = "bench";
+  auto two = [&](const char* outer, int64_t a, int64_t b) {
+    plan.mesh.axes = {{outer, a}, {"tp", b}};
+  };
+  switch (kind) {
+    case 0: plan.mesh.axes = {{"dp", 8}}; break;
+    case 1: plan.mesh.axes = {{"fsdp", 8}}; break;
+    case 4: two("dp", 2, 4); break;
+    case 5: two("dp", 4, 2); break;
+    case 6: two("fsdp", 2, 4); break;
+    case 7: two("fsdp", 4, 2); break;
+    default: plan.mesh.axes = {{"tp", 8}}; break;
+  }
+  for (int64_t i = 0; i < parameters; ++i) {
+    ir::ArgumentPlan a;
+    a.parameter = i;
+    const bool data = i == 0;
+    switch (kind) {
+      case 0: a.sharding = data ? Iota({8, 1}, false) : ir::HloSharding::Replicated(); break;
+      case 1: a.sharding = Iota({8, 1}, false); break;
+      case 2: a.sharding = data ? ir::HloSharding::Replicated() : Iota({1, 8}, false); break;
+      case 3: a.sharding = data ? ir::HloSharding::Replicated() : Iota({8, 1}, false); break;
+      case 4: a.sharding = data ? Dim0Outer(2, 4) : Dim1Tp(2, 4); break;
+      case 5: a.sharding = data ? Dim0Outer(4, 2) : Dim1Tp(4, 2); break;
+      case 6: a.sharding = data ? Dim0Outer(2, 4) : Both(2, 4); break;
+      case 7: a.sharding = data ? Dim0Outer(4, 2) : Both(4, 2); break;
+      case 8: a.sharding = ir::HloSharding::Replicated(); break;
+      default: a.sharding = data ? Iota({8, 1}, false) : Iota({1, 8}, false); break;
+    }
+    plan.arguments.push_back(std::move(a));
+  }
+  return c;
+}
+
+int64_t Flag(int argc, char** argv, const char* name, int64_t fallback) {
+  const size_t n = std::strlen(name);
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], name, n) == 0 && argv[i][n] == '=') return std::atoll(argv[i] + n + 1);
+  }
+  return fallback;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int64_t layers = Flag(argc, argv, "--layers", 25000);
+  const int64_t count = Flag(argc, argv, "--candidates", 1000);
+  using Clock = std::chrono::steady_clock;
+  bench::Generated g = bench::GenerateResidualMlp(layers, 256, 512);
+  absl::StatusOr<simulator::Hardware> hw = simulator::LoadHardware("h100");
+  if (!hw.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(hw.status().message()).c_str());
+    return 1;
+  }
+  const auto t0 = Clock::now();
+  auto model = simulator::CostModel::Create(g.program, *hw);
+  if (!model.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(model.status().message()).c_str());
+    return 1;
+  }
+  const auto t1 = Clock::now();
+  std::vector<simulator::Candidate> candidates;
+  for (int64_t k = 0; k < count; ++k) candidates.push_back(Make(static_cast<int>(k), g.parameters));
+  const auto t2 = Clock::now();
+  const std::clock_t c2 = std::clock();
+  absl::StatusOr<simulator::Ranking> ranking =
+      simulator::RankCandidates(**model, 8, hw->hbm_bytes, candidates);
+  const auto t3 = Clock::now();
+  const double cpu = static_cast<double>(std::clock() - c2) / CLOCKS_PER_SEC;
+  if (!ranking.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(ranking.status().message()).c_str());
+    return 1;
+  }
+  const double prepare = std::chrono::duration<double>(t1 - t0).count();
+  const double seconds = std::chrono::duration<double>(t3 - t2).count();
+  std::printf("values %zu, instructions %zu, parameters %ld\n", g.program.values.size(),
+              g.program.module.instruction_count(), static_cast<long>(g.parameters));
+  std::printf("prepare (once per program) %.3f s\n", prepare);
+  std::printf("ranked %ld candidates in %.3f s: %.1f candidates/s (%.2f ms each)\n",
+              static_cast<long>(count), seconds, static_cast<double>(count) / seconds,
+              1000.0 * seconds / static_cast<double>(count));
+  std::printf("CPU time %.3f s: %.1f candidates/s of CPU\n", cpu, static_cast<double>(count) / cpu);
+  std::printf("fitting %zu, over budget %zu, skipped %zu; chosen %s\n", ranking->fitting.size(),
+              ranking->over_budget.size(), ranking->skipped.size(),
+              ranking->fitting.empty() ? "none" : ranking->fitting.front().label.c_str());
+  return 0;
+}

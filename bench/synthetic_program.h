@@ -1,0 +1,25 @@
+// A large single-device program built in memory, for the prediction and
+// ranking benchmarks: --layers residual MLP layers (per layer: a weight
+// parameter f32[width, width], a dot, an add and a maximum), one
+// buffer-assignment value per instruction with live ranges in one
+// preallocated temp arena (parameters in allocations of their own): 4
+// values per layer, plus the data parameter f32[batch, width].
+#ifndef MEMPLAN_BENCH_SYNTHETIC_PROGRAM_H_
+#define MEMPLAN_BENCH_SYNTHETIC_PROGRAM_H_
+
+#include <cstdint>
+
+#include "ir/program.h"
+
+namespace memplan::bench {
+
+struct Generated {
+  ir::Program program;
+  int64_t parameters = 0;  // entry parameters: the data (0), then one weight per layer
+};
+
+Generated GenerateResidualMlp(int64_t layers, int64_t batch, int64_t width);
+
+}  // namespace memplan::bench
+
+#endif  // MEMPLAN_BENCH_SYNTHETIC_PROGRAM_H_

@@ -1,0 +1,172 @@
+// memplan rank: loads the program and the hardware, builds the candidates
+// (family plans and plan files), ranks them (simulator/rank.h), writes the
+// report (viz/rank_report.h) and, on request, the winner's plan file.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "analyzer/plan_families.h"
+#include "cli/commands.h"
+#include "cli/output_file.h"
+#include "cli/rank_commands.h"
+#include "ir/entry_arguments.h"
+#include "ir/status_macros.h"
+#include "ir/strings.h"
+#include "parsers/load_program.h"
+#include "parsers/plan_parser.h"
+#include "parsers/plan_writer.h"
+#include "parsers/source_text.h"
+#include "simulator/hardware_loader.h"
+#include "simulator/rank.h"
+#include "simulator/units.h"
+#include "viz/describe.h"
+#include "viz/rank_report.h"
+
+namespace memplan::cli {
+namespace {
+
+constexpr char kDefaultFamilies[] = "dp,fsdp,tp,dp+tp,fsdp+tp";
+
+int Fail(std::string_view message) {
+  std::fprintf(stderr, "memplan rank: %.*s\n", static_cast<int>(message.size()), message.data());
+  return kExitBadInput;
+}
+
+absl::StatusOr<simulator::PricingOptions> Pricing(const RankFlags& flags,
+                                                  const simulator::Hardware& hw) {
+  simulator::PricingOptions options;
+  const std::optional<simulator::OverlapModel> overlap =
+      simulator::OverlapModelFromName(flags.overlap);
+  if (!overlap) {
+    return absl::InvalidArgumentError(
+        StrCat("--overlap=", flags.overlap, ": expected none, full or per-collective"));
+  }
+  options.overlap = *overlap;
+  if (flags.f32_dots == "tf32") {
+    options.compute.f32_dot = simulator::Precision::kTf32;
+  } else if (flags.f32_dots == "f32") {
+    options.compute.f32_dot = simulator::Precision::kF32;
+  } else {
+    return absl::InvalidArgumentError(StrCat("--f32-dots=", flags.f32_dots, ": expected tf32 or f32"));
+  }
+  absl::StatusOr<int64_t> per_node = simulator::DevicesPerNode(hw, flags.devices, flags.nodes);
+  if (!per_node.ok()) return absl::InvalidArgumentError(StrCat("--nodes: ", FromAbsl(per_node.status().message())));
+  options.gpus_per_node = *per_node;
+  return options;
+}
+
+// The family candidates. Families named on the command line must have their
+// inputs; of the default ones, those without are left out with a note.
+absl::StatusOr<simulator::Enumeration> Families(const RankFlags& flags,
+                                                const std::vector<ir::EntryArgument>& arguments) {
+  simulator::Enumeration none;
+  if (!flags.families && !flags.plans.empty()) return none;
+  const bool named = flags.families.has_value();
+  ASSIGN_OR_RETURN(const std::vector<std::string> listed,
+                   CommaList("families", named ? *flags.families : std::string(kDefaultFamilies)));
+  ASSIGN_OR_RETURN(const ir::FamilyInputs inputs, ReadFamilyInputs(flags.inputs));
+  std::vector<std::string> families;
+  for (const std::string& family : listed) {
+    absl::StatusOr<std::vector<std::string>> axes = analyzer::FamilyAxes(family);
+    if (!axes.ok()) return absl::InvalidArgumentError(StrCat("--families: ", FromAbsl(axes.status().message())));
+    if (auto missing = MissingFamilyInput(family, *axes, inputs, "family-inputs")) {
+      if (named) return absl::InvalidArgumentError(*missing);
+      std::fprintf(stderr, "memplan rank: leaving out %s\n", missing->c_str());
+      continue;
+    }
+    families.push_back(family);
+  }
+  return simulator::EnumerateFamilies(arguments, flags.devices, families, inputs);
+}
+
+// A plan file as a candidate (its label: the file name without .plan.yaml,
+// .yaml, .yml or .json).
+absl::StatusOr<simulator::Candidate> PlanCandidate(const std::string& path, const ir::Module& module,
+                                                   const std::vector<ir::EntryArgument>& arguments) {
+  ASSIGN_OR_RETURN(auto source, parsers::SourceText::FromFile(path));
+  ASSIGN_OR_RETURN(parsers::PlanFile file, parsers::ParsePlan(source));
+  simulator::Candidate c;
+  c.source = path;
+  ASSIGN_OR_RETURN(c.plan, parsers::ResolvePlan(file, arguments, ir::EntryOutputs(module)));
+  std::string stem = path.substr(path.find_last_of('/') + 1);
+  for (std::string_view suffix : {".plan.yaml", ".yaml", ".yml", ".json"}) {
+    if (stem.size() > suffix.size() && stem.ends_with(suffix)) {
+      stem.resize(stem.size() - suffix.size());
+      break;
+    }
+  }
+  c.plan.label = stem;
+  return c;
+}
+
+// The winner's plan file: a family plan written out, a plan file copied.
+absl::StatusOr<std::string> PlanText(const simulator::Candidate& c, std::string_view module_name) {
+  if (c.spec) return parsers::WritePlanYaml(*c.spec, PlanTitle(module_name, c.plan.label));
+  ASSIGN_OR_RETURN(auto source, parsers::SourceText::FromFile(c.source));
+  return std::string(source->text());
+}
+
+}  // namespace
+
+int RunRank(const RankFlags& flags) {
+  if (flags.devices < 1) return Fail("expected --devices N with N >= 1");
+  absl::StatusOr<simulator::Hardware> hw = simulator::LoadHardware(flags.hw);
+  if (!hw.ok()) return Fail(FromAbsl(hw.status().message()));
+  int64_t budget = hw->hbm_bytes;
+  if (!flags.budget.empty()) {
+    absl::StatusOr<double> parsed = simulator::ParseQuantity(flags.budget, simulator::Quantity::kBytes);
+    if (!parsed.ok()) return Fail(StrCat("--budget=", flags.budget, ": ", FromAbsl(parsed.status().message())));
+    budget = static_cast<int64_t>(*parsed);
+  }
+  absl::StatusOr<simulator::PricingOptions> pricing = Pricing(flags, *hw);
+  if (!pricing.ok()) return Fail(FromAbsl(pricing.status().message()));
+
+  parsers::LoadOptions load;
+  load.module = flags.module;
+  absl::StatusOr<parsers::LoadedProgram> loaded = parsers::LoadProgram(flags.path, load);
+  if (!loaded.ok()) return Fail(FromAbsl(loaded.status().message()));
+  const ir::Module& module = loaded->program.module;
+  absl::StatusOr<std::vector<ir::EntryArgument>> arguments = ir::EntryArguments(module);
+  if (!arguments.ok()) return Fail(StrCat(flags.path, ": ", FromAbsl(arguments.status().message())));
+
+  absl::StatusOr<simulator::Enumeration> enumeration = Families(flags, *arguments);
+  if (!enumeration.ok()) return Fail(FromAbsl(enumeration.status().message()));
+  for (const std::string& path : flags.plans) {
+    absl::StatusOr<simulator::Candidate> c = PlanCandidate(path, module, *arguments);
+    if (!c.ok()) return Fail(FromAbsl(c.status().message()));
+    enumeration->candidates.push_back(*std::move(c));
+  }
+  if (enumeration->candidates.empty() && enumeration->skipped.empty()) {
+    return Fail("no candidates: expected --families with their inputs (--data, --tp-plan or "
+                "--family-inputs) or --plans");
+  }
+  absl::StatusOr<std::unique_ptr<simulator::CostModel>> model =
+      simulator::CostModel::Create(loaded->program, *hw, *pricing);
+  if (!model.ok()) return Fail(StrCat(flags.path, ": ", FromAbsl(model.status().message())));
+  absl::StatusOr<simulator::Ranking> ranking =
+      simulator::RankCandidates(**model, flags.devices, budget, enumeration->candidates,
+                                std::move(enumeration->skipped));
+  if (!ranking.ok()) return Fail(FromAbsl(ranking.status().message()));
+
+  const viz::RankReportInput input{loaded->program.module_name, hw->name, pricing->overlap, *ranking};
+  const std::string report = flags.format == RankFormat::kJson ? viz::RenderRankJson(input)
+                                                                : viz::RenderRankText(input);
+  if (!ranking->fitting.empty() && !flags.emit_plan.empty()) {
+    const simulator::Candidate& best =
+        enumeration->candidates[static_cast<size_t>(ranking->fitting.front().index)];
+    absl::StatusOr<std::string> text = PlanText(best, module.name);
+    if (!text.ok()) return Fail(FromAbsl(text.status().message()));
+    if (absl::Status s = WriteOutput(flags.emit_plan, *text); !s.ok()) return Fail(FromAbsl(s.message()));
+  }
+  if (absl::Status s = WriteOutput(flags.output, report); !s.ok()) return Fail(FromAbsl(s.message()));
+  if (const std::string choice = viz::DescribeModuleChoice(*loaded); !choice.empty()) {
+    std::fprintf(stderr, "memplan: %s (--module picks another)\n", choice.c_str());
+  }
+  if (ranking->fitting.empty()) {
+    std::fprintf(stderr, "memplan rank: %s\n", viz::DescribeNothingFits(*ranking).c_str());
+    return kExitCheckFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace memplan::cli

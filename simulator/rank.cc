@@ -1,0 +1,192 @@
+#include "simulator/rank.h"
+
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+#include "analyzer/plan_families.h"
+#include "ir/partition_spec.h"
+#include "ir/status_macros.h"
+#include "ir/strings.h"
+
+namespace memplan::simulator {
+namespace {
+
+void Factorise(int64_t n, int parts, std::vector<int64_t>& prefix,
+               std::vector<std::vector<int64_t>>* out) {
+  if (parts == 1) {
+    if (n >= 2) {
+      prefix.push_back(n);
+      out->push_back(prefix);
+      prefix.pop_back();
+    }
+    return;
+  }
+  for (int64_t f = 2; f <= n / 2; ++f) {
+    if (n % f != 0) continue;
+    prefix.push_back(f);
+    Factorise(n / f, parts - 1, prefix, out);
+    prefix.pop_back();
+  }
+}
+
+// What a priced candidate keeps: the totals, not the per-argument detail
+// (a ranking of a thousand candidates of a large program would hold a
+// thousand copies of it).
+void DropDetails(CandidateCost& cost) {
+  predictor::Prediction& p = cost.prediction;
+  p.collective_list = {};
+  p.argument_shardings = {};
+  p.output_shardings = {};
+  p.unknown.shrink_to_fit();
+}
+
+}  // namespace
+
+std::vector<std::vector<int64_t>> OrderedFactorisations(int64_t n, int parts) {
+  std::vector<std::vector<int64_t>> out;
+  if (parts < 1 || n < 1) return out;
+  if (n == 1) return {std::vector<int64_t>(static_cast<size_t>(parts), 1)};
+  std::vector<int64_t> prefix;
+  Factorise(n, parts, prefix, &out);
+  return out;
+}
+
+absl::StatusOr<ir::ResolvedPlan> LowerSpecPlan(const ir::SpecPlan& spec) {
+  RETURN_IF_ERROR(spec.mesh.Validate());
+  ir::ResolvedPlan plan;
+  plan.mesh = spec.mesh;
+  plan.label = spec.label;
+  ir::JaxNamedSharding named;
+  named.mesh = spec.mesh;
+  for (const ir::SpecPlanArgument& a : spec.arguments) {
+    named.spec = a.spec;
+    absl::StatusOr<ir::HloSharding> sharding =
+        ir::PartitionSpecToHloSharding(named, static_cast<int64_t>(a.shape.dims.size()));
+    if (!sharding.ok()) {
+      return absl::InvalidArgumentError(StrCat("argument ", a.parameter, " (", a.name, "): ",
+                                               FromAbsl(sharding.status().message())));
+    }
+    ir::ArgumentPlan out;
+    out.parameter = a.parameter;
+    out.name = a.name;
+    out.sharding = *std::move(sharding);
+    out.source = ir::PlanSource::kKey;
+    out.key = a.name;
+    out.donated = a.donated;
+    plan.arguments.push_back(std::move(out));
+  }
+  return plan;
+}
+
+absl::StatusOr<Enumeration> EnumerateFamilies(const std::vector<ir::EntryArgument>& arguments,
+                                              int64_t devices,
+                                              const std::vector<std::string>& families,
+                                              const ir::FamilyInputs& inputs) {
+  if (devices < 1) return absl::InvalidArgumentError("expected at least one device");
+  Enumeration out;
+  for (const std::string& family : families) {
+    ASSIGN_OR_RETURN(const std::vector<std::string> axes, analyzer::FamilyAxes(family));
+    for (const std::vector<int64_t>& sizes :
+         OrderedFactorisations(devices, static_cast<int>(axes.size()))) {
+      ir::Mesh mesh;
+      for (size_t k = 0; k < axes.size(); ++k) mesh.axes.push_back({axes[k], sizes[k]});
+      absl::StatusOr<ir::SpecPlan> spec = analyzer::BuildFamilyPlan(arguments, mesh, inputs);
+      absl::StatusOr<ir::ResolvedPlan> plan =
+          spec.ok() ? LowerSpecPlan(*spec) : absl::StatusOr<ir::ResolvedPlan>(spec.status());
+      if (!plan.ok()) {
+        out.skipped.push_back({analyzer::FamilyLabel(mesh), family, "", SkipReason::kFamilyRule,
+                               std::string(FromAbsl(plan.status().message())), devices});
+        continue;
+      }
+      Candidate c;
+      c.family = family;
+      c.spec = *std::move(spec);
+      c.plan = *std::move(plan);
+      out.candidates.push_back(std::move(c));
+    }
+    if (devices == 1) break;  // every family is the same single device
+  }
+  return out;
+}
+
+absl::StatusOr<int64_t> DevicesPerNode(const Hardware& hw, int64_t devices,
+                                       std::optional<int64_t> nodes) {
+  if (devices < 1) return absl::InvalidArgumentError("expected at least one device");
+  if (hw.gpus_per_node < 1) return absl::InvalidArgumentError("the hardware has no GPUs per node");
+  if (!nodes) return std::min(devices, hw.gpus_per_node);
+  if (*nodes < 1) return absl::InvalidArgumentError("expected at least one node");
+  if (devices % *nodes != 0) {
+    return absl::InvalidArgumentError(StrCat(devices, " devices do not spread evenly over ", *nodes,
+                                             " nodes; expected a node count that divides them"));
+  }
+  if (devices / *nodes > hw.gpus_per_node) {
+    return absl::InvalidArgumentError(StrCat(devices, " devices on ", *nodes, " nodes put ",
+                                             devices / *nodes, " on a node; ", hw.name, " has ",
+                                             hw.gpus_per_node, " GPUs per node"));
+  }
+  return devices / *nodes;
+}
+
+const RankedCandidate* Ranking::Smallest() const {
+  const RankedCandidate* best = nullptr;
+  for (const auto* list : {&fitting, &over_budget}) {
+    for (const RankedCandidate& c : *list) {
+      if (best == nullptr || std::tie(c.footprint_bytes, c.label, c.index) <
+                                 std::tie(best->footprint_bytes, best->label, best->index)) {
+        best = &c;
+      }
+    }
+  }
+  return best;
+}
+
+absl::StatusOr<Ranking> RankCandidates(const CostModel& model, int64_t devices,
+                                       int64_t budget_bytes, const std::vector<Candidate>& candidates,
+                                       std::vector<SkippedCandidate> skipped) {
+  if (devices < 1) return absl::InvalidArgumentError("expected at least one device");
+  Ranking out;
+  out.devices = devices;
+  out.gpus_per_node = model.gpus_per_node();
+  out.nodes = (devices + out.gpus_per_node - 1) / out.gpus_per_node;
+  out.budget_bytes = budget_bytes;
+  out.skipped = std::move(skipped);
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& c = candidates[i];
+    const int64_t mesh_devices = c.plan.mesh.device_count();
+    if (mesh_devices != devices) {
+      out.skipped.push_back({c.plan.label, c.family, c.source, SkipReason::kDeviceCount,
+                             c.plan.mesh.ToString(), mesh_devices});
+      continue;
+    }
+    absl::StatusOr<CandidateCost> cost = model.Price(c.plan);
+    if (!cost.ok()) {
+      out.skipped.push_back({c.plan.label, c.family, c.source, SkipReason::kPrediction,
+                             std::string(FromAbsl(cost.status().message())), mesh_devices});
+      continue;
+    }
+    RankedCandidate r;
+    r.index = static_cast<int64_t>(i);
+    r.label = c.plan.label;
+    r.family = c.family;
+    r.source = c.source;
+    r.cost = *std::move(cost);
+    DropDetails(r.cost);
+    r.footprint_bytes = r.cost.prediction.max_device_footprint_bytes;
+    r.headroom_bytes = budget_bytes - r.footprint_bytes;
+    (r.footprint_bytes <= budget_bytes ? out.fitting : out.over_budget).push_back(std::move(r));
+  }
+  std::sort(out.fitting.begin(), out.fitting.end(),
+            [](const RankedCandidate& a, const RankedCandidate& b) {
+              return std::tie(a.cost.step.step_seconds, a.footprint_bytes, a.label, a.index) <
+                     std::tie(b.cost.step.step_seconds, b.footprint_bytes, b.label, b.index);
+            });
+  std::sort(out.over_budget.begin(), out.over_budget.end(),
+            [](const RankedCandidate& a, const RankedCandidate& b) {
+              return std::tie(a.footprint_bytes, a.label, a.index) <
+                     std::tie(b.footprint_bytes, b.label, b.index);
+            });
+  return out;
+}
+
+}  // namespace memplan::simulator
