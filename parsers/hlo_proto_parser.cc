@@ -36,16 +36,6 @@ ir::Shape ShapeFromProto(const pb::ShapeProto& proto, int depth = 0) {
   return shape;
 }
 
-ir::OpMetadata MetadataFromProto(const pb::OpMetadata& m) {
-  ir::OpMetadata metadata;
-  metadata.op_type = View(m.op_type());
-  metadata.op_name = View(m.op_name());
-  metadata.source_file = View(m.source_file());
-  metadata.source_line = m.source_line();
-  metadata.stack_frame_id = m.stack_frame_id();
-  return metadata;
-}
-
 // Proto ids of instructions to their dense ids.
 struct ProtoIds {
   absl::flat_hash_map<int64_t, ir::InstructionId> instructions;
