@@ -83,19 +83,11 @@ simulator::Candidate Make(int k, int64_t parameters) {
   return c;
 }
 
-int64_t Flag(int argc, char** argv, const char* name, int64_t fallback) {
-  const size_t n = std::strlen(name);
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], name, n) == 0 && argv[i][n] == '=') return std::atoll(argv[i] + n + 1);
-  }
-  return fallback;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int64_t layers = Flag(argc, argv, "--layers", 25000);
-  const int64_t count = Flag(argc, argv, "--candidates", 1000);
+  const int64_t layers = bench::IntFlag(argc, argv, "--layers", 25000);
+  const int64_t count = bench::IntFlag(argc, argv, "--candidates", 1000);
   using Clock = std::chrono::steady_clock;
   bench::Generated g = bench::GenerateResidualMlp(layers, 256, 512);
   absl::StatusOr<simulator::Hardware> hw = simulator::LoadHardware("h100");

@@ -1,5 +1,7 @@
 #include "bench/synthetic_program.h"
 
+#include <cstring>
+#include <cstdlib>
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -102,5 +104,13 @@ Generated GenerateResidualMlp(int64_t layers, int64_t batch, int64_t width) {
   return g;
 }
 
+
+int64_t IntFlag(int argc, char** argv, const char* name, int64_t fallback) {
+  const size_t n = std::strlen(name);
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], name, n) == 0 && argv[i][n] == '=') return std::atoll(argv[i] + n + 1);
+  }
+  return fallback;
+}
 
 }  // namespace memplan::bench

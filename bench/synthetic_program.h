@@ -20,6 +20,9 @@ struct Generated {
 
 Generated GenerateResidualMlp(int64_t layers, int64_t batch, int64_t width);
 
+// The value of "--name=N" among the benchmark's arguments, else `fallback`.
+int64_t IntFlag(int argc, char** argv, const char* name, int64_t fallback);
+
 }  // namespace memplan::bench
 
 #endif  // MEMPLAN_BENCH_SYNTHETIC_PROGRAM_H_
