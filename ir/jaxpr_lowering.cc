@@ -5,67 +5,15 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "ir/jaxpr_lowering_ops.h"
+#include "ir/status_macros.h"
 #include "ir/strings.h"
 
 namespace memplan::ir {
 namespace {
 
-struct Mapping {
-  std::string_view primitive;
-  Opcode opcode;
-  std::string_view direction = {};  // compare
-};
-
-constexpr Mapping kOpcodes[] = {
-    {"abs", Opcode::kAbs},          {"add", Opcode::kAdd},
-    {"add_any", Opcode::kAdd},      {"and", Opcode::kAnd},
-    {"atan2", Opcode::kAtan2},      {"cbrt", Opcode::kCbrt},
-    {"ceil", Opcode::kCeil},        {"clamp", Opcode::kClamp},
-    {"concatenate", Opcode::kConcatenate},
-    {"convert_element_type", Opcode::kConvert},
-    {"cos", Opcode::kCos},          {"div", Opcode::kDivide},
-    {"dynamic_slice", Opcode::kDynamicSlice},
-    {"dynamic_update_slice", Opcode::kDynamicUpdateSlice},
-    {"eq", Opcode::kCompare, "EQ"}, {"erf", Opcode::kErf},
-    {"exp", Opcode::kExp},          {"expm1", Opcode::kExpm1},
-    {"floor", Opcode::kFloor},      {"gather", Opcode::kGather},
-    {"ge", Opcode::kCompare, "GE"}, {"gt", Opcode::kCompare, "GT"},
-    {"integer_pow", Opcode::kMultiply},
-    {"iota", Opcode::kIota},        {"is_finite", Opcode::kIsFinite},
-    {"le", Opcode::kCompare, "LE"}, {"log", Opcode::kLog},
-    {"log1p", Opcode::kLog1p},
-    {"lt", Opcode::kCompare, "LT"}, {"max", Opcode::kMaximum},
-    {"min", Opcode::kMinimum},      {"mul", Opcode::kMultiply},
-    {"ne", Opcode::kCompare, "NE"}, {"neg", Opcode::kNegate},
-    {"not", Opcode::kNot},          {"or", Opcode::kOr},
-    {"pad", Opcode::kPad},          {"pow", Opcode::kPower},
-    {"reduce_and", Opcode::kReduce}, {"reduce_max", Opcode::kReduce},
-    {"reduce_min", Opcode::kReduce}, {"reduce_or", Opcode::kReduce},
-    {"reduce_precision", Opcode::kReducePrecision},
-    {"reduce_prod", Opcode::kReduce}, {"reduce_sum", Opcode::kReduce},
-    {"rem", Opcode::kRemainder},    {"rev", Opcode::kReverse},
-    {"rsqrt", Opcode::kRsqrt},      {"scatter", Opcode::kScatter},
-    {"scatter-add", Opcode::kScatter}, {"select_n", Opcode::kSelect},
-    {"sign", Opcode::kSign},        {"sin", Opcode::kSin},
-    {"slice", Opcode::kSlice},      {"sort", Opcode::kSort},
-    {"sqrt", Opcode::kSqrt},        {"square", Opcode::kMultiply},
-    {"sub", Opcode::kSubtract},     {"tan", Opcode::kTan},
-    {"tanh", Opcode::kTanh},        {"xor", Opcode::kXor},
-    {"broadcast_in_dim", Opcode::kBroadcast},
-    {"transpose", Opcode::kTranspose},
-    {"reshape", Opcode::kReshape},  {"squeeze", Opcode::kReshape},
-    {"expand_dims", Opcode::kReshape},
-    {"dot_general", Opcode::kDot},  {"conv_general_dilated", Opcode::kConvolution},
-    {"copy", Opcode::kCopy},        {"copy_p", Opcode::kCopy},
-    {"optimization_barrier", Opcode::kOptimizationBarrier},
-};
-
-const Mapping* MappingFor(std::string_view primitive) {
-  for (const Mapping& m : kOpcodes) {
-    if (m.primitive == primitive) return &m;
-  }
-  return nullptr;
-}
+using Env = absl::flat_hash_map<int64_t, InstructionId>;
+using Ids = std::vector<InstructionId>;
 
 Shape ShapeOf(const JaxprAval& aval) {
   Shape s;
@@ -74,170 +22,450 @@ Shape ShapeOf(const JaxprAval& aval) {
   return s;
 }
 
-std::optional<std::vector<int64_t>> IntListParam(const JaxprEqn& eqn, std::string_view name) {
+Shape Scalar(DType dtype) {
+  Shape s;
+  s.dtype = dtype;
+  return s;
+}
+
+std::optional<int64_t> IntParam(const JaxprEqn& eqn, std::string_view name) {
   const JaxprParam* p = eqn.FindParam(name);
-  return p == nullptr ? std::nullopt : p->value.AsIntList();
+  return p == nullptr ? std::nullopt : p->value.AsInt();
+}
+
+// The jaxpr a call-like equation runs: its first `jaxpr`, `call_jaxpr` or
+// `fun_jaxpr` parameter.
+const JaxprEqn::Called* CalleeOf(const JaxprEqn& eqn, std::string_view role = {}) {
+  for (std::string_view r : {std::string_view("jaxpr"), std::string_view("call_jaxpr"),
+                             std::string_view("fun_jaxpr")}) {
+    if (!role.empty() && r != role) continue;
+    for (const JaxprEqn::Called& k : eqn.called) {
+      if (k.role == r) return &k;
+    }
+  }
+  return nullptr;
+}
+
+const JaxprEqn::Called* CalledAs(const JaxprEqn& eqn, std::string_view role) {
+  for (const JaxprEqn::Called& k : eqn.called) {
+    if (k.role == role) return &k;
+  }
+  return nullptr;
+}
+
+bool AllDropped(const JaxprModule& jaxpr, const JaxprEqn& eqn) {
+  if (eqn.outvars.empty()) return false;
+  for (JaxprVarId v : eqn.outvars) {
+    if (jaxpr.var(v).kind != JaxprVar::Kind::kDrop) return false;
+  }
+  return true;
 }
 
 class Lowering {
  public:
-  explicit Lowering(const JaxprModule& jaxpr) : jaxpr_(jaxpr) {}
+  Lowering(const JaxprModule& jaxpr, const JaxprLoweringOptions& options)
+      : jaxpr_(jaxpr), options_(options) {}
 
   absl::StatusOr<Module> Run() {
     if (!jaxpr_.top.valid()) return absl::InvalidArgumentError(StrCat(jaxpr_.source_name, ": no jaxpr"));
     module_.name = module_.Intern(jaxpr_.source_name);
-    // Computations first, so that calls can name any of them.
-    for (const Jaxpr& j : jaxpr_.jaxprs) {
-      Computation c;
-      c.name = module_.Intern(j.shared_name.empty() ? StrCat("jaxpr.", j.id.value()) : j.shared_name);
-      module_.AddComputation(std::move(c));
+    const Jaxpr& top = jaxpr_.jaxpr(jaxpr_.top);
+    const ComputationId entry = NewComputation("main");
+    Env env;
+    for (JaxprVarId v : top.constvars) {
+      env[v.value()] = Add(entry, jaxpr_.var(v).name, Opcode::kConstant, ShapeOf(jaxpr_.var(v).aval), {});
     }
-    for (const Jaxpr& j : jaxpr_.jaxprs) Body(j);
-    module_.entry = ComputationId(jaxpr_.top.value());
+    for (size_t k = 0; k < top.invars.size(); ++k) {
+      const JaxprVar& var = jaxpr_.var(top.invars[k]);
+      const InstructionId p = Parameter(entry, var.name, ShapeOf(var.aval), static_cast<int64_t>(k));
+      module_.mutable_instruction(p).metadata.op_name = module_.instruction(p).name;
+      env[top.invars[k].value()] = p;
+    }
+    ASSIGN_OR_RETURN(Ids outs, Body(entry, top, env, 0));
+    SetRoot(entry, outs, "root");
+    module_.entry = entry;
     module_.gaps.push_back(GraphGap::kAttributes);
     return std::move(module_);
   }
 
  private:
-  InstructionId Add(ComputationId c, std::string_view name, Opcode opcode, std::string_view text, Shape shape,
-                    std::vector<InstructionId> operands) {
+  ComputationId NewComputation(std::string name) {
+    Computation c;
+    c.name = module_.Intern(std::move(name));
+    return module_.AddComputation(std::move(c));
+  }
+
+  InstructionId Add(ComputationId c, std::string_view name, Opcode opcode, Shape shape, Ids operands,
+                    std::string_view text = {}) {
     Instruction i;
     i.computation = c;
     i.name = module_.Intern(std::string(name));
     i.opcode = opcode;
-    i.opcode_text = module_.Intern(std::string(text));
+    i.opcode_text = text.empty() ? OpcodeName(opcode) : module_.Intern(std::string(text));
     i.shape = std::move(shape);
     i.operands = std::move(operands);
+    if (eqn_ != nullptr) {
+      i.metadata.op_type = module_.Intern(eqn_->primitive);
+      if (!eqn_->name_stack.empty()) i.metadata.op_name = module_.Intern(eqn_->name_stack);
+      if (!eqn_->source.file.empty()) {
+        i.metadata.source_file = module_.Intern(eqn_->source.file);
+        i.metadata.source_line = eqn_->source.line;
+      }
+    }
     const InstructionId id = module_.AddInstruction(std::move(i));
     module_.mutable_computation(c).instructions.push_back(id);
     return id;
   }
 
-  void Body(const Jaxpr& j) {
-    const ComputationId c(j.id.value());
-    absl::flat_hash_map<int64_t, InstructionId> env;
-    std::vector<JaxprVarId> params(j.constvars);
-    params.insert(params.end(), j.invars.begin(), j.invars.end());
-    for (JaxprVarId v : params) {
-      const InstructionId p = Add(c, jaxpr_.var(v).name, Opcode::kParameter, "parameter",
-                                  ShapeOf(jaxpr_.var(v).aval), {});
-      module_.mutable_computation(c).parameters.push_back(p);
-      env[v.value()] = p;
-    }
-    for (JaxprEqnId e : j.eqns) Equation(c, jaxpr_.eqn(e), env);
-    std::vector<InstructionId> outs;
-    for (const JaxprAtom& a : j.outvars) outs.push_back(Operand(c, a, env));
+  InstructionId Parameter(ComputationId c, std::string_view name, Shape shape, int64_t number) {
+    const InstructionId p = Add(c, name, Opcode::kParameter, std::move(shape), {});
+    module_.mutable_attributes(p).parameter_number = number;
+    module_.mutable_computation(c).parameters.push_back(p);
+    return p;
+  }
+
+  InstructionId Constant(ComputationId c, Shape shape) {
+    return Add(c, StrCat("constant.", module_.instruction_count()), Opcode::kConstant, std::move(shape), {});
+  }
+
+  InstructionId Tuple(ComputationId c, std::string_view name, const Ids& elements) {
+    Shape shape;
+    shape.dtype = DType::kTuple;
+    for (InstructionId e : elements) shape.tuple_elements.push_back(module_.instruction(e).shape);
+    return Add(c, name, Opcode::kTuple, std::move(shape), elements);
+  }
+
+  InstructionId Element(ComputationId c, InstructionId tuple, int64_t k, std::string_view name = {}) {
+    const Shape& shape = module_.instruction(tuple).shape;
+    Shape element = k < static_cast<int64_t>(shape.tuple_elements.size())
+                        ? shape.tuple_elements[static_cast<size_t>(k)]
+                        : Shape{};
+    const InstructionId g = Add(c, name.empty() ? StrCat("get-tuple-element.", module_.instruction_count()) : name,
+                                Opcode::kGetTupleElement, std::move(element), {tuple});
+    module_.mutable_attributes(g).tuple_index = k;
+    return g;
+  }
+
+  // Computation `c` returns `outs`: the only one, or their tuple.
+  void SetRoot(ComputationId c, const Ids& outs, std::string_view name) {
     InstructionId root;
     if (outs.size() == 1) {
       root = outs[0];
     } else {
-      Shape tuple;
-      tuple.dtype = DType::kTuple;
-      for (InstructionId o : outs) tuple.tuple_elements.push_back(module_.instruction(o).shape);
-      root = Add(c, StrCat("root.", j.id.value()), Opcode::kTuple, "tuple", std::move(tuple), outs);
+      root = Tuple(c, StrCat(name, ".", c.value()), outs);
     }
     module_.mutable_instruction(root).is_root = true;
     module_.mutable_computation(c).root = root;
   }
 
-  InstructionId Operand(ComputationId c, const JaxprAtom& a,
-                        absl::flat_hash_map<int64_t, InstructionId>& env) {
+  // A new computation taking one tuple of `shape`, and its elements.
+  std::pair<ComputationId, Ids> TupleComputation(std::string name, const Shape& shape) {
+    const ComputationId c = NewComputation(std::move(name));
+    const InstructionId p = Parameter(c, StrCat("param.", c.value()), shape, 0);
+    Ids elements;
+    for (size_t k = 0; k < shape.tuple_elements.size(); ++k) {
+      elements.push_back(Element(c, p, static_cast<int64_t>(k)));
+    }
+    return {c, std::move(elements)};
+  }
+
+  absl::Status Check(int32_t depth) const {
+    if (static_cast<int64_t>(module_.instruction_count()) > options_.max_instructions) {
+      return absl::InvalidArgumentError(StrCat(jaxpr_.source_name, ": lowering the jaxpr takes more than ",
+                                               options_.max_instructions, " instructions"));
+    }
+    if (depth > options_.max_depth) {
+      return absl::InvalidArgumentError(StrCat(jaxpr_.source_name, ": calls and loops nest deeper than ",
+                                               options_.max_depth));
+    }
+    return absl::OkStatus();
+  }
+
+  // Lowers `j`'s equations into `c`, its inputs bound in `env`; returns its
+  // outputs.
+  absl::StatusOr<Ids> Body(ComputationId c, const Jaxpr& j, Env& env, int32_t depth) {
+    for (JaxprEqnId e : j.eqns) RETURN_IF_ERROR(Equation(c, jaxpr_.eqn(e), env, depth));
+    Ids outs;
+    for (const JaxprAtom& a : j.outvars) outs.push_back(Operand(c, a, env));
+    return outs;
+  }
+
+  // `j` inlined into `c` with `args` for its inputs.
+  absl::StatusOr<Ids> Inline(ComputationId c, JaxprId id, const Ids& args, int32_t depth) {
+    RETURN_IF_ERROR(Check(depth));
+    const Jaxpr& j = jaxpr_.jaxpr(id);
+    Env env;
+    for (JaxprVarId v : j.constvars) env[v.value()] = Constant(c, ShapeOf(jaxpr_.var(v).aval));
+    for (size_t k = 0; k < j.invars.size() && k < args.size(); ++k) env[j.invars[k].value()] = args[k];
+    return Body(c, j, env, depth);
+  }
+
+  bool Takes(JaxprId id, size_t operands) const {
+    return id.valid() && jaxpr_.jaxpr(id).invars.size() == operands;
+  }
+
+  InstructionId Operand(ComputationId c, const JaxprAtom& a, const Env& env) {
     if (!a.IsLiteral()) {
       auto it = env.find(a.var.value());
       if (it != env.end()) return it->second;
     }
-    return Add(c, StrCat("constant.", module_.instruction_count()), Opcode::kConstant, "constant",
-               ShapeOf(a.IsLiteral() ? a.literal_aval : jaxpr_.var(a.var).aval), {});
+    return Constant(c, ShapeOf(a.IsLiteral() ? a.literal_aval : jaxpr_.var(a.var).aval));
   }
 
-  void Equation(ComputationId c, const JaxprEqn& eqn, absl::flat_hash_map<int64_t, InstructionId>& env) {
-    std::vector<InstructionId> operands;
+  void Bind(const JaxprEqn& eqn, const Ids& outs, Env& env) {
+    for (size_t k = 0; k < eqn.outvars.size() && k < outs.size(); ++k) env[eqn.outvars[k].value()] = outs[k];
+  }
+
+  absl::Status Equation(ComputationId c, const JaxprEqn& eqn, Env& env, int32_t depth) {
+    if (AllDropped(jaxpr_, eqn)) return absl::OkStatus();
+    RETURN_IF_ERROR(Check(depth));
+    const JaxprEqn* saved = eqn_;
+    eqn_ = &eqn;
+    absl::Status status = Lower(c, eqn, env, depth);
+    eqn_ = saved;
+    return status;
+  }
+
+  absl::Status Lower(ComputationId c, const JaxprEqn& eqn, Env& env, int32_t depth) {
+    Ids operands;
     for (const JaxprAtom& a : eqn.invars) operands.push_back(Operand(c, a, env));
-    Opcode opcode = Opcode::kUnknown;
-    const Mapping* mapping = MappingFor(eqn.primitive);
-    std::vector<CalledComputation> calls;
-    auto call = [&](std::string_view role, CallRole as) {
-      for (const JaxprEqn::Called& k : eqn.called) {
-        if (k.role == role) calls.push_back({ComputationId(k.jaxpr.value()), as});
-      }
-    };
-    if (mapping != nullptr) {
-      opcode = mapping->opcode;
-    } else if (eqn.primitive == "scan" || eqn.primitive == "while") {
-      opcode = Opcode::kWhile;
-      call(eqn.primitive == "scan" ? "jaxpr" : "body_jaxpr", CallRole::kWhileBody);
-      call("cond_jaxpr", CallRole::kWhileCondition);
-    } else if (eqn.primitive == "cond") {
-      opcode = Opcode::kConditional;
-      for (const JaxprEqn::Called& k : eqn.called) calls.push_back({ComputationId(k.jaxpr.value()), CallRole::kBranch});
-    } else {
-      for (std::string_view role : {"jaxpr", "call_jaxpr", "fun_jaxpr"}) {
-        if (calls.empty()) call(role, CallRole::kToApply);
-      }
-      if (!calls.empty()) opcode = Opcode::kCall;
+    if (IsJaxprIdentity(eqn.primitive) && operands.size() == eqn.outvars.size()) {
+      Bind(eqn, operands, env);
+      return absl::OkStatus();
     }
-    const std::string_view text = opcode == Opcode::kUnknown ? std::string_view(eqn.primitive) : OpcodeName(opcode);
+    const JaxprOpMapping* mapping = JaxprOpFor(eqn.primitive);
+    if (mapping == nullptr) {
+      if (eqn.primitive == "scan") return Scan(c, eqn, operands, env, depth);
+      if (eqn.primitive == "while") return While(c, eqn, operands, env, depth);
+      if (eqn.primitive == "cond") return Cond(c, eqn, operands, env, depth);
+      const JaxprEqn::Called* callee = CalleeOf(eqn);
+      if (callee != nullptr && Takes(callee->jaxpr, operands.size())) {
+        ASSIGN_OR_RETURN(Ids outs, Inline(c, callee->jaxpr, operands, depth + 1));
+        Bind(eqn, outs, env);
+        return absl::OkStatus();
+      }
+    }
+    Plain(c, eqn, mapping, std::move(operands), env);
+    return absl::OkStatus();
+  }
+
+  // One instruction for the equation (kUnknown without a mapping).
+  void Plain(ComputationId c, const JaxprEqn& eqn, const JaxprOpMapping* mapping, Ids operands, Env& env) {
+    const Opcode opcode = mapping != nullptr ? mapping->opcode : Opcode::kUnknown;
     Shape shape;
-    std::vector<JaxprVarId> outs = eqn.outvars;
-    if (outs.size() == 1) {
-      shape = ShapeOf(jaxpr_.var(outs[0]).aval);
+    if (eqn.outvars.size() == 1) {
+      shape = ShapeOf(jaxpr_.var(eqn.outvars[0]).aval);
     } else {
       shape.dtype = DType::kTuple;
-      for (JaxprVarId v : outs) shape.tuple_elements.push_back(ShapeOf(jaxpr_.var(v).aval));
+      for (JaxprVarId v : eqn.outvars) shape.tuple_elements.push_back(ShapeOf(jaxpr_.var(v).aval));
     }
-    const std::string name = outs.size() == 1 ? jaxpr_.var(outs[0]).name : StrCat(eqn.primitive, ".", eqn.id.value());
-    const InstructionId id = Add(c, name, opcode, text, std::move(shape), std::move(operands));
-    module_.mutable_instruction(id).calls = std::move(calls);
-    Attributes(eqn, id, mapping);
-    if (outs.size() == 1) {
-      env[outs[0].value()] = id;
+    const std::string name = eqn.outvars.size() == 1 ? jaxpr_.var(eqn.outvars[0]).name
+                                                     : StrCat(eqn.primitive, ".", eqn.id.value());
+    const InstructionId id = Add(c, name, opcode, std::move(shape), std::move(operands),
+                                 opcode == Opcode::kUnknown ? std::string_view(eqn.primitive) : std::string_view());
+    SetJaxprAttributes(eqn, mapping, &module_, id);
+    if (eqn.outvars.size() == 1) {
+      env[eqn.outvars[0].value()] = id;
       return;
     }
-    for (size_t k = 0; k < outs.size(); ++k) {
-      const InstructionId gte = Add(c, jaxpr_.var(outs[k]).name, Opcode::kGetTupleElement, "get-tuple-element",
-                                    ShapeOf(jaxpr_.var(outs[k]).aval), {id});
-      module_.mutable_attributes(gte).tuple_index = static_cast<int64_t>(k);
-      env[outs[k].value()] = gte;
+    Ids outs;
+    for (size_t k = 0; k < eqn.outvars.size(); ++k) {
+      outs.push_back(Element(c, id, static_cast<int64_t>(k), jaxpr_.var(eqn.outvars[k]).name));
+    }
+    Bind(eqn, outs, env);
+  }
+
+  // The outputs of loop `w` at tuple positions first, first + 1, ...
+  void BindElements(ComputationId c, const JaxprEqn& eqn, InstructionId w, size_t first, size_t count,
+                    size_t var_offset, Env& env) {
+    for (size_t k = 0; k < count && var_offset + k < eqn.outvars.size(); ++k) {
+      const JaxprVar& var = jaxpr_.var(eqn.outvars[var_offset + k]);
+      if (var.kind == JaxprVar::Kind::kDrop) continue;
+      env[var.id.value()] = Element(c, w, static_cast<int64_t>(first + k), var.name);
     }
   }
 
-  void Attributes(const JaxprEqn& eqn, InstructionId id, const Mapping* mapping) {
-    const Opcode opcode = module_.instruction(id).opcode;
-    if (opcode == Opcode::kDot) {
-      if (auto d = DotGeneralDimensions(eqn)) module_.mutable_attributes(id).dot = *d;
-    } else if (opcode == Opcode::kConvolution) {
-      const auto d = ConvGeneralDimensions(eqn);
-      if (!d) return;
-      HloAttributes& a = module_.mutable_attributes(id);
-      a.convolution = *d;
-      const Instruction& i = module_.instruction(id);
-      if (i.operands.size() == 2) {
-        const Shape& rhs = module_.instruction(i.operands[1]).shape;
-        std::vector<int64_t> sizes;
-        for (int64_t s : d->kernel_spatial) sizes.push_back(s >= 0 && s < static_cast<int64_t>(rhs.dims.size()) ? rhs.dims[s] : 1);
-        if (auto w = ConvGeneralWindow(eqn, sizes)) a.window = *w;
-      }
-      const JaxprParam* f = eqn.FindParam("feature_group_count");
-      const JaxprParam* b = eqn.FindParam("batch_group_count");
-      if (f != nullptr && f->value.AsInt()) a.feature_group_count = *f->value.AsInt();
-      if (b != nullptr && b->value.AsInt()) a.batch_group_count = *b->value.AsInt();
-    } else if (opcode == Opcode::kReduce) {
-      if (auto axes = IntListParam(eqn, "axes")) module_.mutable_attributes(id).dimensions = *axes;
-    } else if (opcode == Opcode::kBroadcast) {
-      if (auto dims = IntListParam(eqn, "broadcast_dimensions")) module_.mutable_attributes(id).dimensions = *dims;
-    } else if (opcode == Opcode::kTranspose) {
-      if (auto perm = IntListParam(eqn, "permutation")) module_.mutable_attributes(id).dimensions = *perm;
-    } else if (opcode == Opcode::kCompare && mapping != nullptr) {
-      module_.mutable_attributes(id).comparison_direction = mapping->direction;
+  InstructionId Loop(ComputationId c, const JaxprEqn& eqn, InstructionId init, ComputationId body,
+                     ComputationId condition) {
+    const InstructionId w = Add(c, StrCat("while.", eqn.id.value()), Opcode::kWhile,
+                                module_.instruction(init).shape, {init});
+    module_.mutable_instruction(w).calls = {{body, CallRole::kWhileBody}, {condition, CallRole::kWhileCondition}};
+    return w;
+  }
+
+  // scan: a while over (counter, consts, carry, xs, ys).
+  absl::Status Scan(ComputationId c, const JaxprEqn& eqn, const Ids& operands, Env& env, int32_t depth) {
+    const JaxprEqn::Called* body = CalleeOf(eqn, "jaxpr");
+    const auto nc = IntParam(eqn, "num_consts");
+    const auto ncarry = IntParam(eqn, "num_carry");
+    const auto length = IntParam(eqn, "length");
+    if (body == nullptr || !nc || !ncarry || !length || *nc < 0 || *ncarry < 0 ||
+        static_cast<size_t>(*nc + *ncarry) > operands.size() ||
+        static_cast<size_t>(*ncarry) > eqn.outvars.size() || !Takes(body->jaxpr, operands.size())) {
+      Plain(c, eqn, nullptr, operands, env);
+      return absl::OkStatus();
     }
+    const size_t consts = static_cast<size_t>(*nc), carry = static_cast<size_t>(*ncarry);
+    const size_t xs = operands.size() - consts - carry, ys = eqn.outvars.size() - carry;
+    Ids state = {Constant(c, Scalar(DType::kS32))};
+    state.insert(state.end(), operands.begin(), operands.end());
+    for (size_t k = 0; k < ys; ++k) {
+      const Shape full = ShapeOf(jaxpr_.var(eqn.outvars[carry + k]).aval);
+      const InstructionId zero = Constant(c, Scalar(full.dtype));
+      const InstructionId b = Add(c, StrCat("ys.", k), Opcode::kBroadcast, full, {zero});
+      module_.mutable_attributes(b).dimensions = {};
+      state.push_back(b);
+    }
+    const InstructionId init = Tuple(c, StrCat("scan.init.", eqn.id.value()), state);
+    const Shape& shape = module_.instruction(init).shape;
+    auto [b, g] = TupleComputation(StrCat("scan_body.", eqn.id.value()), shape);
+    const InstructionId i = g[0];
+    const InstructionId index_zero = Constant(b, Scalar(DType::kS32));
+    auto indices = [&](const Shape& full) {
+      Ids at = {i};
+      for (size_t d = 1; d < full.dims.size(); ++d) at.push_back(index_zero);
+      return at;
+    };
+    const Jaxpr& body_jaxpr = jaxpr_.jaxpr(body->jaxpr);
+    Ids args(g.begin() + 1, g.begin() + 1 + static_cast<std::ptrdiff_t>(consts + carry));
+    for (size_t k = 0; k < xs; ++k) {
+      const InstructionId full = g[1 + consts + carry + k];
+      Shape one = module_.instruction(full).shape;
+      if (!one.dims.empty()) one.dims[0] = 1;
+      Ids ds_operands = {full};
+      for (InstructionId at : indices(one)) ds_operands.push_back(at);
+      const InstructionId ds = Add(b, StrCat("xs.", k), Opcode::kDynamicSlice, one, ds_operands);
+      module_.mutable_attributes(ds).dynamic_slice_sizes = one.dims;
+      const JaxprVar& slice = jaxpr_.var(body_jaxpr.invars[consts + carry + k]);
+      args.push_back(Add(b, slice.name, Opcode::kReshape, ShapeOf(slice.aval), {ds}));
+    }
+    ASSIGN_OR_RETURN(Ids outs, Inline(b, body->jaxpr, args, depth + 1));
+    Ids next = {Add(b, "i.next", Opcode::kAdd, Scalar(DType::kS32), {i, Constant(b, Scalar(DType::kS32))})};
+    next.insert(next.end(), g.begin() + 1, g.begin() + 1 + static_cast<std::ptrdiff_t>(consts));
+    for (size_t k = 0; k < carry && k < outs.size(); ++k) next.push_back(outs[k]);
+    next.insert(next.end(), g.begin() + 1 + static_cast<std::ptrdiff_t>(consts + carry),
+                g.begin() + 1 + static_cast<std::ptrdiff_t>(consts + carry + xs));
+    for (size_t k = 0; k < ys && carry + k < outs.size(); ++k) {
+      const InstructionId full = g[1 + consts + carry + xs + k];
+      Shape one = module_.instruction(full).shape;
+      if (!one.dims.empty()) one.dims[0] = 1;
+      const InstructionId update = Add(b, StrCat("y.", k), Opcode::kReshape, one, {outs[carry + k]});
+      Ids dus_operands = {full, update};
+      for (InstructionId at : indices(one)) dus_operands.push_back(at);
+      next.push_back(Add(b, StrCat("ys.next.", k), Opcode::kDynamicUpdateSlice, module_.instruction(full).shape,
+                         dus_operands));
+    }
+    if (next.size() != g.size()) {
+      return absl::InvalidArgumentError(StrCat(jaxpr_.source_name, ":", eqn.input_line,
+                                               ": scan body returns ", outs.size(), " values, expected ",
+                                               carry + ys));
+    }
+    SetRoot(b, next, "scan.next");
+    auto [cond, cg] = TupleComputation(StrCat("scan_cond.", eqn.id.value()), shape);
+    const InstructionId lt = Add(cond, "i.lt", Opcode::kCompare, Scalar(DType::kPred),
+                                 {cg[0], Constant(cond, Scalar(DType::kS32))});
+    module_.mutable_attributes(lt).comparison_direction = "LT";
+    SetRoot(cond, {lt}, "scan.cond");
+    const InstructionId w = Loop(c, eqn, init, b, cond);
+    BindElements(c, eqn, w, 1 + consts, carry, 0, env);
+    BindElements(c, eqn, w, 1 + consts + carry + xs, ys, carry, env);
+    return absl::OkStatus();
+  }
+
+  // while: a while over (cond consts, body consts, carry).
+  absl::Status While(ComputationId c, const JaxprEqn& eqn, const Ids& operands, Env& env, int32_t depth) {
+    const JaxprEqn::Called* body = CalledAs(eqn, "body_jaxpr");
+    const JaxprEqn::Called* cond = CalledAs(eqn, "cond_jaxpr");
+    const auto cn = IntParam(eqn, "cond_nconsts");
+    const auto bn = IntParam(eqn, "body_nconsts");
+    if (body == nullptr || cond == nullptr || !cn || !bn || *cn < 0 || *bn < 0 ||
+        static_cast<size_t>(*cn + *bn) > operands.size()) {
+      Plain(c, eqn, nullptr, operands, env);
+      return absl::OkStatus();
+    }
+    const size_t ncc = static_cast<size_t>(*cn), nbc = static_cast<size_t>(*bn);
+    const size_t carry = operands.size() - ncc - nbc;
+    if (!Takes(body->jaxpr, nbc + carry) || !Takes(cond->jaxpr, ncc + carry) ||
+        jaxpr_.jaxpr(body->jaxpr).outvars.size() != carry) {
+      Plain(c, eqn, nullptr, operands, env);
+      return absl::OkStatus();
+    }
+    const InstructionId init = Tuple(c, StrCat("while.init.", eqn.id.value()), operands);
+    const Shape& shape = module_.instruction(init).shape;
+    auto [b, g] = TupleComputation(StrCat("while_body.", eqn.id.value()), shape);
+    ASSIGN_OR_RETURN(Ids outs, Inline(b, body->jaxpr, Ids(g.begin() + static_cast<std::ptrdiff_t>(ncc), g.end()),
+                                      depth + 1));
+    Ids next(g.begin(), g.begin() + static_cast<std::ptrdiff_t>(ncc + nbc));
+    next.insert(next.end(), outs.begin(), outs.end());
+    SetRoot(b, next, "while.next");
+    auto [k, kg] = TupleComputation(StrCat("while_cond.", eqn.id.value()), shape);
+    Ids cond_args(kg.begin(), kg.begin() + static_cast<std::ptrdiff_t>(ncc));
+    cond_args.insert(cond_args.end(), kg.begin() + static_cast<std::ptrdiff_t>(ncc + nbc), kg.end());
+    ASSIGN_OR_RETURN(Ids pred, Inline(k, cond->jaxpr, cond_args, depth + 1));
+    if (pred.size() != 1) {
+      return absl::InvalidArgumentError(StrCat(jaxpr_.source_name, ":", eqn.input_line,
+                                               ": while's cond_jaxpr returns ", pred.size(), " values"));
+    }
+    SetRoot(k, pred, "while.cond");
+    const InstructionId w = Loop(c, eqn, init, b, k);
+    BindElements(c, eqn, w, ncc + nbc, carry, 0, env);
+    return absl::OkStatus();
+  }
+
+  // cond: a conditional whose branches take the operands' tuple.
+  absl::Status Cond(ComputationId c, const JaxprEqn& eqn, const Ids& operands, Env& env, int32_t depth) {
+    std::vector<JaxprId> branches;
+    for (const JaxprEqn::Called& k : eqn.called) branches.push_back(k.jaxpr);
+    bool ok = !branches.empty() && !operands.empty();
+    for (JaxprId br : branches) ok = ok && Takes(br, operands.size() - 1);
+    if (!ok) {
+      Plain(c, eqn, nullptr, operands, env);
+      return absl::OkStatus();
+    }
+    const InstructionId args = Tuple(c, StrCat("cond.args.", eqn.id.value()), Ids(operands.begin() + 1, operands.end()));
+    Ids cond_operands = {operands[0]};
+    std::vector<CalledComputation> calls;
+    for (size_t k = 0; k < branches.size(); ++k) {
+      auto [bc, g] = TupleComputation(StrCat("branch.", eqn.id.value(), ".", k), module_.instruction(args).shape);
+      ASSIGN_OR_RETURN(Ids outs, Inline(bc, branches[k], g, depth + 1));
+      if (outs.size() != eqn.outvars.size()) {
+        return absl::InvalidArgumentError(StrCat(jaxpr_.source_name, ":", eqn.input_line, ": cond branch ", k,
+                                                 " returns ", outs.size(), " values, expected ",
+                                                 eqn.outvars.size()));
+      }
+      if (outs.empty()) outs.push_back(Tuple(bc, "empty", {}));
+      SetRoot(bc, outs, "branch");
+      calls.push_back({bc, CallRole::kBranch});
+      cond_operands.push_back(args);
+    }
+    Shape shape;
+    if (eqn.outvars.size() == 1) {
+      shape = ShapeOf(jaxpr_.var(eqn.outvars[0]).aval);
+    } else {
+      shape.dtype = DType::kTuple;
+      for (JaxprVarId v : eqn.outvars) shape.tuple_elements.push_back(ShapeOf(jaxpr_.var(v).aval));
+    }
+    const InstructionId x = Add(c, StrCat("conditional.", eqn.id.value()), Opcode::kConditional, std::move(shape),
+                                std::move(cond_operands));
+    module_.mutable_instruction(x).calls = std::move(calls);
+    if (eqn.outvars.size() == 1) {
+      env[eqn.outvars[0].value()] = x;
+    } else {
+      BindElements(c, eqn, x, 0, eqn.outvars.size(), 0, env);
+    }
+    return absl::OkStatus();
   }
 
   const JaxprModule& jaxpr_;
+  const JaxprLoweringOptions& options_;
   Module module_;
+  const JaxprEqn* eqn_ = nullptr;  // the equation being lowered (metadata)
 };
 
 }  // namespace
 
-absl::StatusOr<Module> LowerJaxpr(const JaxprModule& jaxpr) { return Lowering(jaxpr).Run(); }
+absl::StatusOr<Module> LowerJaxpr(const JaxprModule& jaxpr, const JaxprLoweringOptions& options) {
+  return Lowering(jaxpr, options).Run();
+}
 
 }  // namespace memplan::ir

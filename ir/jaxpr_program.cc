@@ -1,0 +1,264 @@
+#include "ir/jaxpr_program.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/status_macros.h"
+
+namespace memplan::ir {
+namespace {
+
+bool Forwards(const Instruction& inst, const Module& module) {
+  return inst.opcode == Opcode::kGetTupleElement || inst.opcode == Opcode::kTuple ||
+         (inst.opcode == Opcode::kParameter && inst.computation != module.entry);
+}
+
+// XLA's HloLiveRange order: a loop's condition and body, a conditional's
+// branches, flattened before the instruction that runs them.
+void Flatten(const Module& module, ComputationId c, std::vector<InstructionId>* sequence) {
+  for (InstructionId id : module.computation(c).instructions) {
+    const Instruction& inst = module.instruction(id);
+    if (inst.opcode == Opcode::kWhile) {
+      for (CallRole role : {CallRole::kWhileCondition, CallRole::kWhileBody}) {
+        for (const CalledComputation& call : inst.calls) {
+          if (call.role == role) Flatten(module, call.computation, sequence);
+        }
+      }
+    } else if (inst.opcode == Opcode::kConditional || inst.opcode == Opcode::kCall) {
+      for (const CalledComputation& call : inst.calls) Flatten(module, call.computation, sequence);
+    }
+    sequence->push_back(id);
+  }
+}
+
+// Per instruction: the last step its buffers are read, through forwarding
+// tuples and get-tuple-elements; a loop body's or branch's root until its
+// caller; the entry root until `last`.
+std::vector<ScheduleStep> LastUse(const Module& module, const std::vector<InstructionId>& sequence,
+                                  const std::vector<ScheduleStep>& step, ScheduleStep last) {
+  const size_t n = module.instruction_count();
+  std::vector<std::vector<InstructionId>> users(n);
+  std::vector<InstructionId> caller(module.computations().size());
+  for (InstructionId id : sequence) {
+    const Instruction& inst = module.instruction(id);
+    for (InstructionId op : inst.operands) users[static_cast<size_t>(op.value())].push_back(id);
+    for (const CalledComputation& call : inst.calls) caller[static_cast<size_t>(call.computation.value())] = id;
+  }
+  std::vector<ScheduleStep> end(n, -1);
+  for (auto it = sequence.rbegin(); it != sequence.rend(); ++it) {
+    const Instruction& inst = module.instruction(*it);
+    const size_t i = static_cast<size_t>(it->value());
+    ScheduleStep e = step[i];
+    for (InstructionId u : users[i]) {
+      const size_t k = static_cast<size_t>(u.value());
+      e = std::max(e, Forwards(module.instruction(u), module) ? end[k] : step[k]);
+    }
+    if (inst.is_root) {
+      const InstructionId call = caller[static_cast<size_t>(inst.computation.value())];
+      if (inst.computation == module.entry) {
+        e = last;
+      } else if (call.valid()) {
+        e = std::max(e, step[static_cast<size_t>(call.value())]);
+      }
+    }
+    end[i] = e;
+  }
+  return end;
+}
+
+// The (instruction, index) that defines each output leaf of the entry root.
+std::set<std::pair<int64_t, int64_t>> OutputLeaves(const Module& module) {
+  std::set<std::pair<int64_t, int64_t>> out;
+  const Instruction& root = module.instruction(module.entry_computation()->root);
+  auto resolve = [&](InstructionId x) {
+    // Through get-tuple-elements of tuples and of loops.
+    while (true) {
+      const Instruction& inst = module.instruction(x);
+      if (inst.opcode != Opcode::kGetTupleElement || inst.operands.empty()) return std::make_pair(x.value(), int64_t{-1});
+      const Instruction& of = module.instruction(inst.operands[0]);
+      const int64_t k = module.attributes(inst).tuple_index;
+      if (of.opcode == Opcode::kTuple && k >= 0 && k < static_cast<int64_t>(of.operands.size())) {
+        x = of.operands[static_cast<size_t>(k)];
+        continue;
+      }
+      return std::make_pair(of.id.value(), k);
+    }
+  };
+  if (root.opcode == Opcode::kTuple) {
+    for (InstructionId op : root.operands) out.insert(resolve(op));
+  } else {
+    out.insert(resolve(root.id));
+  }
+  return out;
+}
+
+// Greedy offsets in one temp allocation: each buffer, by start, at the
+// lowest offset free of the buffers live beside it. Returns the size.
+int64_t PackOffsets(std::vector<Value*>& temps) {
+  std::sort(temps.begin(), temps.end(), [](const Value* a, const Value* b) {
+    return std::make_pair(a->live_range->start, a->id.value()) < std::make_pair(b->live_range->start, b->id.value());
+  });
+  std::vector<const Value*> active;
+  int64_t size = 0;
+  for (Value* v : temps) {
+    active.erase(std::remove_if(active.begin(), active.end(),
+                                [&](const Value* a) { return a->live_range->end < v->live_range->start; }),
+                 active.end());
+    std::vector<std::pair<int64_t, int64_t>> taken;
+    for (const Value* a : active) taken.emplace_back(a->offset, a->offset + a->size);
+    std::sort(taken.begin(), taken.end());
+    int64_t offset = 0;
+    for (const auto& [lo, hi] : taken) {
+      if (offset + v->size <= lo) break;
+      offset = std::max(offset, hi);
+    }
+    v->offset = offset;
+    size = std::max(size, offset + v->size);
+    active.push_back(v);
+  }
+  return size;
+}
+
+}  // namespace
+
+void DonateJaxprArguments(const std::vector<bool>& donated, Module* module) {
+  module->header.input_output_aliases.clear();
+  module->header.buffer_donors.clear();
+  const Computation* entry = module->entry_computation();
+  if (entry == nullptr) return;
+  const Instruction& root = module->instruction(entry->root);
+  std::vector<const Shape*> outputs;
+  if (root.shape.IsTuple()) {
+    for (const Shape& s : root.shape.tuple_elements) outputs.push_back(&s);
+  } else {
+    outputs.push_back(&root.shape);
+  }
+  std::vector<bool> taken(outputs.size(), false);
+  for (size_t p = 0; p < entry->parameters.size() && p < donated.size(); ++p) {
+    if (!donated[p] || !entry->parameters[p].valid()) continue;
+    const Shape& shape = module->instruction(entry->parameters[p]).shape;
+    bool paired = false;
+    for (size_t k = 0; k < outputs.size() && !paired; ++k) {
+      if (taken[k] || outputs[k]->dtype != shape.dtype || outputs[k]->dims != shape.dims) continue;
+      taken[k] = true;
+      paired = true;
+      InputOutputAlias alias;
+      if (root.shape.IsTuple()) alias.output_index = {static_cast<int64_t>(k)};
+      alias.parameter_number = static_cast<int64_t>(p);
+      module->header.input_output_aliases.push_back(std::move(alias));
+    }
+    if (!paired) module->header.buffer_donors.push_back({static_cast<int64_t>(p), {}});
+  }
+}
+
+absl::StatusOr<Program> BuildJaxprProgram(const JaxprModule& jaxpr, const JaxprProgramOptions& options) {
+  ASSIGN_OR_RETURN(Module module, LowerJaxpr(jaxpr, options.lowering));
+  Program program = Program::Named(jaxpr.source_name);
+  program.input_format = "jaxpr";
+  program.source_files = {jaxpr.source_name};
+  program.module = std::move(module);
+  DonateJaxprArguments(options.donated, &program.module);
+  const Module& m = program.module;
+
+  std::vector<InstructionId>& sequence = program.schedule.instructions;
+  Flatten(m, m.entry, &sequence);
+  std::vector<ScheduleStep> step(m.instruction_count(), 0);
+  for (size_t s = 0; s < sequence.size(); ++s) step[static_cast<size_t>(sequence[s].value())] = static_cast<ScheduleStep>(s);
+  const ScheduleStep last = sequence.empty() ? 0 : static_cast<ScheduleStep>(sequence.size() - 1);
+  program.schedule.max_time = last;
+  program.has_live_ranges = true;
+  const std::vector<ScheduleStep> end = LastUse(m, sequence, step, last);
+  const std::set<std::pair<int64_t, int64_t>> outputs = OutputLeaves(m);
+
+  auto add_value = [&](const Instruction& inst, ShapeIndex index, const Shape& shape, bool output) {
+    Value v;
+    v.id = ValueId(static_cast<int64_t>(program.values.size()));
+    v.instruction = inst.id;
+    v.index = std::move(index);
+    v.shape = shape;
+    v.size = ByteSizeOf(shape);
+    v.shape_text = program.Intern(ShapeToString(shape, false));
+    const ScheduleStep s = step[static_cast<size_t>(inst.id.value())];
+    const bool entry_parameter = inst.opcode == Opcode::kParameter;
+    v.live_range = LiveRange{entry_parameter ? 0 : s,
+                             output || entry_parameter ? last : std::max(s, end[static_cast<size_t>(inst.id.value())])};
+    program.values.push_back(std::move(v));
+  };
+  std::vector<bool> is_output;
+  for (InstructionId id : sequence) {
+    const Instruction& inst = m.instruction(id);
+    const bool entry_root = inst.is_root && inst.computation == m.entry;
+    switch (inst.opcode) {
+      case Opcode::kGetTupleElement:
+      case Opcode::kConstant:
+        continue;
+      case Opcode::kParameter:
+        if (inst.computation != m.entry) continue;
+        break;
+      case Opcode::kTuple:
+        if (!entry_root) continue;
+        break;
+      default:
+        break;
+    }
+    if (!inst.shape.IsTuple() || inst.opcode == Opcode::kTuple) {
+      add_value(inst, {}, inst.shape, entry_root);
+      is_output.push_back(entry_root || outputs.count({id.value(), -1}) > 0);
+      continue;
+    }
+    for (size_t k = 0; k < inst.shape.tuple_elements.size(); ++k) {
+      const Shape& element = inst.shape.tuple_elements[k];
+      if (!element.IsArray()) continue;
+      const bool output = outputs.count({id.value(), static_cast<int64_t>(k)}) > 0;
+      add_value(inst, {static_cast<int64_t>(k)}, element, output);
+      is_output.push_back(output);
+    }
+  }
+
+  // Parameters and outputs get allocations of their own; temps share one.
+  std::vector<Value*> temps;
+  for (size_t v = 0; v < program.values.size(); ++v) {
+    Value& value = program.values[v];
+    const Instruction& inst = m.instruction(value.instruction);
+    if (inst.opcode != Opcode::kParameter && !is_output[v]) {
+      temps.push_back(&value);
+      continue;
+    }
+    Allocation a;
+    a.id = AllocationId(static_cast<int64_t>(program.allocations.size()));
+    a.size = value.size;
+    if (inst.opcode == Opcode::kParameter) {
+      a.parameter_number = m.attributes(inst).parameter_number;
+      a.parameter_shape_text = value.shape_text;
+    }
+    a.maybe_live_out = is_output[v];
+    a.values = {value.id};
+    value.allocation = a.id;
+    program.allocations.push_back(std::move(a));
+  }
+  if (!temps.empty()) {
+    Allocation a;
+    a.id = AllocationId(static_cast<int64_t>(program.allocations.size()));
+    a.is_preallocated_temp = true;
+    a.size = PackOffsets(temps);
+    for (Value* v : temps) {
+      v->allocation = a.id;
+      a.values.push_back(v->id);
+    }
+    std::sort(a.values.begin(), a.values.end());
+    program.allocations.push_back(std::move(a));
+  }
+  // Donated parameters the outputs reuse.
+  for (const InputOutputAlias& alias : m.header.input_output_aliases) {
+    for (Allocation& a : program.allocations) {
+      if (a.parameter_number == alias.parameter_number) a.maybe_live_out = true;
+    }
+  }
+  return program;
+}
+
+}  // namespace memplan::ir

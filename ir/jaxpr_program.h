@@ -1,0 +1,49 @@
+// A jaxpr as a Program (ir/program.h): its lowered module graph
+// (ir/jaxpr_lowering.h) with the buffer assignment a compile would give
+// it, so that what reads a Program (prediction under shardings, ranking,
+// the memory stats) reads a jaxpr as it reads an XLA dump.
+//   - schedule: the entry computation in jaxpr order, a loop's condition
+//     and body flattened before the loop, a conditional's branches before
+//     it (XLA's HloLiveRange order);
+//   - values: every entry parameter (its own parameter allocation); every
+//     array an instruction defines, except get-tuple-element, tuple,
+//     constant and the parameters of loop bodies and branches (they alias
+//     their operands); a loop's or conditional's outputs are values of the
+//     loop (leaf by leaf); the root tuple's index table;
+//   - live ranges: from the defining step to the last step reading the
+//     value, through the tuples and get-tuple-elements that forward it (a
+//     body's result lives until its loop); outputs until the end;
+//   - allocations: one per value; outputs (and the root tuple table) are
+//     maybe-live-out, the rest temps for the predictor to re-pack;
+//   - donated parameters (JAX's donate_argnums) are paired with outputs as
+//     JAX pairs them (ir::DonateJaxprArguments).
+#ifndef MEMPLAN_IR_JAXPR_PROGRAM_H_
+#define MEMPLAN_IR_JAXPR_PROGRAM_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/jaxpr.h"
+#include "ir/jaxpr_lowering.h"
+#include "ir/program.h"
+
+namespace memplan::ir {
+
+struct JaxprProgramOptions {
+  JaxprLoweringOptions lowering;
+  // Per top-level input: donated; missing entries are false.
+  std::vector<bool> donated;
+};
+
+// The Program of `jaxpr` (input_format "jaxpr"). Errors as LowerJaxpr's.
+absl::StatusOr<Program> BuildJaxprProgram(const JaxprModule& jaxpr, const JaxprProgramOptions& options = {});
+
+// Records `donated` entry parameters as aliases in module.header: each, in
+// parameter order, takes the first output leaf not yet taken with the same
+// dtype and dimensions (JAX's pairing); one with no such output is a
+// buffer donor only. Replaces any aliases and donors the header had.
+void DonateJaxprArguments(const std::vector<bool>& donated, Module* module);
+
+}  // namespace memplan::ir
+
+#endif  // MEMPLAN_IR_JAXPR_PROGRAM_H_
