@@ -159,7 +159,7 @@ class Lowering {
   }
 
   // A new computation taking one tuple of `shape`, and its elements.
-  std::pair<ComputationId, Ids> TupleComputation(std::string name, const Shape& shape) {
+  std::pair<ComputationId, Ids> TupleComputation(std::string name, Shape shape) {
     const ComputationId c = NewComputation(std::move(name));
     const InstructionId p = Parameter(c, StrCat("param.", c.value()), shape, 0);
     Ids elements;
@@ -317,7 +317,7 @@ class Lowering {
       state.push_back(b);
     }
     const InstructionId init = Tuple(c, StrCat("scan.init.", eqn.id.value()), state);
-    const Shape& shape = module_.instruction(init).shape;
+    const Shape shape = module_.instruction(init).shape;
     auto [b, g] = TupleComputation(StrCat("scan_body.", eqn.id.value()), shape);
     const InstructionId i = g[0];
     const InstructionId index_zero = Constant(b, Scalar(DType::kS32));
@@ -391,7 +391,7 @@ class Lowering {
       return absl::OkStatus();
     }
     const InstructionId init = Tuple(c, StrCat("while.init.", eqn.id.value()), operands);
-    const Shape& shape = module_.instruction(init).shape;
+    const Shape shape = module_.instruction(init).shape;
     auto [b, g] = TupleComputation(StrCat("while_body.", eqn.id.value()), shape);
     ASSIGN_OR_RETURN(Ids outs, Inline(b, body->jaxpr, Ids(g.begin() + static_cast<std::ptrdiff_t>(ncc), g.end()),
                                       depth + 1));

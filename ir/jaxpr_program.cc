@@ -12,9 +12,29 @@
 namespace memplan::ir {
 namespace {
 
+// Instructions that define no buffer of their own: they pass on (a part
+// of) their operand's. A loop's state is its initial tuple's buffers (XLA
+// aliases them), a dynamic-update-slice writes into its operand in place,
+// and a reshape is a bitcast.
 bool Forwards(const Instruction& inst, const Module& module) {
-  return inst.opcode == Opcode::kGetTupleElement || inst.opcode == Opcode::kTuple ||
-         (inst.opcode == Opcode::kParameter && inst.computation != module.entry);
+  switch (inst.opcode) {
+    case Opcode::kGetTupleElement:
+    case Opcode::kTuple:
+    case Opcode::kWhile:
+    case Opcode::kDynamicUpdateSlice:
+    case Opcode::kReshape:
+      return true;
+    case Opcode::kParameter:
+      return inst.computation != module.entry;
+    default:
+      return false;
+  }
+}
+
+// Whether `user` passes on the buffer of its operand `k`.
+bool ForwardsOperand(const Instruction& user, size_t k, const Module& module) {
+  if (!Forwards(user, module)) return false;
+  return user.opcode != Opcode::kDynamicUpdateSlice || k == 0;
 }
 
 // XLA's HloLiveRange order: a loop's condition and body, a conditional's
@@ -41,30 +61,26 @@ void Flatten(const Module& module, ComputationId c, std::vector<InstructionId>* 
 std::vector<ScheduleStep> LastUse(const Module& module, const std::vector<InstructionId>& sequence,
                                   const std::vector<ScheduleStep>& step, ScheduleStep last) {
   const size_t n = module.instruction_count();
-  std::vector<std::vector<InstructionId>> users(n);
-  std::vector<InstructionId> caller(module.computations().size());
+  // (user, operand number) per instruction.
+  std::vector<std::vector<std::pair<InstructionId, size_t>>> users(n);
   for (InstructionId id : sequence) {
     const Instruction& inst = module.instruction(id);
-    for (InstructionId op : inst.operands) users[static_cast<size_t>(op.value())].push_back(id);
-    for (const CalledComputation& call : inst.calls) caller[static_cast<size_t>(call.computation.value())] = id;
+    for (size_t k = 0; k < inst.operands.size(); ++k) {
+      users[static_cast<size_t>(inst.operands[k].value())].emplace_back(id, k);
+    }
   }
   std::vector<ScheduleStep> end(n, -1);
   for (auto it = sequence.rbegin(); it != sequence.rend(); ++it) {
     const Instruction& inst = module.instruction(*it);
     const size_t i = static_cast<size_t>(it->value());
     ScheduleStep e = step[i];
-    for (InstructionId u : users[i]) {
-      const size_t k = static_cast<size_t>(u.value());
-      e = std::max(e, Forwards(module.instruction(u), module) ? end[k] : step[k]);
+    for (const auto& [u, k] : users[i]) {
+      const size_t j = static_cast<size_t>(u.value());
+      e = std::max(e, ForwardsOperand(module.instruction(u), k, module) ? end[j] : step[j]);
     }
-    if (inst.is_root) {
-      const InstructionId call = caller[static_cast<size_t>(inst.computation.value())];
-      if (inst.computation == module.entry) {
-        e = last;
-      } else if (call.valid()) {
-        e = std::max(e, step[static_cast<size_t>(call.value())]);
-      }
-    }
+    // The entry's result lives to the end; a body's or branch's result is
+    // copied into its loop state or conditional result when it ends.
+    if (inst.is_root && inst.computation == module.entry) e = last;
     end[i] = e;
   }
   return end;
@@ -74,19 +90,28 @@ std::vector<ScheduleStep> LastUse(const Module& module, const std::vector<Instru
 std::set<std::pair<int64_t, int64_t>> OutputLeaves(const Module& module) {
   std::set<std::pair<int64_t, int64_t>> out;
   const Instruction& root = module.instruction(module.entry_computation()->root);
+  // The buffer an output is: through reshapes and in-place updates to
+  // their operand, through get-tuple-elements of tuples and of loops (whose
+  // state is their initial tuple) to the element.
   auto resolve = [&](InstructionId x) {
-    // Through get-tuple-elements of tuples and of loops.
-    while (true) {
+    for (int hops = 0; hops < 1 << 20; ++hops) {
       const Instruction& inst = module.instruction(x);
-      if (inst.opcode != Opcode::kGetTupleElement || inst.operands.empty()) return std::make_pair(x.value(), int64_t{-1});
-      const Instruction& of = module.instruction(inst.operands[0]);
-      const int64_t k = module.attributes(inst).tuple_index;
-      if (of.opcode == Opcode::kTuple && k >= 0 && k < static_cast<int64_t>(of.operands.size())) {
-        x = of.operands[static_cast<size_t>(k)];
+      if ((inst.opcode == Opcode::kReshape || inst.opcode == Opcode::kDynamicUpdateSlice) &&
+          !inst.operands.empty()) {
+        x = inst.operands[0];
         continue;
       }
-      return std::make_pair(of.id.value(), k);
+      if (inst.opcode != Opcode::kGetTupleElement || inst.operands.empty()) break;
+      const Instruction* of = &module.instruction(inst.operands[0]);
+      if (of->opcode == Opcode::kWhile && !of->operands.empty()) of = &module.instruction(of->operands[0]);
+      const int64_t k = module.attributes(inst).tuple_index;
+      if (of->opcode == Opcode::kTuple && k >= 0 && k < static_cast<int64_t>(of->operands.size())) {
+        x = of->operands[static_cast<size_t>(k)];
+        continue;
+      }
+      return std::make_pair(of->id.value(), k);
     }
+    return std::make_pair(x.value(), int64_t{-1});
   };
   if (root.opcode == Opcode::kTuple) {
     for (InstructionId op : root.operands) out.insert(resolve(op));
@@ -121,6 +146,54 @@ int64_t PackOffsets(std::vector<Value*>& temps) {
     active.push_back(v);
   }
   return size;
+}
+
+// XLA's buffer assignment puts a temporary into an output's allocation
+// when it dies before that output is written and fits there. Each
+// temporary, by start, takes the smallest such allocation free of the
+// temporaries already in it. Returns the temporaries left over.
+std::vector<Value*> PlaceInOutputs(std::vector<Value*> temps, Program* program) {
+  struct Slot {
+    Allocation* allocation;
+    ScheduleStep output_start;
+    ScheduleStep busy_until = -1;
+  };
+  std::vector<Slot> slots;
+  for (Allocation& a : program->allocations) {
+    if (!a.maybe_live_out || a.is_entry_parameter() || a.values.size() != 1) continue;
+    const Value& out = program->values[static_cast<size_t>(a.values.front().value())];
+    if (out.live_range) slots.push_back({&a, out.live_range->start});
+  }
+  // Bounded work: past this many (temporary, slot) pairs nothing is placed.
+  if (slots.empty() || temps.size() * slots.size() > (size_t{1} << 26)) return temps;
+  std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) {
+    return std::make_pair(a.allocation->size, a.allocation->id.value()) <
+           std::make_pair(b.allocation->size, b.allocation->id.value());
+  });
+  std::sort(temps.begin(), temps.end(), [](const Value* a, const Value* b) {
+    return std::make_pair(a->live_range->start, a->id.value()) < std::make_pair(b->live_range->start, b->id.value());
+  });
+  std::vector<Value*> left;
+  for (Value* v : temps) {
+    Slot* chosen = nullptr;
+    for (Slot& slot : slots) {
+      if (slot.allocation->size < v->size) continue;
+      if (v->live_range->end < slot.output_start && slot.busy_until < v->live_range->start) {
+        chosen = &slot;
+        break;
+      }
+    }
+    if (chosen == nullptr) {
+      left.push_back(v);
+      continue;
+    }
+    chosen->busy_until = v->live_range->end;
+    v->allocation = chosen->allocation->id;
+    v->offset = 0;
+    chosen->allocation->values.push_back(v->id);
+  }
+  for (Slot& slot : slots) std::sort(slot.allocation->values.begin(), slot.allocation->values.end());
+  return left;
 }
 
 }  // namespace
@@ -195,6 +268,9 @@ absl::StatusOr<Program> BuildJaxprProgram(const JaxprModule& jaxpr, const JaxprP
     switch (inst.opcode) {
       case Opcode::kGetTupleElement:
       case Opcode::kConstant:
+      case Opcode::kWhile:
+      case Opcode::kDynamicUpdateSlice:
+      case Opcode::kReshape:
         continue;
       case Opcode::kParameter:
         if (inst.computation != m.entry) continue;
@@ -240,6 +316,7 @@ absl::StatusOr<Program> BuildJaxprProgram(const JaxprModule& jaxpr, const JaxprP
     value.allocation = a.id;
     program.allocations.push_back(std::move(a));
   }
+  temps = PlaceInOutputs(std::move(temps), &program);
   if (!temps.empty()) {
     Allocation a;
     a.id = AllocationId(static_cast<int64_t>(program.allocations.size()));
