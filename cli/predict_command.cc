@@ -1,5 +1,7 @@
 // memplan predict: per-device memory under a sharding plan.
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/output_file.h"
@@ -41,6 +43,16 @@ int RunPredict(const PredictFlags& flags) {
   if (!loaded.ok()) return Fail(FromAbsl(loaded.status().message()));
   absl::StatusOr<ir::ResolvedPlan> plan = ReadPlan(flags.plan, loaded->program.module);
   if (!plan.ok()) return Fail(FromAbsl(plan.status().message()));
+  if (loaded->program.input_format == "jaxpr") {
+    // A jaxpr says nothing of donation: the plan's `donate` does.
+    std::vector<bool> donated;
+    for (const ir::ArgumentPlan& a : plan->arguments) donated.push_back(a.donated);
+    if (std::find(donated.begin(), donated.end(), true) != donated.end()) {
+      absl::StatusOr<ir::Program> program = parsers::LoadJaxprProgram(flags.path, donated);
+      if (!program.ok()) return Fail(FromAbsl(program.status().message()));
+      loaded->program = *std::move(program);
+    }
+  }
   auto predictor = predictor::Predictor::Create(loaded->program);
   if (!predictor.ok()) return Fail(StrCat(flags.path, ": ", FromAbsl(predictor.status().message())));
   absl::StatusOr<predictor::Prediction> prediction = (*predictor)->Predict(*plan);

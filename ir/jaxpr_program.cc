@@ -31,10 +31,53 @@ bool Forwards(const Instruction& inst, const Module& module) {
   }
 }
 
-// Whether `user` passes on the buffer of its operand `k`.
-bool ForwardsOperand(const Instruction& user, size_t k, const Module& module) {
+// Whether `user` passes on the buffer of its operand `k` (a fused
+// instruction reads its operands where its consumer runs).
+bool ForwardsOperand(const Instruction& user, size_t k, const Module& module, const std::vector<bool>& fused) {
+  if (fused[static_cast<size_t>(user.id.value())]) return true;
   if (!Forwards(user, module)) return false;
   return user.opcode != Opcode::kDynamicUpdateSlice || k == 0;
+}
+
+bool IsLoopFusible(Opcode opcode) {
+  switch (opcode) {
+    case Opcode::kAbs: case Opcode::kAdd: case Opcode::kAnd: case Opcode::kAtan2: case Opcode::kCbrt:
+    case Opcode::kCeil: case Opcode::kClamp: case Opcode::kCompare: case Opcode::kConvert: case Opcode::kCos:
+    case Opcode::kDivide: case Opcode::kErf: case Opcode::kExp: case Opcode::kExpm1: case Opcode::kFloor:
+    case Opcode::kIsFinite: case Opcode::kLog: case Opcode::kLog1p: case Opcode::kLogistic:
+    case Opcode::kMaximum: case Opcode::kMinimum: case Opcode::kMultiply: case Opcode::kNegate: case Opcode::kNot:
+    case Opcode::kOr: case Opcode::kPower: case Opcode::kReducePrecision: case Opcode::kRemainder:
+    case Opcode::kRsqrt: case Opcode::kSelect: case Opcode::kSign: case Opcode::kSin: case Opcode::kSqrt:
+    case Opcode::kSubtract: case Opcode::kTan: case Opcode::kTanh: case Opcode::kXor: case Opcode::kBroadcast:
+    case Opcode::kIota:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// XLA's loop fusion, roughly: an elementwise result (or broadcast) read by
+// one instruction only, itself elementwise or a reduction, of the same
+// computation, is computed inside its consumer and never stored.
+std::vector<bool> FusedIntoConsumer(const Module& module, const std::vector<InstructionId>& sequence) {
+  std::vector<int32_t> user_count(module.instruction_count(), 0);
+  std::vector<InstructionId> user(module.instruction_count());
+  for (InstructionId id : sequence) {
+    for (InstructionId op : module.instruction(id).operands) {
+      ++user_count[static_cast<size_t>(op.value())];
+      user[static_cast<size_t>(op.value())] = id;
+    }
+  }
+  std::vector<bool> fused(module.instruction_count(), false);
+  for (InstructionId id : sequence) {
+    const Instruction& inst = module.instruction(id);
+    const size_t i = static_cast<size_t>(id.value());
+    if (!IsLoopFusible(inst.opcode) || inst.is_root || user_count[i] != 1) continue;
+    const Instruction& consumer = module.instruction(user[i]);
+    if (consumer.computation != inst.computation) continue;
+    if (IsLoopFusible(consumer.opcode) || consumer.opcode == Opcode::kReduce) fused[i] = true;
+  }
+  return fused;
 }
 
 // XLA's HloLiveRange order: a loop's condition and body, a conditional's
@@ -59,6 +102,7 @@ void Flatten(const Module& module, ComputationId c, std::vector<InstructionId>* 
 // tuples and get-tuple-elements; a loop body's or branch's root until its
 // caller; the entry root until `last`.
 std::vector<ScheduleStep> LastUse(const Module& module, const std::vector<InstructionId>& sequence,
+                                  const std::vector<bool>& fused,
                                   const std::vector<ScheduleStep>& step, ScheduleStep last) {
   const size_t n = module.instruction_count();
   // (user, operand number) per instruction.
@@ -76,7 +120,7 @@ std::vector<ScheduleStep> LastUse(const Module& module, const std::vector<Instru
     ScheduleStep e = step[i];
     for (const auto& [u, k] : users[i]) {
       const size_t j = static_cast<size_t>(u.value());
-      e = std::max(e, ForwardsOperand(module.instruction(u), k, module) ? end[j] : step[j]);
+      e = std::max(e, ForwardsOperand(module.instruction(u), k, module, fused) ? end[j] : step[j]);
     }
     // The entry's result lives to the end; a body's or branch's result is
     // copied into its loop state or conditional result when it ends.
@@ -244,7 +288,9 @@ absl::StatusOr<Program> BuildJaxprProgram(const JaxprModule& jaxpr, const JaxprP
   const ScheduleStep last = sequence.empty() ? 0 : static_cast<ScheduleStep>(sequence.size() - 1);
   program.schedule.max_time = last;
   program.has_live_ranges = true;
-  const std::vector<ScheduleStep> end = LastUse(m, sequence, step, last);
+  const std::vector<bool> fused = options.fuse_elementwise ? FusedIntoConsumer(m, sequence)
+                                                           : std::vector<bool>(m.instruction_count(), false);
+  const std::vector<ScheduleStep> end = LastUse(m, sequence, fused, step, last);
   const std::set<std::pair<int64_t, int64_t>> outputs = OutputLeaves(m);
 
   auto add_value = [&](const Instruction& inst, ShapeIndex index, const Shape& shape, bool output) {
@@ -265,6 +311,7 @@ absl::StatusOr<Program> BuildJaxprProgram(const JaxprModule& jaxpr, const JaxprP
   for (InstructionId id : sequence) {
     const Instruction& inst = m.instruction(id);
     const bool entry_root = inst.is_root && inst.computation == m.entry;
+    if (fused[static_cast<size_t>(id.value())] && outputs.count({id.value(), -1}) == 0) continue;
     switch (inst.opcode) {
       case Opcode::kGetTupleElement:
       case Opcode::kConstant:

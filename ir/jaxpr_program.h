@@ -33,6 +33,10 @@ struct JaxprProgramOptions {
   JaxprLoweringOptions lowering;
   // Per top-level input: donated; missing entries are false.
   std::vector<bool> donated;
+  // XLA's loop fusion, roughly: an elementwise result or broadcast read
+  // only by one elementwise instruction or reduction of its computation
+  // owns no buffer (its consumer computes it).
+  bool fuse_elementwise = true;
 };
 
 // The Program of `jaxpr` (input_format "jaxpr"). Errors as LowerJaxpr's.

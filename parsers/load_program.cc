@@ -9,6 +9,7 @@
 #include "parsers/hlo_proto_parser.h"
 #include "parsers/alpa_stage_profile_parser.h"
 #include "parsers/hlo_text_program.h"
+#include "ir/jaxpr_program.h"
 #include "parsers/jaxpr_parser.h"
 #include "parsers/input_text.h"
 #include "parsers/memory_usage_report_parser.h"
@@ -242,12 +243,24 @@ absl::StatusOr<LoadedProgram> LoadProgram(const std::string& path,
     ASSIGN_OR_RETURN(loaded.choice, ChooseModule(loaded.modules, options.module));
     chosen = loaded.modules[loaded.choice->index];
   } else if (std::filesystem::exists(path, ec)) {
+    if (SniffAnalyzeInput(path) == AnalyzeInputKind::kJaxpr) {
+      ASSIGN_OR_RETURN(loaded.program, LoadJaxprProgram(path, {}));
+      return loaded;
+    }
     chosen = ModuleForFile(path);
   } else {
     return absl::NotFoundError(StrCat(path, ": no such file or directory"));
   }
   ASSIGN_OR_RETURN(loaded.program, LoadModule(chosen));
   return loaded;
+}
+
+absl::StatusOr<ir::Program> LoadJaxprProgram(const std::string& path, const std::vector<bool>& donated) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const SourceText> source, SourceText::FromFile(path));
+  ASSIGN_OR_RETURN(ir::JaxprModule jaxpr, ParseJaxpr(*source));
+  ir::JaxprProgramOptions options;
+  options.donated = donated;
+  return ir::BuildJaxprProgram(jaxpr, options);
 }
 
 AnalyzeInputKind SniffAnalyzeInput(const std::string& path) {

@@ -34,9 +34,15 @@ struct LoadedProgram {
 // (kInputCleaned) says what was done; locations in errors and warnings point
 // into the file as read. A file no sniff rule accepts is read by the first
 // text parser that can; else the error says what each expected where it
-// stopped.
+// stopped. A regular file holding a jaxpr is lowered into a Program
+// (LoadJaxprProgram).
 absl::StatusOr<LoadedProgram> LoadProgram(const std::string& path,
                                           const LoadOptions& options);
+
+// A jaxpr file as a Program (ir/jaxpr_program.h), `donated` per top-level
+// input. LoadProgram reads a regular file that sniffs as a jaxpr this way
+// (nothing donated). Errors name file:line:column as the jaxpr parser does.
+absl::StatusOr<ir::Program> LoadJaxprProgram(const std::string& path, const std::vector<bool>& donated);
 
 // What a path given to `memplan analyze` holds: an XLA program (a dump, an
 // HLO module, a report, an OOM message), a jaxpr, or Alpa's stage profiling

@@ -129,7 +129,109 @@ std::string Table(const std::vector<JaxprRow>& rows) {
 TEST_F(JaxprPredict, PrintsTheTable) {
   ASSERT_NE(rows_, nullptr);
   std::printf("%s", Table(*rows_).c_str());
+  // Six programs, 6 candidates each, 8 for the MoE (samples/sharded/README.md).
   EXPECT_EQ(rows_->size(), 38u);
+}
+
+// A jaxpr's invars are the compiled program's parameters, in order, with
+// the same avals: per-device argument and alias bytes are XLA's.
+TEST_F(JaxprPredict, ArgumentAndAliasBytesAreExact) {
+  ASSERT_NE(rows_, nullptr);
+  for (const JaxprRow& r : *rows_) {
+    EXPECT_EQ(r.d.argument_bytes, r.c.truth.argument_bytes) << r.c.program << " " << r.c.candidate;
+    EXPECT_EQ(r.d.alias_bytes, r.c.truth.alias_bytes) << r.c.program << " " << r.c.candidate;
+  }
+}
+
+// Output bytes (leaves and the 8-byte tuple table) exact, but for the case
+// the HLO-based prediction misses too (tests/predict_accuracy_test.cc: an
+// f32[512] bias gradient XLA returns replicated comes out split 4 ways).
+TEST_F(JaxprPredict, OutputBytesAreExact) {
+  ASSERT_NE(rows_, nullptr);
+  for (const JaxprRow& r : *rows_) {
+    if (r.c.program == "mlp_train_step" && r.c.candidate == "fsdp4_tp2") {
+      EXPECT_EQ(r.c.truth.output_bytes - r.d.output_bytes, 1536);
+      continue;
+    }
+    EXPECT_EQ(r.d.output_bytes, r.c.truth.output_bytes) << r.c.program << " " << r.c.candidate;
+  }
+}
+
+// The footprint targets of the prediction issue (median |error| <= 3%,
+// max <= 10%) are missed from jaxprs: a jaxpr is the program before XLA
+// fuses, reorders and rematerializes it (docs/accuracy.md says where each
+// program goes wrong). Each case is held to the |error| measured when this
+// test was written, rounded up to a whole percent, so that a change making
+// any case worse fails here; a better model tightens these.
+TEST_F(JaxprPredict, FootprintErrorsStayWithinTheMeasuredFigures) {
+  ASSERT_NE(rows_, nullptr);
+  const std::map<std::string, double> held = {
+      {"convnet_train_step dp2_tp4", 13},
+      {"convnet_train_step dp4_tp2", 40},
+      {"convnet_train_step dp8", 38},
+      {"convnet_train_step fsdp4_tp2", 9},
+      {"convnet_train_step fsdp8", 10},
+      {"convnet_train_step tp8", 18},
+      {"mlp_train_step dp2_tp4", 17},
+      {"mlp_train_step dp4_tp2", 17},
+      {"mlp_train_step dp8", 17},
+      {"mlp_train_step fsdp4_tp2", 13},
+      {"mlp_train_step fsdp8", 2},
+      {"mlp_train_step tp8", 13},
+      {"moe_train_step dp2_ep4", 19},
+      {"moe_train_step dp2_tp4", 7},
+      {"moe_train_step dp4_tp2", 33},
+      {"moe_train_step dp8", 34},
+      {"moe_train_step ep8", 133},
+      {"moe_train_step fsdp4_tp2", 1},
+      {"moe_train_step fsdp8", 12},
+      {"moe_train_step tp8", 1},
+      {"scan_layers_train_step dp2_tp4", 20},
+      {"scan_layers_train_step dp4_tp2", 20},
+      {"scan_layers_train_step dp8", 25},
+      {"scan_layers_train_step fsdp4_tp2", 105},
+      {"scan_layers_train_step fsdp8", 31},
+      {"scan_layers_train_step tp8", 31},
+      {"transformer_fwd dp2_tp4", 45},
+      {"transformer_fwd dp4_tp2", 58},
+      {"transformer_fwd dp8", 63},
+      {"transformer_fwd fsdp4_tp2", 72},
+      {"transformer_fwd fsdp8", 73},
+      {"transformer_fwd tp8", 4},
+      {"transformer_train_adam dp2_tp4", 4},
+      {"transformer_train_adam dp4_tp2", 3},
+      {"transformer_train_adam dp8", 7},
+      {"transformer_train_adam fsdp4_tp2", 19},
+      {"transformer_train_adam fsdp8", 12},
+      {"transformer_train_adam tp8", 7},
+  };
+  for (const JaxprRow& r : *rows_) {
+    const std::string key = r.c.program + " " + r.c.candidate;
+    auto it = held.find(key);
+    ASSERT_NE(it, held.end()) << key;
+    EXPECT_LE(std::fabs(r.footprint_error), it->second) << key << ": " << r.footprint_error << "%";
+  }
+}
+
+// `memplan predict` on a jaxpr file: plan keys are parameter numbers or the
+// jaxpr's own variable names (a jaxpr has no pytree paths). The mlp under
+// dp8 shards x (input 8, `k`) and y (input 9, `l`) over dp: XLA's argument
+// and output bytes (candidates/dp8.truth.json).
+TEST(JaxprPredictCli, PredictsAJaxprFileUnderAPlan) {
+  TempDir dir;
+  ASSERT_TRUE(WriteFile(dir.File("dp8.plan.yaml"), "mesh: {dp: 8}\narguments:\n  8: [dp, null]\n  l: [dp, null]\n"));
+  const std::string jaxpr = SourcePath("samples/sharded/mlp_train_step/jit_mlp_train_step.jaxpr.txt");
+  const CommandResult r = RunCommand(
+      {MEMPLAN_BINARY, "predict", jaxpr, "--plan", dir.File("dp8.plan.yaml"), "--format=json"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"argument_bytes\": 16928768"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"output_bytes\": 16797772"), std::string::npos) << r.out;
+  // A pytree path names nothing in a jaxpr: an error naming the key.
+  ASSERT_TRUE(WriteFile(dir.File("named.plan.yaml"), "mesh: {dp: 8}\narguments:\n  x: [dp, null]\n"));
+  const CommandResult named =
+      RunCommand({MEMPLAN_BINARY, "predict", jaxpr, "--plan", dir.File("named.plan.yaml")}, dir.path());
+  EXPECT_EQ(named.exit_code, 2);
+  EXPECT_NE(named.err.find("x"), std::string::npos) << named.err;
 }
 
 }  // namespace
