@@ -1,9 +1,14 @@
 #include <cstdio>
+#include <optional>
 
+#include "analyzer/analysis.h"
 #include "analyzer/call_tree_analysis.h"
+#include "analyzer/call_tree_peak.h"
 #include "cli/commands.h"
 #include "cli/output_file.h"
 #include "parsers/load_call_tree.h"
+#include "parsers/load_program.h"
+#include "viz/call_tree_peak.h"
 #include "viz/call_tree_report.h"
 
 namespace memplan::cli {
@@ -22,6 +27,34 @@ int RunCalltree(const CalltreeFlags& flags) {
   const analyzer::CallTreeSummary summary = analyzer::SummarizeCallTree(*tree);
   const analyzer::CallTreeMemory memory = analyzer::AnalyzeCallTreeMemory(*tree, summary);
   viz::CallTreeReportInput input{*tree, summary, memory, flags.top};
+  // --program: the program's live peak hung on the tree's nodes.
+  std::optional<parsers::LoadedProgram> loaded;
+  std::optional<analyzer::CallTreePeak> peak;
+  std::optional<viz::CallTreePeakInput> peak_input;
+  if (!flags.program.empty()) {
+    if (flags.format != CalltreeFormat::kText && flags.format != CalltreeFormat::kJson) {
+      std::fprintf(stderr, "memplan: --program needs --format=text or json\n");
+      return kExitBadInput;
+    }
+    parsers::LoadOptions load;
+    load.module = flags.module;
+    absl::StatusOr<parsers::LoadedProgram> program = parsers::LoadProgram(flags.program, load);
+    if (!program.ok()) {
+      std::fprintf(stderr, "memplan: %.*s\n", static_cast<int>(program.status().message().size()),
+                   program.status().message().data());
+      return kExitBadInput;
+    }
+    loaded = *std::move(program);
+    const analyzer::Analysis analysis = analyzer::Analysis::Run(loaded->program, {});
+    if (!analysis.peak) {
+      std::fprintf(stderr, "memplan: %s: the program has no live ranges, so no peak to hang on the tree\n",
+                   flags.program.c_str());
+      return kExitBadInput;
+    }
+    peak = analyzer::HangPeakOnCallTree(loaded->program, *analysis.peak, analysis.origins, *tree);
+    peak_input.emplace(viz::CallTreePeakInput{*tree, loaded->program, *peak, flags.top});
+    input.program_peak = &*peak_input;
+  }
   std::string rendered;
   switch (flags.format) {
     case CalltreeFormat::kText:

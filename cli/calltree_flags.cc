@@ -18,6 +18,8 @@ class CalltreeSubcommand : public Subcommand {
     flags.output = output_;
     flags.top = top_;
     flags.top_given = top_.getNumOccurrences() > 0;
+    flags.program = program_;
+    flags.module = module_;
     return RunCalltree(flags);
   }
 
@@ -38,6 +40,11 @@ class CalltreeSubcommand : public Subcommand {
   cl::opt<int> top_{"top", cl::sub(command_), cl::init(10),
                     cl::desc("Rows per table (0: all); functions drawn by dot (default there: "
                              "100)")};
+  cl::opt<std::string> program_{"program", cl::sub(command_), cl::value_desc("dump"),
+                                cl::desc("Hang this program's peak (an XLA dump, HLO module or jaxpr "
+                                         "with source lines) on the tree's nodes")};
+  cl::opt<std::string> module_{"module", cl::sub(command_), cl::value_desc("name"),
+                               cl::desc("With --program on a dump directory: the module to read")};
 };
 
 }  // namespace

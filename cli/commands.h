@@ -98,6 +98,10 @@ struct CalltreeFlags {
   int top = 10;  // table rows (0: all)
   // Whether --top was given: DOT draws 100 functions unless it was.
   bool top_given = false;
+  // --program: a program (dump, HLO module, jaxpr) whose peak is hung on
+  // the tree's nodes by source line; --module picks a dump's module.
+  std::string program;
+  std::string module;
 };
 
 int RunCalltree(const CalltreeFlags& flags);

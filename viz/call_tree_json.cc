@@ -3,6 +3,7 @@
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
+#include "viz/call_tree_peak.h"
 #include "viz/call_tree_report.h"
 
 namespace memplan::viz {
@@ -234,6 +235,11 @@ std::string RenderCallTreeJson(const CallTreeReportInput& in) {
         });
       }
     });
+    if (in.program_peak != nullptr) {
+      j.attributeBegin("program_peak");
+      WriteCallTreePeakJson(*in.program_peak, j);
+      j.attributeEnd();
+    }
   });
   os << "\n";
   os.flush();

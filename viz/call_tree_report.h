@@ -13,6 +13,8 @@
 
 namespace memplan::viz {
 
+struct CallTreePeakInput;  // viz/call_tree_peak.h
+
 struct CallTreeReportInput {
   const ir::CallTree& tree;
   const analyzer::CallTreeSummary& summary;
@@ -21,6 +23,9 @@ struct CallTreeReportInput {
   // to 20 lines per row (all for 0); the DOT graph draws this many of the
   // most-called functions.
   int top = 10;
+  // A program's peak hung on the tree (--program): the text report ends
+  // with its section, the JSON has it as "program_peak". Null: none.
+  const CallTreePeakInput* program_peak = nullptr;
 };
 
 std::string RenderCallTreeText(const CallTreeReportInput& input);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ir/strings.h"
+#include "viz/call_tree_peak.h"
 #include "viz/call_tree_report.h"
 #include "viz/format.h"
 #include "viz/table.h"
@@ -288,6 +289,7 @@ std::string RenderCallTreeText(const CallTreeReportInput& in) {
   AppendRepeated(in, &out);
   AppendMemory(in, &out);
   AppendCollapsed(in, &out);
+  if (in.program_peak != nullptr) out += RenderCallTreePeakText(*in.program_peak);
   if (tree.diagnostics.total() > 0) {
     StrAppend(&out, "\nInput notes (", tree.diagnostics.total(), ")\n");
     for (const ir::Warning& w : tree.diagnostics.warnings()) {
