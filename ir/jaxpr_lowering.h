@@ -43,7 +43,7 @@ namespace memplan::ir {
 struct JaxprLoweringOptions {
   // Refuse to build more instructions than this (inlining shared jaxprs can
   // multiply a small text into a huge graph).
-  int64_t max_instructions = int64_t{1} << 22;
+  int64_t max_instructions = int64_t{1} << 20;
   // Refuse calls and loops nested deeper than this.
   int32_t max_depth = 256;
 };
