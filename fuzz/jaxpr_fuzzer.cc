@@ -14,6 +14,7 @@
 #include "analyzer/jaxpr_flops.h"
 #include "analyzer/jaxpr_liveness.h"
 #include "analyzer/jaxpr_schedule.h"
+#include "ir/jaxpr_program.h"
 #include "llvm/Support/raw_ostream.h"
 #include "parsers/jaxpr_parser.h"
 #include "viz/jaxpr_report.h"
@@ -58,6 +59,36 @@ void Analyze(const memplan::ir::JaxprModule& module) {
   }
 }
 
+// The jaxpr as a Program (ir/jaxpr_program.h): a well-formed graph and
+// buffer assignment.
+void Lower(const memplan::ir::JaxprModule& module) {
+  using namespace memplan;
+  for (bool fuse : {true, false}) {
+    ir::JaxprProgramOptions options;
+    options.lowering.max_instructions = 1 << 16;
+    options.donated = {true, false, true};
+    options.fuse_elementwise = fuse;
+    absl::StatusOr<ir::Program> program = ir::BuildJaxprProgram(module, options);
+    if (!program.ok()) continue;
+    const ir::Module& m = program->module;
+    Check(m.entry_computation() != nullptr, "no entry computation");
+    Check(m.entry_computation()->parameters.size() == module.jaxpr(module.top).invars.size(),
+          "entry parameters are not the top jaxpr's inputs");
+    for (const ir::Instruction& inst : m.instructions()) {
+      for (ir::InstructionId op : inst.operands) {
+        Check(m.contains(op) && m.instruction(op).computation == inst.computation, "an operand from elsewhere");
+      }
+      for (const ir::CalledComputation& c : inst.calls) Check(m.contains(c.computation), "bad called computation");
+    }
+    for (const ir::Value& v : program->values) {
+      Check(v.live_range.has_value() && v.live_range->start <= v.live_range->end &&
+                v.live_range->end <= program->schedule.max_time,
+            "a live range outside the schedule");
+      Check(program->FindAllocation(v.allocation) != nullptr, "a value without an allocation");
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -71,6 +102,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   Check(module->top.valid(), "no top-level jaxpr");
   Analyze(*module);
+  Lower(*module);
   for (size_t i = 0; i < module->eqns.size(); ++i) {
     const ir::JaxprEqn& eqn = module->eqns[i];
     Check(eqn.id.value() == static_cast<int64_t>(i), "equation ids are not dense");
