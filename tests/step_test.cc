@@ -302,7 +302,7 @@ void RoundTrip(const std::string& program, std::vector<ir::MeshAxis> axes) {
   auto plan = executor::PlanFromCandidate(**model, *cost, {"candidate", "step_test"});
   ASSERT_TRUE(plan.ok()) << plan.status();
   const std::string json = executor::RenderPlanJson(*plan);
-  auto parsed = executor::ParsePlanJson(parsers::SourceText::FromString("plan.json", json));
+  auto parsed = executor::ParsePlanJson(*parsers::SourceText::FromString("plan.json", json));
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   const predictor::Prediction& p = cost->prediction;
   const predictor::DeviceMemory& d = p.devices.front();
@@ -379,7 +379,7 @@ TEST(StepCli, CostAndRankPrintTheSplit) {
   EXPECT_NE(rank.out.find("Its training step:"), std::string::npos) << rank.out;
   auto source = parsers::SourceText::FromFile(out);
   ASSERT_TRUE(source.ok()) << source.status();
-  auto plan = executor::ParsePlanJson(*source);
+  auto plan = executor::ParsePlanJson(**source);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->ranks.size(), 8u);
 }
