@@ -162,9 +162,13 @@ int RunRank(const RankFlags& flags) {
     if (absl::Status s = WriteOutput(flags.emit_plan, *text); !s.ok()) return Fail(FromAbsl(s.message()));
   }
   if (!ranking->fitting.empty() && !flags.emit_executor_plan.empty()) {
+    // The ranking keeps totals only: price the winner again for its detail.
     const simulator::RankedCandidate& best = ranking->fitting.front();
+    absl::StatusOr<simulator::CandidateCost> cost =
+        (*model)->Price(enumeration->candidates[static_cast<size_t>(best.index)].plan);
+    if (!cost.ok()) return Fail(FromAbsl(cost.status().message()));
     absl::StatusOr<executor::ExecutorPlan> plan = executor::PlanFromCandidate(
-        **model, best.cost,
+        **model, *cost,
         {best.label, StrCat("memplan rank ", flags.path, " --devices ", flags.devices, " (", best.label, ")")});
     if (!plan.ok()) return Fail(FromAbsl(plan.status().message()));
     if (absl::Status s = WriteOutput(flags.emit_executor_plan, executor::RenderPlanJson(*plan)); !s.ok()) {

@@ -191,6 +191,16 @@ absl::StatusOr<ExecutorPlan> Builder::Run(const CandidatePlanOptions& options) {
   if (module_.entry_computation() == nullptr) {
     return absl::InvalidArgumentError("expected a module with an entry computation");
   }
+  const size_t parameters = module_.entry_computation()->parameters.size();
+  bool detailed = p.argument_shardings.size() >= parameters;
+  for (const std::vector<size_t>& members : p.combined_all_reduces) {
+    for (size_t m : members) detailed = detailed && m < p.collective_list.size();
+  }
+  if (!detailed) {
+    return absl::InvalidArgumentError(
+        "expected a prediction with its per-argument shardings and collectives (a ranking "
+        "keeps totals only)");
+  }
   step_of_.assign(module_.instruction_count(), -1);
   const std::vector<ir::InstructionId>& schedule = model_.program().schedule.instructions;
   for (size_t s = 0; s < schedule.size(); ++s) {

@@ -33,8 +33,11 @@ struct CandidatePlanOptions {
 };
 
 // The plan for `cost`, priced by `model` (whose program, hardware and
-// devices per node it uses). InvalidArgument when the prediction's mesh
-// has no devices or a collective's device groups cannot be formed.
+// devices per node it uses), with the prediction's details (Price()'s
+// result, not a RankedCandidate's, whose details the ranking dropped).
+// InvalidArgument when those details are missing, the prediction's mesh has
+// no devices or ids outside 0..N-1, or a collective's device groups cannot
+// be formed.
 absl::StatusOr<ExecutorPlan> PlanFromCandidate(const simulator::CostModel& model,
                                                const simulator::CandidateCost& cost,
                                                const CandidatePlanOptions& options = {});

@@ -4,10 +4,12 @@
 //              computed (or a fused intermediate) that the optimizer reads:
 //              the gradient synchronisation, issued as gradients become
 //              ready, hides behind the backward pass's compute;
-//   prefetch   a collective whose input depends only on the step's inputs
-//              (entry parameters and constants: weights gathered by FSDP,
-//              a batch re-laid out): issued early, it hides behind the
-//              compute of the phases up to the one that reads it;
+//   prefetch   a collective whose input is one entry parameter, relaid out
+//              or converted at most (copies, transposes, converts, and
+//              fusions without dots, convolutions or reductions, with
+//              constants): FSDP's weight gathers, a batch re-laid out.
+//              Issued early, it hides behind the compute of the phases up
+//              to the one that reads it;
 //   critical   anything else (a tensor-parallel all-reduce of a partial
 //              activation, an expert all-to-all, the loss's reduction):
 //              the next instruction waits for it.
@@ -33,8 +35,8 @@ std::string_view CollectiveRoleName(CollectiveRole role);  // "gradient", "prefe
 // Per-module facts the roles need, computed once.
 struct OverlapFacts {
   analyzer::StepPhases phases;
-  // Per instruction: an entry-computation instruction whose value depends
-  // only on entry parameters and constants.
+  // Per instruction: an entry-computation instruction whose value is one
+  // entry parameter, relaid out or converted at most (prefetch's rule).
   std::vector<uint8_t> from_inputs;
 };
 OverlapFacts AnalyzeOverlap(const ir::Module& module);

@@ -17,6 +17,7 @@
 #include "executor/candidate_plan.h"
 #include "executor/plan_json.h"
 #include "gtest/gtest.h"
+#include "ir/hlo_attributes.h"
 #include "ir/entry_arguments.h"
 #include "llvm/Support/JSON.h"
 #include "parsers/family_inputs_parser.h"
@@ -78,11 +79,21 @@ std::map<std::string, int64_t> Config(const std::string& program) {
   return out;
 }
 
-// Executed matmul FLOPs of the unsharded program by phase.
-std::map<StepPhase, double> MatmulFlops(const simulator::ComputeCost& cost) {
+// FLOPs of every dot of the module (fused ones too) by phase, from its
+// shapes and dimension numbers: 2 * output elements * contracted size.
+std::map<StepPhase, double> DotFlops(const ir::Module& m) {
+  const analyzer::StepPhases phases = analyzer::ClassifyStepPhases(m);
   std::map<StepPhase, double> out;
-  for (const simulator::ExecutedInstruction& e : cost.executed) {
-    if (e.op_class == simulator::OpClass::kMatmul) out[e.phase] += e.executions * e.flops;
+  for (const ir::Instruction& i : m.instructions()) {
+    if (i.opcode != ir::Opcode::kDot) continue;
+    const std::optional<ir::DotDimensionNumbers>& dims = m.attributes(i).dot;
+    EXPECT_TRUE(dims.has_value()) << i.name;
+    if (!dims) continue;
+    double flops = 2;
+    for (int64_t n : i.shape.dims) flops *= static_cast<double>(n);
+    const ir::Shape& lhs = m.instruction(i.operands[0]).shape;
+    for (int64_t k : dims->lhs_contracting) flops *= static_cast<double>(lhs.dims[static_cast<size_t>(k)]);
+    out[phases.at(i.id)] += flops;
   }
   return out;
 }
@@ -127,7 +138,7 @@ TEST(StepPhases, MlpMatmulFlopsFromTheLayerSizes) {
                                         c["d_model"]);
   const simulator::ComputeCost cost = simulator::AnalyzeCompute(l.module(), H100());
   ASSERT_TRUE(cost.phases.training);
-  const std::map<StepPhase, double> matmul = MatmulFlops(cost);
+  const std::map<StepPhase, double> matmul = DotFlops(l.module());
   EXPECT_EQ(matmul.at(StepPhase::kForward), 4 * layer);
   EXPECT_EQ(matmul.at(StepPhase::kBackward), 7 * layer);
   EXPECT_EQ(matmul.count(StepPhase::kOptimizer), 0u);
@@ -158,7 +169,7 @@ TEST(StepPhases, AdamTransformerFromTheBlockSizes) {
   const double a = 2 * (2 * B * S * S * d);
   const simulator::ComputeCost cost = simulator::AnalyzeCompute(m, H100());
   ASSERT_TRUE(cost.phases.training);
-  const std::map<StepPhase, double> matmul = MatmulFlops(cost);
+  const std::map<StepPhase, double> matmul = DotFlops(m);
   EXPECT_EQ(matmul.at(StepPhase::kForward), w + a);
   EXPECT_EQ(matmul.at(StepPhase::kBackward), w + 2 * B * S * (d * d + 2 * d * f) + 2 * a);
   EXPECT_EQ(matmul.count(StepPhase::kOptimizer), 0u);
@@ -238,22 +249,38 @@ TEST(Overlap, DataParallelGradientsHideBehindBackward) {
               cost->compute_seconds + all - std::min(g.seconds, backward), 1e-15);
 }
 
-// fsdp8: weights gathered before use are prefetches, the gradients'
-// reduce-scatters hide behind backward.
-TEST(Overlap, FsdpGathersArePrefetchesAndReduceScattersGradients) {
-  const Loaded l = Load("mlp_train_step");
+// fsdp8 of the Adam block: every collective reading an entry parameter
+// (weights and the batch, gathered where they are used) is a prefetch
+// whose window ends at its reader's phase; one reading a dot's result is
+// not. Gradient reductions hide behind backward only.
+TEST(Overlap, GathersOfArgumentsArePrefetches) {
+  const Loaded l = Load("transformer_train_adam");
+  const ir::Module& m = l.module();
   auto model = CostModel::Create(l.loaded.program, H100());
   ASSERT_TRUE(model.ok()) << model.status();
   auto cost = (*model)->Price(Family(l, {{"fsdp", 8}}));
   ASSERT_TRUE(cost.ok()) << cost.status();
-  for (const PricedCollective& p : cost->collectives) {
-    if (p.kind == predictor::CollectiveKind::kAllGather) EXPECT_EQ(p.role, CollectiveRole::kPrefetch);
-    if (p.kind == predictor::CollectiveKind::kReduceScatter) {
-      EXPECT_EQ(p.role, CollectiveRole::kGradient);
+  const simulator::OverlapFacts& facts = (*model)->overlap_facts();
+  int prefetches = 0;
+  for (const predictor::PredictedCollective& c : cost->prediction.collective_list) {
+    const simulator::CollectiveOverlap o = simulator::OverlapOf(facts, c);
+    const bool parameter = c.source.valid() && m.instruction(c.source).opcode == ir::Opcode::kParameter;
+    if (parameter) {
+      ++prefetches;
+      EXPECT_EQ(o.role, CollectiveRole::kPrefetch) << m.instruction(c.at).name;
+      const StepPhase reader = facts.phases.at(c.at);
+      EXPECT_NE(o.window & simulator::PhaseBit(reader), 0);
+      if (reader == StepPhase::kForward) EXPECT_EQ(o.window, simulator::PhaseBit(StepPhase::kForward));
     }
-    if (p.role == CollectiveRole::kPrefetch) EXPECT_NE(p.window & simulator::PhaseBit(StepPhase::kForward), 0);
+    if (c.source.valid() && m.instruction(c.source).opcode == ir::Opcode::kDot) {
+      EXPECT_NE(o.role, CollectiveRole::kPrefetch) << m.instruction(c.at).name;
+    }
+    if (o.role == CollectiveRole::kGradient) {
+      EXPECT_EQ(o.window, simulator::PhaseBit(StepPhase::kBackward));
+      EXPECT_EQ(facts.phases.at(c.at), StepPhase::kOptimizer);
+    }
   }
-  EXPECT_GT(ByRole(*cost)[CollectiveRole::kPrefetch].size(), 0u);
+  EXPECT_GT(prefetches, 0);
 }
 
 // dp2_tp4: tensor-parallel collectives of activations are critical; the
