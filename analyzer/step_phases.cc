@@ -99,18 +99,23 @@ void ClassifyEntry(const ir::Module& module, const ir::Computation& entry,
 }
 
 // Instructions of the computations `id` calls: their marker, else `id`'s
-// phase.
+// phase. `done` holds (computation, caller phase) pairs already walked, so
+// a computation shared by many callers is walked once per phase.
 void ClassifyCalled(const ir::Module& module, ir::InstructionId id, const std::vector<Marker>& marker,
-                    std::vector<StepPhase>& phase, int depth) {
+                    std::vector<StepPhase>& phase, std::vector<uint8_t>& done, int depth) {
   if (depth > 64) return;
   const StepPhase caller = phase[static_cast<size_t>(id.value())];
+  const uint8_t bit = static_cast<uint8_t>(1u << static_cast<unsigned>(caller));
   for (const ir::CalledComputation& c : module.instruction(id).calls) {
     if (!module.contains(c.computation)) continue;
+    uint8_t& seen = done[static_cast<size_t>(c.computation.value())];
+    if (seen & bit) continue;
+    seen |= bit;
     for (ir::InstructionId inner : module.computation(c.computation).instructions) {
       if (!module.contains(inner)) continue;
       const size_t i = static_cast<size_t>(inner.value());
       phase[i] = marker[i] != Marker::kNone ? PhaseOf(marker[i]) : caller;
-      ClassifyCalled(module, inner, marker, phase, depth + 1);
+      ClassifyCalled(module, inner, marker, phase, done, depth + 1);
     }
   }
 }
@@ -142,8 +147,9 @@ StepPhases ClassifyStepPhases(const ir::Module& module) {
   }
   if (!out.training) return out;
   ClassifyEntry(module, *entry, marker, out.of);
+  std::vector<uint8_t> done(module.computations().size(), 0);
   for (ir::InstructionId id : entry->instructions) {
-    if (module.contains(id)) ClassifyCalled(module, id, marker, out.of, 0);
+    if (module.contains(id)) ClassifyCalled(module, id, marker, out.of, done, 0);
   }
   return out;
 }
