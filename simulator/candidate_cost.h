@@ -10,7 +10,8 @@
 //               output or over which it is a partial sum, as propagation
 //               left it. A replicated instruction costs every device its
 //               full time; a tuple result takes its least-split leaf.
-//   collectives the prediction's collectives grouped by kind and mesh axes;
+//   collectives the prediction's collectives grouped by kind, mesh axes and
+//               role in the step (simulator/overlap.h);
 //               each executed as often as the instruction that needs it
 //               (loop trip counts), all-reduces combined as the prediction
 //               combined them; priced with collective_cost.h over the device
