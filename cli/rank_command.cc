@@ -1,6 +1,7 @@
 // memplan rank: loads the program and the hardware, builds the candidates
 // (family plans and plan files), ranks them (simulator/rank.h), writes the
-// report (viz/rank_report.h) and, on request, the winner's plan file.
+// report (viz/rank_report.h) and, on request, the winner's plan file and
+// executor plan (executor/candidate_plan.h).
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -9,6 +10,8 @@
 #include "cli/commands.h"
 #include "cli/output_file.h"
 #include "cli/rank_commands.h"
+#include "executor/candidate_plan.h"
+#include "executor/plan_json.h"
 #include "ir/entry_arguments.h"
 #include "ir/status_macros.h"
 #include "ir/strings.h"
@@ -157,6 +160,20 @@ int RunRank(const RankFlags& flags) {
     absl::StatusOr<std::string> text = PlanText(best, module.name);
     if (!text.ok()) return Fail(FromAbsl(text.status().message()));
     if (absl::Status s = WriteOutput(flags.emit_plan, *text); !s.ok()) return Fail(FromAbsl(s.message()));
+  }
+  if (!ranking->fitting.empty() && !flags.emit_executor_plan.empty()) {
+    // The ranking keeps totals only: price the winner again for its detail.
+    const simulator::RankedCandidate& best = ranking->fitting.front();
+    absl::StatusOr<simulator::CandidateCost> cost =
+        (*model)->Price(enumeration->candidates[static_cast<size_t>(best.index)].plan);
+    if (!cost.ok()) return Fail(FromAbsl(cost.status().message()));
+    absl::StatusOr<executor::ExecutorPlan> plan = executor::PlanFromCandidate(
+        **model, *cost,
+        {best.label, StrCat("memplan rank ", flags.path, " --devices ", flags.devices, " (", best.label, ")")});
+    if (!plan.ok()) return Fail(FromAbsl(plan.status().message()));
+    if (absl::Status s = WriteOutput(flags.emit_executor_plan, executor::RenderPlanJson(*plan)); !s.ok()) {
+      return Fail(FromAbsl(s.message()));
+    }
   }
   if (absl::Status s = WriteOutput(flags.output, report); !s.ok()) return Fail(FromAbsl(s.message()));
   if (const std::string choice = viz::DescribeModuleChoice(*loaded); !choice.empty()) {

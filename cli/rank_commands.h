@@ -23,6 +23,7 @@ enum class RankFormat { kText, kJson };
 // [--budget BYTES] [--families LIST] [--family-inputs FILE] [--data a,b]
 // [--tp-plan FILE] [--plans A.yaml B.yaml ...] [--overlap MODEL]
 // [--format=text|json] [-o FILE] [--emit-plan FILE]
+// [--emit-executor-plan FILE]
 struct RankFlags {
   std::string path;
   std::string module;
@@ -40,6 +41,8 @@ struct RankFlags {
   RankFormat format = RankFormat::kText;
   std::string output = "-";
   std::string emit_plan;           // the winner's plan file; empty: none
+  // The winner's executor plan (memplan.executor-plan.v1); empty: none.
+  std::string emit_executor_plan;
 };
 
 int RunRank(const RankFlags& flags);

@@ -46,6 +46,7 @@ class RankSubcommand : public Subcommand {
     flags.format = format_;
     flags.output = output_;
     flags.emit_plan = emit_plan_;
+    flags.emit_executor_plan = emit_executor_plan_;
     return RunRank(flags);
   }
 
@@ -99,6 +100,9 @@ class RankSubcommand : public Subcommand {
                                cl::desc("Write the ranking to <file> (atomically)")};
   cl::opt<std::string> emit_plan_{"emit-plan", cl::sub(command_), cl::value_desc("file"),
                                   cl::desc("Write the chosen candidate's plan file")};
+  cl::opt<std::string> emit_executor_plan_{
+      "emit-executor-plan", cl::sub(command_), cl::value_desc("file"),
+      cl::desc("Write the chosen candidate's executor plan (JSON for memplan validate)")};
 };
 
 }  // namespace

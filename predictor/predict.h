@@ -69,6 +69,9 @@ struct Prediction {
   std::vector<CollectiveGroup> collectives;
   // Each collective, as propagation placed it.
   std::vector<PredictedCollective> collective_list;
+  // Each all-reduce operation after combining: its members, indices into
+  // collective_list (in the order the combiner took them).
+  std::vector<std::vector<size_t>> combined_all_reduces;
   std::vector<UnknownPropagation> unknown;
   int64_t unmatched_arguments = 0;  // replicated by default (the plan says)
   // Per entry parameter and per output leaf, the sharding predicted.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "ir/status_macros.h"
@@ -140,6 +141,7 @@ absl::StatusOr<std::unique_ptr<CostModel>> CostModel::Create(const ir::Program& 
   model->compute_ = AnalyzeCompute(program.module, hw, model->options_.compute);
   model->executions_.assign(program.module.instruction_count(), 1.0);
   CountExecutions(program.module, program.module.entry, 1.0, 0, &model->executions_);
+  model->overlap_ = AnalyzeOverlap(program.module);
   return model;
 }
 
@@ -162,20 +164,28 @@ absl::StatusOr<CandidateCost> CostModel::Price(const ir::ResolvedPlan& plan) con
     out.compute_seconds += share * e.seconds;
     out.flops += share * e.flops;
     out.bytes_accessed += share * e.bytes_accessed;
+    PhaseCompute& phase = out.phases.of(e.phase);
+    phase.seconds += share * e.seconds;
+    phase.flops += share * e.flops;
+    phase.bytes_accessed += share * e.bytes_accessed;
   }
+  out.phases.training = compute_.phases.training;
   out.prediction.instruction_shardings = {};
 
-  // Collectives by kind and axes.
+  // Collectives by kind, axes and role.
   struct Sum {
     int64_t members = 0;
     double executed = 0;
     double bytes = 0;
+    CollectiveOverlap overlap;
   };
-  std::map<std::pair<CollectiveKind, AxisMask>, Sum> sums;
+  std::map<std::tuple<CollectiveKind, AxisMask, CollectiveRole, PhaseMask>, Sum> sums;
   for (const predictor::PredictedCollective& c : out.prediction.collective_list) {
     const size_t at = static_cast<size_t>(c.at.value());
     const double times = c.at.valid() && at < executions_.size() ? executions_[at] : 1.0;
-    Sum& s = sums[{c.kind, c.axes}];
+    const CollectiveOverlap overlap = OverlapOf(overlap_, c);
+    Sum& s = sums[{c.kind, c.axes, overlap.role, overlap.window}];
+    s.overlap = overlap;
     s.members += 1;
     s.executed += times;
     s.bytes += times * NcclSize(c);
@@ -184,8 +194,10 @@ absl::StatusOr<CandidateCost> CostModel::Price(const ir::ResolvedPlan& plan) con
   std::vector<TimedCollective> timed;
   for (const auto& [key, sum] : sums) {
     PricedCollective p;
-    p.kind = key.first;
-    p.axes = key.second;
+    p.kind = std::get<0>(key);
+    p.axes = std::get<1>(key);
+    p.role = sum.overlap.role;
+    p.window = sum.overlap.window;
     p.members = sum.members;
     p.bytes = sum.bytes;
     p.operations = sum.executed;
@@ -217,21 +229,17 @@ absl::StatusOr<CandidateCost> CostModel::Price(const ir::ResolvedPlan& plan) con
         p.network_bytes = c.network_bytes * p.operations;
       }
     }
-    bool data_parallel = p.axes != 0;
-    for (size_t k = 0; k < plan.mesh.axes.size(); ++k) {
-      if (((p.axes >> k) & 1u) == 0) continue;
-      const std::string& name = plan.mesh.axes[k].name;
-      data_parallel = data_parallel && std::find(options_.overlappable_axes.begin(),
-                                                 options_.overlappable_axes.end(),
-                                                 name) != options_.overlappable_axes.end();
-    }
-    p.overlappable = data_parallel ? 1.0 : 0.0;
+    p.overlappable = sum.overlap.overlappable;
     out.bytes_moved += p.nvlink_bytes + p.network_bytes;
     out.network_bytes += p.network_bytes;
-    timed.push_back({p.seconds, p.overlappable});
+    timed.push_back({p.seconds, p.overlappable, p.window});
     out.collectives.push_back(p);
   }
-  out.step = CombineStepTime(out.compute_seconds, timed, options_.overlap);
+  std::array<double, analyzer::kNumStepPhases> phase_compute{};
+  for (analyzer::StepPhase ph : analyzer::kStepPhases) {
+    phase_compute[static_cast<size_t>(ph)] = out.phases.of(ph).seconds;
+  }
+  out.step = CombineStepTime(phase_compute, timed, options_.overlap);
   return out;
 }
 

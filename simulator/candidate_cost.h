@@ -10,17 +10,21 @@
 //               output or over which it is a partial sum, as propagation
 //               left it. A replicated instruction costs every device its
 //               full time; a tuple result takes its least-split leaf.
-//   collectives the prediction's collectives grouped by kind and mesh axes;
+//   collectives the prediction's collectives grouped by kind, mesh axes and
+//               role in the step (simulator/overlap.h);
 //               each executed as often as the instruction that needs it
 //               (loop trip counts), all-reduces combined as the prediction
 //               combined them; priced with collective_cost.h over the device
 //               groups of their axes (mesh_groups.h), devices placed
 //               gpus_per_node to a node; the slowest placement when groups
 //               sit differently.
-//   step        step_time.h's CombineStepTime; under per-collective overlap
-//               a collective over data-parallel axes only (`dp`, `fsdp` by
-//               default) may hide entirely, any other (tensor or expert
-//               parallel) not at all.
+//   phases      compute split into forward, backward and optimizer
+//               (analyzer/step_phases.h) where the program is a training step.
+//   step        step_time.h's CombineStepTime over the phases' compute;
+//               under per-collective overlap each collective hides as what
+//               it does allows (simulator/overlap.h: gradient reductions
+//               behind backward, prefetchable gathers behind the phases
+//               before their reader, anything else not at all).
 //
 // A CostModel does the per-program work once (the predictor's preparation,
 // the unsharded compute cost); Price() is then per candidate.
@@ -39,6 +43,7 @@
 #include "simulator/collective_cost.h"
 #include "simulator/compute_cost.h"
 #include "simulator/hardware.h"
+#include "simulator/overlap.h"
 #include "simulator/step_time.h"
 
 namespace memplan::simulator {
@@ -48,17 +53,16 @@ struct PricingOptions {
   OverlapModel overlap = OverlapModel::kPerCollective;
   // Devices on one node; 0: the hardware's gpus_per_node.
   int64_t gpus_per_node = 0;
-  // Mesh axes whose collectives may run under compute in the per-collective
-  // model (gradient all-reduces, FSDP's parameter gathers and gradient
-  // reduce-scatters).
-  std::vector<std::string> overlappable_axes = {"dp", "fsdp"};
   predictor::PredictOptions predict;
 };
 
-// The collectives of one kind over one set of mesh axes, priced.
+// The collectives of one kind over one set of mesh axes with one role in
+// the step, priced.
 struct PricedCollective {
   predictor::CollectiveKind kind = predictor::CollectiveKind::kAllGather;
   predictor::AxisMask axes = 0;
+  CollectiveRole role = CollectiveRole::kCritical;
+  PhaseMask window = 0;  // phases whose compute may hide it (per-collective model)
   int64_t ranks = 1;         // devices in each group
   int64_t members = 0;       // the prediction's collectives of this kind and axes
   double operations = 0;     // executed per step, after combining
@@ -69,7 +73,7 @@ struct PricedCollective {
   double bandwidth_seconds = 0;
   double nvlink_bytes = 0;   // bus bytes each device moves on NVLink
   double network_bytes = 0;  // and on its NIC
-  double overlappable = 0;   // 0 or 1 (per-collective model)
+  double overlappable = 0;   // 0 or 1 (per-collective model): by role
 };
 
 struct CandidateCost {
@@ -80,7 +84,9 @@ struct CandidateCost {
   double xla_flops = 0;
   double bytes_accessed = 0;   // per device, executed
   double compute_seconds = 0;  // per device
-  std::vector<PricedCollective> collectives;  // by kind, then axes
+  // compute_seconds, flops and bytes_accessed by phase of a training step.
+  PhaseSplit phases;
+  std::vector<PricedCollective> collectives;  // by kind, then axes, then role
   StepTime step;
   double bytes_moved = 0;  // per device, NVLink and network together
   double network_bytes = 0;
@@ -105,6 +111,15 @@ class CostModel {
   int64_t gpus_per_node() const { return gpus_per_node_; }
   // The program on one device (no sharding).
   const ComputeCost& unsharded_compute() const { return compute_; }
+  // Executions of `id` per step (loop trip counts); 1 outside loops and
+  // for an id the module lacks.
+  double Executions(ir::InstructionId id) const {
+    return id.valid() && static_cast<size_t>(id.value()) < executions_.size()
+               ? executions_[static_cast<size_t>(id.value())]
+               : 1.0;
+  }
+  // The phases and input facts collectives' roles are decided from.
+  const OverlapFacts& overlap_facts() const { return overlap_; }
 
  private:
   CostModel() = default;
@@ -116,6 +131,7 @@ class CostModel {
   ComputeCost compute_;
   // Per instruction: executions per step (1 for one outside loops).
   std::vector<double> executions_;
+  OverlapFacts overlap_;
 };
 
 // ir's name for a predicted collective's kind.

@@ -215,6 +215,15 @@ class Analyzer {
     cost.memory_bound_seconds = memory_bound_seconds_;
     cost.unknown_trip_counts = unknown_trip_counts_;
     cost.executed = std::move(executed_);
+    const analyzer::StepPhases phases = analyzer::ClassifyStepPhases(module_);
+    cost.phases.training = phases.training;
+    for (ExecutedInstruction& e : cost.executed) {
+      e.phase = phases.at(e.instruction);
+      PhaseCompute& p = cost.phases.of(e.phase);
+      p.seconds += e.executions * e.seconds;
+      p.flops += e.executions * e.flops;
+      p.bytes_accessed += e.executions * e.bytes_accessed;
+    }
     return cost;
   }
 

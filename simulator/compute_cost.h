@@ -8,11 +8,13 @@
 #ifndef MEMPLAN_SIMULATOR_COMPUTE_COST_H_
 #define MEMPLAN_SIMULATOR_COMPUTE_COST_H_
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
 
+#include "analyzer/step_phases.h"
 #include "ir/module.h"
 #include "simulator/hardware.h"
 #include "simulator/hlo_cost.h"
@@ -64,6 +66,26 @@ struct ExecutedInstruction {
   double flops = 0;            // one execution (XLA's count)
   double transcendentals = 0;  // one execution
   double bytes_accessed = 0;   // one execution
+  // Its part of a training step (analyzer/step_phases.h).
+  analyzer::StepPhase phase = analyzer::StepPhase::kForward;
+};
+
+// Compute of one part of a training step, executions counted.
+struct PhaseCompute {
+  double seconds = 0;
+  double flops = 0;
+  double bytes_accessed = 0;
+};
+
+// Compute by part of a training step: forward, backward, optimizer (in
+// analyzer::kStepPhases order). Where the program is no training step
+// (`training` false) everything is forward.
+struct PhaseSplit {
+  bool training = false;
+  std::array<PhaseCompute, analyzer::kNumStepPhases> phases;
+
+  PhaseCompute& of(analyzer::StepPhase p) { return phases[static_cast<size_t>(p)]; }
+  const PhaseCompute& of(analyzer::StepPhase p) const { return phases[static_cast<size_t>(p)]; }
 };
 
 struct ComputeCost {
@@ -80,6 +102,8 @@ struct ComputeCost {
   // Every instruction with work of its own (time, flops or bytes), in
   // execution order; their executions x seconds sum to `seconds`.
   std::vector<ExecutedInstruction> executed;
+  // `executed` summed by phase: the phases' seconds sum to `seconds`.
+  PhaseSplit phases;
 };
 
 // Precondition: the hardware is complete (LoadHardware's result).

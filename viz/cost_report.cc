@@ -93,6 +93,22 @@ std::string Efficiency(const simulator::Hardware& hw) {
   return buffer;
 }
 
+// The training step's parts: a table, or "" when the program is none.
+std::string PhaseTable(const simulator::PhaseSplit& split, double total_seconds) {
+  if (!split.training) return "";
+  TextTable table({{"phase"},
+                   {"flops", TextTable::Align::kRight},
+                   {"bytes", TextTable::Align::kRight},
+                   {"time", TextTable::Align::kRight},
+                   {"share", TextTable::Align::kRight}});
+  for (analyzer::StepPhase p : analyzer::kStepPhases) {
+    const simulator::PhaseCompute& c = split.of(p);
+    table.AddRow({std::string(analyzer::StepPhaseName(p)), Grouped(c.flops),
+                  Grouped(c.bytes_accessed), Seconds(c.seconds), Share(c.seconds, total_seconds)});
+  }
+  return StrCat("\nTraining step (executed)\n", table.Render());
+}
+
 }  // namespace
 
 std::string RenderCostText(const CostReportInput& in) {
@@ -113,6 +129,8 @@ std::string RenderCostText(const CostReportInput& in) {
                                             Share(c.matmul_seconds, c.seconds), ")")},
                     {"  memory-bound", StrCat(Seconds(c.memory_bound_seconds), " (",
                                               Share(c.memory_bound_seconds, c.seconds), ")")}});
+
+  out += PhaseTable(c.phases, c.seconds);
 
   const std::vector<const InstructionCompute*> top = ByTime(c, in.top);
   if (!top.empty()) {
@@ -193,6 +211,22 @@ std::string RenderCostJson(const CostReportInput& in) {
     j.attribute("compute_seconds", c.seconds);
     j.attribute("matmul_seconds", c.matmul_seconds);
     j.attribute("memory_bound_seconds", c.memory_bound_seconds);
+    j.attributeBegin("phases");
+    if (c.phases.training) {
+      j.object([&] {
+        for (analyzer::StepPhase p : analyzer::kStepPhases) {
+          const simulator::PhaseCompute& pc = c.phases.of(p);
+          j.attributeObject(Ref(analyzer::StepPhaseName(p)), [&] {
+            j.attribute("seconds", pc.seconds);
+            j.attribute("flops", pc.flops);
+            j.attribute("bytes_accessed", pc.bytes_accessed);
+          });
+        }
+      });
+    } else {
+      j.value(nullptr);
+    }
+    j.attributeEnd();
     j.attributeArray("instructions", [&] {
       for (const InstructionCompute* i : ByTime(c, in.top)) {
         const ir::Instruction& instruction = in.module.instruction(i->instruction);

@@ -1,5 +1,6 @@
 #include "viz/rank_report.h"
 
+#include <array>
 #include <cstdlib>
 #include <vector>
 
@@ -107,6 +108,23 @@ void CandidateJson(llvm::json::OStream& j, const RankedCandidate& c, int64_t ran
     j.attribute("bytes_accessed", c.cost.bytes_accessed);
     j.attribute("bytes_moved", c.cost.bytes_moved);
     j.attribute("network_bytes", c.cost.network_bytes);
+    j.attributeBegin("phases");
+    if (c.cost.phases.training) {
+      j.object([&] {
+        for (analyzer::StepPhase ph : analyzer::kStepPhases) {
+          const simulator::PhaseCompute& pc = c.cost.phases.of(ph);
+          j.attributeObject(Ref(analyzer::StepPhaseName(ph)), [&] {
+            j.attribute("compute_seconds", pc.seconds);
+            j.attribute("flops", pc.flops);
+            j.attribute("bytes_accessed", pc.bytes_accessed);
+            j.attribute("hidden_seconds", c.cost.step.hidden_seconds[static_cast<size_t>(ph)]);
+          });
+        }
+      });
+    } else {
+      j.value(nullptr);
+    }
+    j.attributeEnd();
     j.attributeArray("collectives", [&] {
       for (const simulator::PricedCollective& pc : c.cost.collectives) {
         j.object([&] {
@@ -123,10 +141,47 @@ void CandidateJson(llvm::json::OStream& j, const RankedCandidate& c, int64_t ran
           j.attribute("nvlink_bytes", pc.nvlink_bytes);
           j.attribute("network_bytes", pc.network_bytes);
           j.attribute("overlappable", pc.overlappable);
+          j.attribute("role", Ref(simulator::CollectiveRoleName(pc.role)));
+          j.attributeArray("window", [&] {
+            for (analyzer::StepPhase ph : analyzer::kStepPhases) {
+              if (pc.window & simulator::PhaseBit(ph)) j.value(Ref(analyzer::StepPhaseName(ph)));
+            }
+          });
         });
       }
     });
   });
+}
+
+// The chosen candidate's step by phase and its collectives by role; "" for
+// a program that is no training step and has no collectives.
+std::string StepBreakdown(const RankedCandidate& c) {
+  std::string s;
+  if (c.cost.phases.training) {
+    using A = TextTable::Align;
+    TextTable table({{"phase", A::kLeft},
+                     {"compute", A::kRight},
+                     {"share", A::kRight},
+                     {"comm hidden", A::kRight}});
+    for (analyzer::StepPhase ph : analyzer::kStepPhases) {
+      const double seconds = c.cost.phases.of(ph).seconds;
+      const double total = c.cost.step.compute_seconds;
+      table.AddRow({std::string(analyzer::StepPhaseName(ph)), HumanSeconds(seconds),
+                    StrCat(static_cast<int>(total > 0 ? 100.0 * seconds / total + 0.5 : 0), "%"),
+                    HumanSeconds(c.cost.step.hidden_seconds[static_cast<size_t>(ph)])});
+    }
+    s += "Its training step:\n" + table.Render();
+  }
+  std::array<double, 3> by_role = {};
+  for (const simulator::PricedCollective& pc : c.cost.collectives) {
+    by_role[static_cast<size_t>(pc.role)] += pc.seconds;
+  }
+  if (!c.cost.collectives.empty()) {
+    StrAppend(&s, "Its collectives: gradient ", HumanSeconds(by_role[0]), ", prefetch ",
+              HumanSeconds(by_role[1]), ", critical ", HumanSeconds(by_role[2]), "; exposed ",
+              HumanSeconds(c.cost.step.exposed_seconds), "\n");
+  }
+  return s;
 }
 
 }  // namespace
@@ -172,6 +227,7 @@ std::string RenderRankText(const RankReportInput& in) {
     StrAppend(&s, "\nChosen: ", best.label, " (mesh ", best.cost.prediction.mesh.ToString(),
               "), step ", HumanSeconds(best.cost.step.step_seconds), ", footprint ",
               HumanBytes(best.footprint_bytes), " of ", HumanBytes(r.budget_bytes), "\n");
+    s += StepBreakdown(best);
   }
   if (!r.over_budget.empty()) {
     StrAppend(&s, "\nOver the budget (", r.over_budget.size(), "), smallest footprint first:\n");
