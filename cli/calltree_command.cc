@@ -5,6 +5,7 @@
 #include "cli/output_file.h"
 #include "parsers/load_call_tree.h"
 #include "viz/call_tree_report.h"
+#include "viz/html_views.h"
 
 namespace memplan::cli {
 
@@ -36,6 +37,9 @@ int RunCalltree(const CalltreeFlags& flags) {
       break;
     case CalltreeFormat::kFolded:
       rendered = viz::RenderCallTreeFolded(input);
+      break;
+    case CalltreeFormat::kHtml:
+      rendered = viz::RenderCallTreeHtml(input, tree->source_name);
       break;
   }
   if (absl::Status written = WriteOutput(flags.output, rendered); !written.ok()) {
