@@ -221,11 +221,11 @@ BrowserResult LoadInChromium(const std::string& chromium, const std::string& nam
   result.overflow = Strings(o, "overflow");
   result.overlaps = Strings(o, "overlaps");
   result.injected = Strings(o, "injected");
-  result.labels = o.getInteger("labels").value_or(-1);
-  result.scripts = o.getInteger("scripts").value_or(-1);
-  result.images = o.getInteger("images").value_or(-1);
-  result.viewport = o.getInteger("viewport").value_or(-1);
-  result.scroll_width = o.getInteger("scroll_width").value_or(-1);
+  result.labels = o.getInteger("labels").getValueOr(-1);
+  result.scripts = o.getInteger("scripts").getValueOr(-1);
+  result.images = o.getInteger("images").getValueOr(-1);
+  result.viewport = o.getInteger("viewport").getValueOr(-1);
+  result.scroll_width = o.getInteger("scroll_width").getValueOr(-1);
   EXPECT_TRUE(fs::file_size(shot) > 1000) << "no screenshot at " << shot;
   return result;
 }
