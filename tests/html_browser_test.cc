@@ -16,6 +16,7 @@
 // Without chromium (scripts/install-deps.sh installs it) the tests skip.
 #include <cstdio>
 #include <cstdlib>
+#include <sys/wait.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -431,6 +432,76 @@ TEST_F(HtmlBrowser, HostileNamesExecuteNothing) {
   EXPECT_EQ(r.sections,
             (std::vector<std::string>{"summary", "timeline", "allocation-map", "peak-values",
                                       "attribution", "temp-arena", "allocations", "notes"}));
+}
+
+// The `memplan` binary: `args` run from the source root, the page written to
+// html_shots/NAME.out.html and returned; the exit status in *status.
+std::string RunMemplan(const std::string& name, const std::string& args, int* status) {
+  const fs::path dir = fs::path(MEMPLAN_BINARY_DIR) / "html_shots";
+  fs::create_directories(dir);
+  const fs::path out = dir / (name + ".out.html");
+  fs::remove(out);
+  const std::string command = StrCat("cd '", MEMPLAN_SOURCE_DIR, "' && '", MEMPLAN_BINARY, "' ",
+                                     args, " -o '", out.string(), "' 2>/dev/null");
+  const int raw = std::system(command.c_str());
+  *status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  std::ifstream in(out, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// `memplan report --plan`: the prediction section, with the exact per-device
+// bytes of the 8-device compile (candidates/fsdp8.truth.json,
+// memory_analysis(): argument 2,248,704 and output 2,103,372 bytes).
+TEST_F(HtmlBrowser, ReportWithPlan) {
+  int status = 0;
+  const std::string html = RunMemplan(
+      "report-plan",
+      "report samples/sharded/mlp_train_step --plan "
+      "samples/sharded/mlp_train_step/candidates/fsdp8.plan.yaml",
+      &status);
+  ASSERT_EQ(status, 0);
+  EXPECT_NE(html.find("title=\"2,248,704 bytes\""), std::string::npos);
+  EXPECT_NE(html.find("title=\"2,103,372 bytes\""), std::string::npos);
+  const BrowserResult r = LoadInChromium(chromium_, "report-plan", html);
+  ExpectFitsAndReadable(r);
+  ASSERT_GE(r.sections.size(), 2u);
+  EXPECT_EQ(r.sections[0], "summary");
+  EXPECT_EQ(r.sections[1], "prediction");
+}
+
+// `memplan rank --format=html` under a budget some candidates exceed.
+TEST_F(HtmlBrowser, RankPage) {
+  int status = 0;
+  const std::string html = RunMemplan(
+      "rank",
+      "rank samples/sharded/mlp_train_step --devices 8 --family-inputs "
+      "samples/sharded/mlp_train_step/families.yaml --budget 4MiB --format=html",
+      &status);
+  ASSERT_EQ(status, 0);
+  EXPECT_NE(html.find("Within the budget"), std::string::npos);
+  EXPECT_NE(html.find("Over the budget"), std::string::npos);
+  const BrowserResult r = LoadInChromium(chromium_, "rank", html);
+  ExpectFitsAndReadable(r);
+  EXPECT_EQ(r.sections, std::vector<std::string>{"rank"});
+}
+
+// `memplan calltree --format=html` on a PyTorch trace with memory events,
+// and on seed 000's text tree (long paths).
+TEST_F(HtmlBrowser, CallTreePages) {
+  for (const auto& [name, input] : std::vector<std::pair<std::string, std::string>>{
+           {"calltree-trace", "samples/traces/pytorch_v100_backward_memory.pt.trace.json.gz"},
+           {"calltree-text", "samples/calltree/seed000_vescale_nanogpt_4d_calltree.txt.gz"}}) {
+    int status = 0;
+    const std::string html = RunMemplan(name, StrCat("calltree ", input, " --format=html"), &status);
+    ASSERT_EQ(status, 0) << input;
+    const BrowserResult r = LoadInChromium(chromium_, name, html);
+    ExpectFitsAndReadable(r);
+    EXPECT_EQ(r.sections, std::vector<std::string>{"calltree"});
+    if (name == "calltree-trace") {
+      EXPECT_NE(html.find("<svg class=\"memory\""), std::string::npos);
+      EXPECT_GT(r.labels, 5);
+    }
+  }
 }
 
 }  // namespace

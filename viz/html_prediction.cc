@@ -23,6 +23,12 @@ std::string Card(std::string_view label, std::string_view big, std::string_view 
                 HtmlEscape(small), "</div></div>");
 }
 
+// "1.50 KiB" with the exact bytes in the cell's tooltip.
+std::string BytesTd(int64_t bytes) {
+  return StrCat("<td class=\"num\" title=\"", GroupedBytes(bytes), " bytes\">", HumanBytes(bytes),
+                "</td>");
+}
+
 bool SameNumbers(const predictor::DeviceMemory& a, const predictor::DeviceMemory& b) {
   return a.argument_bytes == b.argument_bytes && a.output_bytes == b.output_bytes &&
          a.alias_bytes == b.alias_bytes && a.temp_bytes == b.temp_bytes &&
@@ -62,11 +68,10 @@ void AppendDeviceTable(std::string& out, const predictor::Prediction& p) {
   out += "</tr>\n";
   const analyzer::MemoryStats& u = p.unsharded;
   auto row = [&](std::string_view name, int64_t before, int64_t predictor::DeviceMemory::*field) {
-    StrAppend(&out, "<tr>", HtmlTh(name), HtmlTd(HumanBytes(before), "num"));
+    StrAppend(&out, "<tr>", HtmlTh(name), BytesTd(before));
     for (size_t r = 0; r < shown; ++r) {
       const int64_t now = p.devices[runs[r].first].*field;
-      StrAppend(&out, HtmlTd(HumanBytes(now), "num"),
-                HtmlTd(SignedPercent(ChangePercent(now, before)), "num"));
+      StrAppend(&out, BytesTd(now), HtmlTd(SignedPercent(ChangePercent(now, before)), "num"));
     }
     out += "</tr>\n";
   };
@@ -79,7 +84,7 @@ void AppendDeviceTable(std::string& out, const predictor::Prediction& p) {
   StrAppend(&out, "<tr>", HtmlTh("live peak"), HtmlTd("", "num"));
   for (size_t r = 0; r < shown; ++r) {
     const predictor::DeviceMemory& d = p.devices[runs[r].first];
-    StrAppend(&out, HtmlTd(HumanBytes(d.live_peak_bytes), "num"),
+    StrAppend(&out, BytesTd(d.live_peak_bytes),
               HtmlTd(StrCat("step ", d.live_peak_step), "num"));
   }
   out += "</tr>\n</table>\n";
