@@ -283,6 +283,7 @@ constexpr const char* kSeed004 = "samples/xla/seed004_gpu_decode-buffer-assignme
 // A JAX training step whose XLA live peak counts shared bytes twice (the
 // timeline then carries two peak labels and the line).
 constexpr const char* kJaxTrain = "samples/jax/mlp_train_step";
+constexpr const char* kJaxTransformer = "samples/jax/transformer_block_f32";
 
 // One section of the report on a page of its own.
 BrowserResult RenderOneSection(const std::string& chromium, const std::string& sample,
@@ -327,14 +328,19 @@ TEST_F(HtmlBrowser, Timeline) {
   EXPECT_GE(r.labels, 2 * 15);
 }
 
-TEST_F(HtmlBrowser, TimelineWithTwoPeaks) {
-  const Sample& s = LoadSample(kJaxTrain);
-  ASSERT_TRUE(s.analysis.peak && s.analysis.occupied_peak);
-  // The sample must keep what this test is about: XLA's figure above ours.
-  ASSERT_GT(s.analysis.peak->bytes, s.analysis.occupied_peak->bytes);
-  const BrowserResult r =
-      RenderOneSection(chromium_, kJaxTrain, "timeline", "Memory timeline", RenderTimelineSection);
-  ExpectFitsAndReadable(r);
+// XLA's figure above ours: two peak labels and the line; in the
+// transformer, three markers (steps 53, 55 and the dump's list at 54) a few
+// pixels apart whose labels must not overlap.
+TEST_F(HtmlBrowser, TimelineWithThreePeakMarkers) {
+  for (const char* sample : {kJaxTrain, kJaxTransformer}) {
+    const Sample& s = LoadSample(sample);
+    ASSERT_TRUE(s.analysis.peak && s.analysis.occupied_peak);
+    // The samples must keep what this test is about.
+    ASSERT_GT(s.analysis.peak->bytes, s.analysis.occupied_peak->bytes) << sample;
+    const BrowserResult r =
+        RenderOneSection(chromium_, sample, "timeline", "Memory timeline", RenderTimelineSection);
+    ExpectFitsAndReadable(r);
+  }
 }
 
 // The whole report of a sample: every section, in one page that fits.
