@@ -22,7 +22,7 @@ constexpr const char* kStyle = R"css(
 body{margin:0;background:var(--bg);color:var(--fg);
 font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",Arial,sans-serif}
 header{padding:18px 28px 10px;border-bottom:1px solid var(--line);background:var(--panel)}
-header h1{margin:0 0 4px;font-size:20px;font-weight:600}
+header h1{margin:0 0 4px;font-size:20px;font-weight:600;overflow-wrap:anywhere}
 header .subtitle{color:var(--muted);margin:0 0 8px;overflow-wrap:anywhere}
 nav a{color:var(--accent);text-decoration:none;margin-right:14px;white-space:nowrap}
 nav a:hover{text-decoration:underline}
@@ -32,6 +32,7 @@ section h2{font-size:16px;font-weight:600;margin:0 0 8px;padding-bottom:4px;
 border-bottom:1px solid var(--line)}
 h3{font-size:14px;font-weight:600;margin:14px 0 4px}
 p{margin:6px 0}
+main p,main li,main td,main th,main summary,main code,main .legend,.tree,.notice{overflow-wrap:anywhere}
 .muted{color:var(--muted)}
 .notice{background:#fff6dd;border:1px solid #ecd58a;border-radius:4px;padding:4px 8px;margin:6px 0;
 display:inline-block}
