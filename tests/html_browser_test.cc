@@ -13,7 +13,9 @@
 //     <script> would set are absent, and the page holds only its own
 //     scripts.
 // Screenshots land in the build directory (html_shots/), never in git.
-// Without chromium (scripts/install-deps.sh installs it) the tests skip.
+// Without chromium (scripts/install-deps.sh installs it) the tests skip,
+// unless MEMPLAN_REQUIRE_CHROMIUM is set (scripts/test.sh, which CI runs,
+// sets it), when they fail.
 #include <cstdio>
 #include <cstdlib>
 #include <sys/wait.h>
@@ -271,6 +273,10 @@ class HtmlBrowser : public ::testing::Test {
  protected:
   void SetUp() override {
     chromium_ = FindChromium();
+    if (chromium_.empty() && std::getenv("MEMPLAN_REQUIRE_CHROMIUM") != nullptr) {
+      FAIL() << "chromium is not installed and MEMPLAN_REQUIRE_CHROMIUM is set (CI): "
+                "scripts/install-deps.sh installs it";
+    }
     if (chromium_.empty()) {
       GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh installs it; CI "
                       "must have it)";
