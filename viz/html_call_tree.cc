@@ -174,7 +174,7 @@ std::string MemorySvg(const CallTreeReportInput& in, const analyzer::DeviceMemor
   for (int64_t tick : NiceTicks(span, 8)) {
     const double x = x_of(t0 + tick);
     AppendSvgLine(out, x, kBottom, x, kBottom + 4, "axis");
-    AppendSvgText(out, x, kBottom + 16, Duration(tick), "middle");
+    AppendSvgText(out, x, kBottom + 18, Duration(tick), "middle");
   }
   AppendSvgText(out, (kLeft + kRight) / 2, kHeight - 4, "time from the trace's start", "middle");
   StrAppend(&out, "\n<path class=\"allocated\" d=\"", path, "\"/>\n");

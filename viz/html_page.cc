@@ -24,7 +24,8 @@ font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",Arial,san
 header{padding:18px 28px 10px;border-bottom:1px solid var(--line);background:var(--panel)}
 header h1{margin:0 0 4px;font-size:20px;font-weight:600;overflow-wrap:anywhere}
 header .subtitle{color:var(--muted);margin:0 0 8px;overflow-wrap:anywhere}
-nav a{color:var(--accent);text-decoration:none;margin-right:14px;white-space:nowrap}
+nav{display:flex;flex-wrap:wrap;gap:2px 14px}
+nav a{color:var(--accent);text-decoration:none;white-space:nowrap}
 nav a:hover{text-decoration:underline}
 main{padding:8px 28px 40px;max-width:1280px}
 section{margin-top:22px}

@@ -143,7 +143,7 @@ void AppendAxes(std::string& out, const Chart& chart) {
   for (int64_t tick : NiceTicks(chart.steps, 10)) {
     const double x = chart.X(static_cast<double>(tick));
     AppendSvgLine(out, x, kBottom, x, kBottom + 4, "axis");
-    AppendSvgText(out, x, kBottom + 16, GroupedBytes(tick), "middle");
+    AppendSvgText(out, x, kBottom + 18, GroupedBytes(tick), "middle");
   }
   AppendSvgText(out, (kLeft + kRight) / 2, kHeight - 4, "schedule step", "middle");
   out += "\n";
