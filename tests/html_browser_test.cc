@@ -516,5 +516,34 @@ TEST_F(HtmlBrowser, CallTreePages) {
   }
 }
 
+// Without a browser: a bad plan is exit 2 with no page written; the new
+// pages are the same bytes run after run.
+TEST(HtmlCli, BadPlanWritesNothingAndPagesAreDeterministic) {
+  const fs::path dir = fs::path(MEMPLAN_BINARY_DIR) / "html_shots";
+  fs::create_directories(dir);
+  const fs::path plan = dir / "bad.plan.yaml";
+  std::ofstream(plan) << "mesh: {dp: 2}\narguments:\n  no_such_argument: [dp]\n";
+  int status = 0;
+  RunMemplan("bad-plan", StrCat("report samples/sharded/mlp_train_step --plan '", plan.string(), "'"),
+             &status);
+  EXPECT_EQ(status, 2);
+  EXPECT_FALSE(fs::exists(dir / "bad-plan.out.html"));
+  for (const std::string args :
+       {std::string("calltree samples/traces/pytorch_v100_backward_memory.pt.trace.json.gz "
+                    "--format=html"),
+        std::string("rank samples/sharded/mlp_train_step --devices 8 --family-inputs "
+                    "samples/sharded/mlp_train_step/families.yaml --format=html"),
+        std::string("report samples/sharded/mlp_train_step --plan "
+                    "samples/sharded/mlp_train_step/candidates/tp8.plan.yaml")}) {
+    int first_status = 0, second_status = 0;
+    const std::string first = RunMemplan("again-1", args, &first_status);
+    const std::string second = RunMemplan("again-2", args, &second_status);
+    EXPECT_EQ(first_status, 0) << args;
+    EXPECT_EQ(second_status, 0) << args;
+    EXPECT_GT(first.size(), 1000u) << args;
+    EXPECT_EQ(first, second) << args;
+  }
+}
+
 }  // namespace
 }  // namespace memplan::viz

@@ -363,7 +363,7 @@ std::string RenderTimelineSection(const ReportContext& context) {
   const int64_t y_max = std::max<int64_t>(1, static_cast<int64_t>(max_total * 1.06));
   const Chart full{context, rows, any, steps, 0, y_max, added_differs};
   // The zoomed chart pays only where the steady bytes are a good share.
-  const bool zoom = steady > 0 && steady * 5 >= max_total && steady < max_total;
+  const bool zoom = steady > 0 && steady * 10 >= max_total && steady < max_total;
   if (zoom) {
     StrAppend(&out,
               "<input type=\"checkbox\" id=\"timeline-zoom\" class=\"zoom-toggle\">"
