@@ -140,6 +140,11 @@ void AppendAxes(std::string& out, const Chart& chart) {
     AppendSvgLine(out, kLeft, y, kRight, y, "grid");
     AppendSvgText(out, kLeft - 6, y + 4, AxisBytes(tick), "end");
   }
+  // The zoomed axis says where it starts, where the first tick leaves room.
+  if (chart.y_min > 0 &&
+      (y_ticks.empty() || kBottom - chart.Y(static_cast<double>(y_ticks.front())) >= 16)) {
+    AppendSvgText(out, kLeft - 6, kBottom + 4, AxisBytes(chart.y_min), "end");
+  }
   for (int64_t tick : NiceTicks(chart.steps, 10)) {
     const double x = chart.X(static_cast<double>(tick));
     AppendSvgLine(out, x, kBottom, x, kBottom + 4, "axis");
