@@ -516,6 +516,28 @@ TEST_F(HtmlBrowser, CallTreePages) {
   }
 }
 
+// A call tree whose function names and paths hold markup: the calltree page
+// executes nothing and keeps its section.
+TEST_F(HtmlBrowser, HostileCallTreeExecutesNothing) {
+  const fs::path dir = fs::path(MEMPLAN_BINARY_DIR) / "html_shots";
+  fs::create_directories(dir);
+  const fs::path input = dir / "hostile_tree.txt";
+  std::ofstream(input, std::ios::binary)
+      << "main, /src/" << kHostile[0] << ".py:1\n"
+      << "\xE2\x94\x9C\xE2\x94\x80\xE2\x94\x80 " << kHostile[1] << ", /a/b.py:2\n"
+      << "\xE2\x94\x82   \xE2\x94\x94\xE2\x94\x80\xE2\x94\x80 " << kHostile[3] << ", /a/"
+      << kHostile[6] << ".py:3\n"
+      << "\xE2\x94\x94\xE2\x94\x80\xE2\x94\x80 " << kHostile[2] << ", /a/c.py:4\n";
+  int status = 0;
+  const std::string html =
+      RunMemplan("hostile-calltree", StrCat("calltree '", input.string(), "' --format=html"), &status);
+  ASSERT_EQ(status, 0);
+  const BrowserResult r = LoadInChromium(chromium_, "hostile-calltree", html);
+  ExpectFitsAndReadable(r);
+  EXPECT_EQ(r.scripts, 2);  // the page's and the check script
+  EXPECT_EQ(r.sections, std::vector<std::string>{"calltree"});
+}
+
 // Without a browser: a bad plan is exit 2 with no page written; the new
 // pages are the same bytes run after run.
 TEST(HtmlCli, BadPlanWritesNothingAndPagesAreDeterministic) {
