@@ -550,7 +550,7 @@ TEST(HtmlCli, BadPlanWritesNothingAndPagesAreDeterministic) {
              &status);
   EXPECT_EQ(status, 2);
   EXPECT_FALSE(fs::exists(dir / "bad-plan.out.html"));
-  for (const std::string args :
+  for (const std::string& args :
        {std::string("calltree samples/traces/pytorch_v100_backward_memory.pt.trace.json.gz "
                     "--format=html"),
         std::string("rank samples/sharded/mlp_train_step --devices 8 --family-inputs "
