@@ -32,7 +32,8 @@ Analysis Analysis::Run(const ir::Program& program, const Options& options) {
   if (analysis.peak) {
     analysis.stated_peak = CompareWithStatedPeak(program, *analysis.peak, analysis.timeline);
   }
-  analysis.occupied_peak = ComputeOccupiedPeak(program);
+  analysis.occupied_timeline = ComputeOccupiedTimeline(program);
+  analysis.occupied_peak = OccupiedPeakOf(program, analysis.occupied_timeline);
   if (analysis.peak) analysis.occupied_at_xla_peak = OccupiedBytesAt(program, analysis.peak->step);
   analysis.temp_arenas = SimulateTempArenas(program);
   analysis.origins = ResolveValueOrigins(program);

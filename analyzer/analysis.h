@@ -28,6 +28,9 @@ struct Analysis {
   // The headline: the most memory live values occupy at one step, shared
   // bytes counted once (occupied_memory.h); never above the total allocation.
   std::optional<LivePeak> occupied_peak;
+  // The memory live values occupy at each step (occupied_peak's step
+  // function), by category.
+  Timeline occupied_timeline;
   // Memory occupied at XLA's peak step; peak->bytes minus this is what that
   // step counts twice.
   int64_t occupied_at_xla_peak = 0;

@@ -102,8 +102,10 @@ class CoverTree {
 
 }  // namespace
 
-std::optional<LivePeak> ComputeOccupiedPeak(const ir::Program& program) {
-  if (!program.has_live_ranges) return std::nullopt;
+Timeline ComputeOccupiedTimeline(const ir::Program& program) {
+  Timeline timeline;
+  timeline.last_step = program.schedule.max_time;
+  if (!program.has_live_ranges) return timeline;
   const std::vector<Extent> extents = Extents(program);
   std::vector<std::vector<int64_t>> points(kNumValueCategories);
   struct Event {
@@ -120,34 +122,45 @@ std::optional<LivePeak> ComputeOccupiedPeak(const ir::Program& program) {
     const ir::LiveRange& range = *program.values[k].live_range;
     events.push_back({range.start, true, k});
     events.push_back({range.end + 1, false, k});
+    timeline.last_step = std::max(timeline.last_step, range.end);
   }
-  if (events.empty()) return std::nullopt;
   std::vector<CoverTree> trees;
   for (auto& p : points) trees.emplace_back(std::move(p));
   std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
     if (a.step != b.step) return a.step < b.step;
     return a.value < b.value;
   });
-  LivePeak peak;
-  bool found = false;
   for (size_t i = 0; i < events.size();) {
     const ir::ScheduleStep step = events[i].step;
     for (; i < events.size() && events[i].step == step; ++i) {
       const Extent& e = extents[events[i].value];
       trees[e.category].Add(e.begin, e.end, events[i].is_start ? 1 : -1);
     }
-    int64_t total = 0;
-    for (const CoverTree& t : trees) total += t.covered();
-    if (!found || total > peak.bytes) {
-      found = true;
-      peak.bytes = total;
-      peak.step = step;
-      for (int c = 0; c < kNumValueCategories; ++c) peak.bytes_by_category[c] = trees[c].covered();
-    }
+    TimelinePoint point;
+    point.step = step;
+    for (int c = 0; c < kNumValueCategories; ++c) point.bytes[c] = trees[c].covered();
+    timeline.points.push_back(point);
   }
+  return timeline;
+}
+
+std::optional<LivePeak> OccupiedPeakOf(const ir::Program& program, const Timeline& occupied) {
+  if (!program.has_live_ranges || occupied.points.empty()) return std::nullopt;
+  const TimelinePoint* best = nullptr;
+  for (const TimelinePoint& point : occupied.points) {
+    if (best == nullptr || point.total() > best->total()) best = &point;
+  }
+  LivePeak peak;
+  peak.bytes = best->total();
+  peak.step = best->step;
+  peak.bytes_by_category = best->bytes;
   peak.instruction = ScheduledAt(program, peak.step);
   peak.values = ValuesLiveAt(program, peak.step);
   return peak;
+}
+
+std::optional<LivePeak> ComputeOccupiedPeak(const ir::Program& program) {
+  return OccupiedPeakOf(program, ComputeOccupiedTimeline(program));
 }
 
 int64_t OccupiedBytesAt(const ir::Program& program, ir::ScheduleStep step) {

@@ -26,6 +26,15 @@ namespace memplan::analyzer {
 // Requires program.values and program.allocations sorted by id.
 std::optional<LivePeak> ComputeOccupiedPeak(const ir::Program& program);
 
+// The occupied memory at every step where it changes, by category (each
+// category's union): the step function whose maximum ComputeOccupiedPeak
+// finds. Never above ComputeTimeline at any step. Empty points when the
+// program has no live ranges; last_step as ComputeTimeline's.
+Timeline ComputeOccupiedTimeline(const ir::Program& program);
+
+// ComputeOccupiedPeak from an occupied timeline already computed.
+std::optional<LivePeak> OccupiedPeakOf(const ir::Program& program, const Timeline& occupied);
+
 // Bytes occupied at `step` by the values live there (the union above).
 int64_t OccupiedBytesAt(const ir::Program& program, ir::ScheduleStep step);
 

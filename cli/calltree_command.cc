@@ -10,6 +10,7 @@
 #include "parsers/load_program.h"
 #include "viz/call_tree_peak.h"
 #include "viz/call_tree_report.h"
+#include "viz/html_views.h"
 
 namespace memplan::cli {
 
@@ -69,6 +70,9 @@ int RunCalltree(const CalltreeFlags& flags) {
       break;
     case CalltreeFormat::kFolded:
       rendered = viz::RenderCallTreeFolded(input);
+      break;
+    case CalltreeFormat::kHtml:
+      rendered = viz::RenderCallTreeHtml(input, tree->source_name);
       break;
   }
   if (absl::Status written = WriteOutput(flags.output, rendered); !written.ok()) {

@@ -34,7 +34,8 @@ class CalltreeSubcommand : public Subcommand {
                  clEnumValN(CalltreeFormat::kJson, "json", "JSON (docs/calltrees.md)"),
                  clEnumValN(CalltreeFormat::kDot, "dot", "Graphviz DOT of the call graph"),
                  clEnumValN(CalltreeFormat::kFolded, "folded",
-                            "folded stacks (flamegraph.pl, speedscope)"))};
+                            "folded stacks (flamegraph.pl, speedscope)"),
+                 clEnumValN(CalltreeFormat::kHtml, "html", "one self-contained HTML page"))};
   cl::opt<std::string> output_{"o", cl::sub(command_), cl::init("-"), cl::value_desc("file"),
                                cl::desc("Write to <file> (atomically)")};
   cl::opt<int> top_{"top", cl::sub(command_), cl::init(10),

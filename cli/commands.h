@@ -81,11 +81,12 @@ struct ReportFlags {
   std::string module;  // module of a dump directory; empty: the largest
   std::string output;  // required; "-" writes to stdout
   std::string by = "op";  // attribution key: op, source, type
+  std::string plan;       // a sharding plan file: adds the prediction; empty: none
 };
 
 int RunReport(const ReportFlags& flags);
 
-enum class CalltreeFormat { kText, kJson, kDot, kFolded };
+enum class CalltreeFormat { kText, kJson, kDot, kFolded, kHtml };
 
 // memplan calltree FILE: a text call tree or a Chrome trace (gzip'd or not):
 // calls per function and file, deepest paths, repeated subtrees, the call

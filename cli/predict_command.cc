@@ -5,11 +5,9 @@
 
 #include "cli/commands.h"
 #include "cli/output_file.h"
-#include "ir/entry_arguments.h"
+#include "cli/plan_file.h"
 #include "ir/strings.h"
 #include "parsers/load_program.h"
-#include "parsers/plan_parser.h"
-#include "parsers/source_text.h"
 #include "predictor/predict.h"
 #include "viz/describe.h"
 #include "viz/predict_report.h"
@@ -22,18 +20,6 @@ int Fail(std::string_view message) {
   return kExitBadInput;
 }
 
-// The plan file (docs/plan-format.md) matched to the program's arguments.
-absl::StatusOr<ir::ResolvedPlan> ReadPlan(const std::string& path, const ir::Module& module) {
-  absl::StatusOr<std::shared_ptr<const parsers::SourceText>> source =
-      parsers::SourceText::FromFile(path);
-  if (!source.ok()) return source.status();
-  absl::StatusOr<parsers::PlanFile> plan = parsers::ParsePlan(*source);
-  if (!plan.ok()) return plan.status();
-  absl::StatusOr<std::vector<ir::EntryArgument>> arguments = ir::EntryArguments(module);
-  if (!arguments.ok()) return arguments.status();
-  return parsers::ResolvePlan(*plan, *arguments, ir::EntryOutputs(module));
-}
-
 }  // namespace
 
 int RunPredict(const PredictFlags& flags) {
@@ -41,7 +27,7 @@ int RunPredict(const PredictFlags& flags) {
   load.module = flags.module;
   absl::StatusOr<parsers::LoadedProgram> loaded = parsers::LoadProgram(flags.path, load);
   if (!loaded.ok()) return Fail(FromAbsl(loaded.status().message()));
-  absl::StatusOr<ir::ResolvedPlan> plan = ReadPlan(flags.plan, loaded->program.module);
+  absl::StatusOr<ir::ResolvedPlan> plan = ReadPlanFile(flags.plan, loaded->program.module);
   if (!plan.ok()) return Fail(FromAbsl(plan.status().message()));
   if (loaded->program.input_format == "jaxpr") {
     // A jaxpr says nothing of donation: the plan's `donate` does.

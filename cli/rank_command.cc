@@ -23,6 +23,7 @@
 #include "simulator/rank.h"
 #include "simulator/units.h"
 #include "viz/describe.h"
+#include "viz/html_views.h"
 #include "viz/rank_report.h"
 
 namespace memplan::cli {
@@ -152,8 +153,9 @@ int RunRank(const RankFlags& flags) {
   if (!ranking.ok()) return Fail(FromAbsl(ranking.status().message()));
 
   const viz::RankReportInput input{loaded->program.module_name, hw->name, pricing->overlap, *ranking};
-  const std::string report = flags.format == RankFormat::kJson ? viz::RenderRankJson(input)
-                                                                : viz::RenderRankText(input);
+  const std::string report = flags.format == RankFormat::kJson   ? viz::RenderRankJson(input)
+                             : flags.format == RankFormat::kHtml ? viz::RenderRankHtml(input)
+                                                                 : viz::RenderRankText(input);
   if (!ranking->fitting.empty() && !flags.emit_plan.empty()) {
     const simulator::Candidate& best =
         enumeration->candidates[static_cast<size_t>(ranking->fitting.front().index)];

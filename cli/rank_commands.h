@@ -17,12 +17,12 @@ namespace memplan::cli {
 class Subcommand;
 std::unique_ptr<Subcommand> MakeRankSubcommand();
 
-enum class RankFormat { kText, kJson };
+enum class RankFormat { kText, kJson, kHtml };
 
 // memplan rank PROGRAM --devices N [--hw NAME|FILE] [--nodes K]
 // [--budget BYTES] [--families LIST] [--family-inputs FILE] [--data a,b]
 // [--tp-plan FILE] [--plans A.yaml B.yaml ...] [--overlap MODEL]
-// [--format=text|json] [-o FILE] [--emit-plan FILE]
+// [--format=text|json|html] [-o FILE] [--emit-plan FILE]
 // [--emit-executor-plan FILE]
 struct RankFlags {
   std::string path;

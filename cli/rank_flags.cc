@@ -93,7 +93,8 @@ class RankSubcommand : public Subcommand {
   cl::opt<RankFormat> format_{
       "format", cl::sub(command_), cl::init(RankFormat::kText), cl::desc("Output format"),
       cl::values(clEnumValN(RankFormat::kText, "text", "aligned text"),
-                 clEnumValN(RankFormat::kJson, "json", "JSON (memplan.rank.v1)"))};
+                 clEnumValN(RankFormat::kJson, "json", "JSON (memplan.rank.v1)"),
+                 clEnumValN(RankFormat::kHtml, "html", "one self-contained HTML page"))};
   cl::opt<std::string> module_{"module", cl::sub(command_), cl::value_desc("name"),
                                cl::desc("Module of a dump directory (default: the largest)")};
   cl::opt<std::string> output_{"o", cl::sub(command_), cl::init("-"), cl::value_desc("file"),

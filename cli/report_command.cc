@@ -6,6 +6,9 @@
 #include "analyzer/analysis.h"
 #include "cli/commands.h"
 #include "cli/output_file.h"
+#include "cli/plan_file.h"
+#include "ir/strings.h"
+#include "predictor/predict.h"
 #include "parsers/load_program.h"
 #include "viz/describe.h"
 #include "viz/html_report.h"
@@ -37,13 +40,36 @@ int RunReport(const ReportFlags& flags) {
     PrintReportError(loaded.status());
     return kExitBadInput;
   }
+  // With a plan: the predicted per-device memory, as `memplan predict`.
+  std::optional<predictor::Prediction> prediction;
+  if (!flags.plan.empty()) {
+    absl::StatusOr<ir::ResolvedPlan> plan = ReadPlanFile(flags.plan, loaded->program.module);
+    if (!plan.ok()) {
+      PrintReportError(plan.status());
+      return kExitBadInput;
+    }
+    auto predictor = predictor::Predictor::Create(loaded->program);
+    if (!predictor.ok()) {
+      PrintReportError(absl::InvalidArgumentError(
+          StrCat(flags.path, ": ", FromAbsl(predictor.status().message()))));
+      return kExitBadInput;
+    }
+    absl::StatusOr<predictor::Prediction> predicted = (*predictor)->Predict(*plan);
+    if (!predicted.ok()) {
+      PrintReportError(absl::InvalidArgumentError(
+          StrCat(flags.plan, ": ", FromAbsl(predicted.status().message()))));
+      return kExitBadInput;
+    }
+    prediction = *std::move(predicted);
+  }
   analyzer::Analysis::Options options;
   options.attribution_key = *key;
   const viz::HtmlReportLimits limits;
   options.top_n = limits.table_rows;
   const analyzer::Analysis analysis = analyzer::Analysis::Run(loaded->program, options);
-  const std::string html =
-      viz::RenderHtmlReport({loaded->program, analysis, viz::DescribeModuleChoice(*loaded), limits});
+  viz::HtmlReportInput input{loaded->program, analysis, viz::DescribeModuleChoice(*loaded), limits};
+  if (prediction) input.prediction = &*prediction;
+  const std::string html = viz::RenderHtmlReport(input);
   if (absl::Status written = WriteOutput(flags.output, html); !written.ok()) {
     PrintReportError(written);
     return kExitBadInput;

@@ -17,6 +17,7 @@ class ReportSubcommand : public Subcommand {
     flags.module = module_;
     flags.output = output_;
     flags.by = by_;
+    flags.plan = plan_;
     return RunReport(flags);
   }
 
@@ -31,6 +32,9 @@ class ReportSubcommand : public Subcommand {
   cl::opt<std::string> by_{"by", cl::sub(command_), cl::init("op"), cl::value_desc("op|source|type"),
                            cl::desc("Attribute the peak by op (op_name path), source (call "
                                     "stack / file:line) or type (op_type)")};
+  cl::opt<std::string> plan_{"plan", cl::sub(command_), cl::value_desc("file"),
+                             cl::desc("Add the predicted per-device memory under this sharding "
+                                      "plan (docs/plan-format.md), as memplan predict")};
   cl::opt<std::string> module_{"module", cl::sub(command_), cl::value_desc("name"),
                                cl::desc("Module to report in a dump directory "
                                         "(default: the largest)")};

@@ -3,7 +3,9 @@
 // generated program of 1,000,000 values gives a bounded page that says what
 // it sampled. (tests/html_report_test.sh renders the samples in headless
 // Chromium.)
+#include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -116,6 +118,75 @@ TEST(Svg, NumbersAndTicks) {
   EXPECT_EQ(AxisBytes(1536), "1.5 KiB");
   EXPECT_EQ(AxisBytes(256 << 20), "256 MiB");
   EXPECT_EQ(PaletteColor("fusion.1"), PaletteColor("fusion.1"));
+}
+
+TEST(HtmlPage, ElidesInTheMiddle) {
+  EXPECT_EQ(HtmlElideMiddle("short", 10), "short");
+  EXPECT_EQ(HtmlElideMiddle("abcdefghijklmnop", 9), "abcd\xE2\x80\xA6mnop");
+  // Counted in code points: a multi-byte character is never cut.
+  EXPECT_EQ(HtmlElideMiddle("\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9", 3),
+            "\xC3\xA9\xE2\x80\xA6\xC3\xA9");
+  EXPECT_EQ(ElidedHtml("a<b>cdefghij", 5), "<span title=\"a&lt;b&gt;cdefghij\">a&lt;\xE2\x80\xA6ij</span>");
+  EXPECT_EQ(ElidedHtml("a<b", 5), "a&lt;b");
+}
+
+TEST(Svg, TicksInRangeAndPlacedLabels) {
+  // 1 GiB to 1.5 GiB: NiceByteTicks' step for 512 MiB in 5 (200 MiB), from
+  // its first multiple in the range.
+  const int64_t mib = 1 << 20;
+  EXPECT_EQ(NiceByteTicks(512 * mib, 5), (std::vector<int64_t>{0, 200 * mib, 400 * mib}));
+  EXPECT_EQ(NiceByteTicksInRange(1024 * mib, 1536 * mib, 5),
+            (std::vector<int64_t>{1200 * mib, 1400 * mib}));
+  EXPECT_TRUE(NiceByteTicksInRange(5, 5, 5).empty());
+  // Three labels at nearly the same x go to three rows; a fourth finds none.
+  std::string out;
+  const std::vector<size_t> unplaced = AppendPlacedLabels(
+      out, {{100, "first label", ""}, {102, "second label", ""}, {104, "third", ""}, {106, "x", ""}},
+      {10, 20, 30}, 0, 1000);
+  EXPECT_EQ(unplaced, std::vector<size_t>{3});
+  EXPECT_NE(out.find("y=\"10\""), std::string::npos);
+  EXPECT_NE(out.find("y=\"20\""), std::string::npos);
+  EXPECT_NE(out.find("y=\"30\""), std::string::npos);
+  // Near the right edge a label ends at its marker instead.
+  out.clear();
+  AppendPlacedLabels(out, {{990, "late", ""}}, {10}, 0, 1000);
+  EXPECT_NE(out.find("x=\"" + SvgNumber(990 - 6 - EstimatedTextWidth("late")) + "\""),
+            std::string::npos);
+}
+
+TEST(HtmlReport, TimelineShowsBothPeaksAndTheBaselineToggle) {
+  const Rendered r = RenderSample("samples/jax/mlp_train_step");
+  const std::string& html = r.html;
+  // XLA's live peak as the dump's own peak list states it: step 29,
+  // 4,430,856 bytes (4.23 MiB).
+  EXPECT_NE(html.find("XLA&#39;s live peak 4.23 MiB at step 29 (sizes added)"), std::string::npos);
+  // The headline: the occupied peak, which the dump's total allocation
+  // (4,203,636 bytes) bounds.
+  EXPECT_NE(html.find("peak 3.73 MiB at step 32"), std::string::npos);
+  EXPECT_NE(html.find("class=\"added\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"timeline-zoom\""), std::string::npos);
+  EXPECT_NE(html.find("class=\"timeline zoomed\""), std::string::npos);
+  ExpectBalanced(html);
+}
+
+TEST(HtmlReport, AllocationMapAxisCoversTheAllocationsLife) {
+  const Rendered r = RenderSample("samples/xla/seed004_gpu_decode-buffer-assignment.txt");
+  const ir::Program& program = r.loaded.program;
+  const ir::Allocation* arena = program.FindAllocation(ir::AllocationId(53));
+  ASSERT_NE(arena, nullptr);
+  int64_t first = INT64_MAX, last = INT64_MIN;
+  for (ir::ValueId id : arena->values) {
+    const ir::Value* v = program.FindValue(id);
+    if (v == nullptr || !v->live_range) continue;
+    first = std::min<int64_t>(first, v->live_range->start);
+    last = std::max<int64_t>(last, v->live_range->end);
+  }
+  ASSERT_LT(first, last);
+  EXPECT_NE(r.html.find(StrCat("Live from step ", first, " to step ", last, " (the x axis)")),
+            std::string::npos);
+  // A legend over every map.
+  EXPECT_EQ(CountOf(r.html, "<svg class=\"allocation-map\""),
+            CountOf(r.html, "fill: what defined each value"));
 }
 
 TEST(HtmlReport, Seed004HasEverySection) {

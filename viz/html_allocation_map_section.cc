@@ -1,12 +1,17 @@
 // The allocation map: inside one allocation, each value as a rectangle over
 // its live range (x: schedule steps) and its bytes (y: offset to offset +
 // size), the picture XLA's heap simulator draws. One panel per allocation
-// that holds several values: temp arenas first, then the largest.
+// that holds several values: temp arenas first, then the largest. The x axis
+// covers the allocation's life (its values' first to last live step), the
+// fills say what defined each value (op_type, or the opcode) and a legend
+// names them.
 //
 // Scale: at most limits.map_panels panels; in each, the limits.map_rects
 // largest values as rectangles and the rest as a coarse density grid (a 2-D
 // difference array, O(values + cells)), with a notice saying so.
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +25,7 @@
 namespace memplan::viz {
 namespace {
 
-constexpr double kWidth = 1180, kHeight = 250;
+constexpr double kWidth = 1180, kHeight = 262;
 constexpr double kLeft = 84, kRight = 1140, kTop = 10, kBottom = 220;
 constexpr int kGridColumns = 120, kGridRows = 40;
 
@@ -69,10 +74,13 @@ std::string ValueTip(const ReportContext& context, const ir::Value& v) {
   return tip;
 }
 
+// x spans steps [first, first + steps): the allocation's life.
 struct Scale {
+  double first;
   double steps;
   double bytes;
-  double X(double step) const { return kLeft + step / steps * (kRight - kLeft); }
+  double Fraction(double step) const { return (step - first) / steps; }
+  double X(double step) const { return kLeft + Fraction(step) * (kRight - kLeft); }
   double Y(double offset) const { return kBottom - offset / bytes * (kBottom - kTop); }
 };
 
@@ -87,8 +95,8 @@ void AppendDensityGrid(std::string& out, const std::vector<const ir::Value*>& re
     return std::clamp(static_cast<int>(fraction * n), 0, n - 1);
   };
   for (const ir::Value* v : rest) {
-    const int c0 = cell(v->live_range->start / scale.steps, C);
-    const int c1 = cell(v->live_range->end / scale.steps, C);
+    const int c0 = cell(scale.Fraction(v->live_range->start), C);
+    const int c1 = cell(scale.Fraction(v->live_range->end), C);
     const int r0 = cell(static_cast<double>(v->offset) / scale.bytes, R);
     const int r1 = cell(static_cast<double>(v->offset + std::max<int64_t>(v->size, 1) - 1) /
                             scale.bytes, R);
@@ -139,6 +147,74 @@ void AppendDensityGrid(std::string& out, const std::vector<const ir::Value*>& re
   out += "</g>\n";
 }
 
+// What defined a value, for its fill: the op_type, or else the opcode.
+std::string KindOf(const ReportContext& context, const ir::Value& v) {
+  const ValueLabels labels = LabelsOf(context.program, context.analysis, v);
+  if (!labels.op_type.empty()) return std::string(labels.op_type);
+  if (!labels.opcode.empty()) return std::string(labels.opcode);
+  return "unknown";
+}
+
+// The fills of a panel: the kinds holding the most bytes get a color each
+// (in that order), the rest share grey as "other".
+struct Fills {
+  static constexpr size_t kNamed = 10;
+  static constexpr std::string_view kOther = "#bab0ac";
+  std::vector<std::pair<std::string, int64_t>> named;  // kind, bytes; most first
+  size_t other_kinds = 0;
+  int64_t other_bytes = 0;
+
+  std::string_view ColorOf(const std::string& kind) const {
+    for (size_t i = 0; i < named.size(); ++i) {
+      if (named[i].first == kind) return PaletteColorAt(i);
+    }
+    return kOther;
+  }
+};
+
+Fills ChooseFills(const ReportContext& context, const std::vector<const ir::Value*>& values) {
+  std::map<std::string, int64_t> bytes;
+  for (const ir::Value* v : values) bytes[KindOf(context, *v)] += v->size;
+  std::vector<std::pair<std::string, int64_t>> kinds(bytes.begin(), bytes.end());
+  std::stable_sort(kinds.begin(), kinds.end(),
+                   [](const auto& x, const auto& y) { return x.second > y.second; });
+  Fills fills;
+  for (auto& [kind, b] : kinds) {
+    if (fills.named.size() < Fills::kNamed) {
+      fills.named.emplace_back(kind, b);
+    } else {
+      ++fills.other_kinds;
+      fills.other_bytes += b;
+    }
+  }
+  return fills;
+}
+
+std::string Swatch(std::string_view color, std::string_view extra_class = {}) {
+  return StrCat("<span class=\"swatch", extra_class.empty() ? "" : " ", extra_class, "\"",
+                color.empty() ? std::string() : StrCat(" style=\"background:", color, "\""),
+                "></span>");
+}
+
+std::string Legend(const Fills& fills, bool grid, std::optional<ir::ScheduleStep> peak_step) {
+  std::string out = "<div class=\"legend\">";
+  for (size_t i = 0; i < fills.named.size(); ++i) {
+    const auto& [kind, bytes] = fills.named[i];
+    StrAppend(&out, "<span>", Swatch(PaletteColorAt(i)), ElidedHtml(kind, 32), " (",
+              HumanBytes(bytes), ")</span>");
+  }
+  if (fills.other_kinds > 0) {
+    StrAppend(&out, "<span>", Swatch(Fills::kOther), "other: ", fills.other_kinds, " kinds (",
+              HumanBytes(fills.other_bytes), ")</span>");
+  }
+  if (grid) StrAppend(&out, "<span>", Swatch("", "grid"), "smaller values (density)</span>");
+  if (peak_step) {
+    StrAppend(&out, "<span>", Swatch("", "dash"), "live peak, step ", *peak_step, "</span>");
+  }
+  out += "</div>\n";
+  return out;
+}
+
 std::string RenderPanel(const ReportContext& context, const ir::Allocation& a) {
   const ir::Program& program = context.program;
   std::vector<const ir::Value*> values = MappedValues(program, a);
@@ -155,8 +231,21 @@ std::string RenderPanel(const ReportContext& context, const ir::Allocation& a) {
   int64_t rest_bytes = 0;
   for (const ir::Value* v : rest) rest_bytes += v->size;
 
-  const ir::ScheduleStep steps = std::max<ir::ScheduleStep>(1, context.analysis.timeline.last_step + 1);
-  const Scale scale{static_cast<double>(steps), static_cast<double>(a.size)};
+  // The allocation's life: its values' first to last live step.
+  ir::ScheduleStep first = 0, last = 0;
+  for (size_t i = 0; i < total; ++i) {
+    const ir::LiveRange& range = *(i < keep ? values[i] : rest[i - keep])->live_range;
+    first = i == 0 ? range.start : std::min(first, range.start);
+    last = i == 0 ? range.end : std::max(last, range.end);
+  }
+  const ir::ScheduleStep steps = std::max<ir::ScheduleStep>(1, last + 1 - first);
+  const Scale scale{static_cast<double>(first), static_cast<double>(steps),
+                    static_cast<double>(std::max<int64_t>(1, a.size))};
+  const Fills fills = ChooseFills(context, values);
+  const auto& peak = context.analysis.occupied_peak ? context.analysis.occupied_peak
+                                                    : context.analysis.peak;
+  std::optional<ir::ScheduleStep> peak_step;
+  if (peak && peak->step >= first && peak->step <= last) peak_step = peak->step;
 
   std::string out;
   StrAppend(&out, "<h3>", HtmlEscape(AllocationTitle(a, a.values.size())), "</h3>\n");
@@ -171,6 +260,9 @@ std::string RenderPanel(const ReportContext& context, const ir::Allocation& a) {
     StrAppend(&out, "<p class=\"muted\">", GroupedBytes(static_cast<int64_t>(a.values.size() - total)),
               " values without a live range are not drawn.</p>\n");
   }
+  StrAppend(&out, "<p class=\"muted\">Live from step ", first, " to step ", last,
+            " (the x axis); fill: what defined each value.</p>\n");
+  out += Legend(fills, !rest.empty(), peak_step);
   StrAppend(&out, "<svg class=\"allocation-map\" viewBox=\"0 0 ", SvgNumber(kWidth), " ",
             SvgNumber(kHeight), "\" width=\"", SvgNumber(kWidth), "\" height=\"",
             SvgNumber(kHeight), "\" role=\"img\" aria-label=\"",
@@ -181,12 +273,12 @@ std::string RenderPanel(const ReportContext& context, const ir::Allocation& a) {
     AppendSvgText(out, kLeft - 6, y + 4, AxisBytes(tick), "end");
   }
   for (int64_t tick : NiceTicks(steps, 10)) {
-    const double x = scale.X(static_cast<double>(tick));
+    const double x = scale.X(static_cast<double>(first + tick));
     AppendSvgLine(out, x, kBottom, x, kBottom + 4, "axis");
-    AppendSvgText(out, x, kBottom + 16, GroupedBytes(tick), "middle");
+    AppendSvgText(out, x, kBottom + 18, GroupedBytes(first + tick), "middle");
   }
-  AppendSvgText(out, (kLeft + kRight) / 2, kHeight - 2, "schedule step (x) by offset in the allocation (y)",
-                "middle");
+  AppendSvgText(out, (kLeft + kRight) / 2, kHeight - 4,
+                "schedule step (x) by offset in the allocation (y)", "middle");
   out += "\n";
   AppendDensityGrid(out, rest, scale, rest_bytes);
   // Largest first, so that smaller values (which may share bytes with a
@@ -199,13 +291,13 @@ std::string RenderPanel(const ReportContext& context, const ir::Allocation& a) {
     const double width = std::max(1.0, x1 - x0), height = std::max(1.0, bottom - top);
     // A thin white edge keeps neighbours apart, where there is room for it.
     AppendSvgRect(out, x0, std::min(top, bottom - 1), width, height,
-                  PaletteColor(context.program.InstructionName(v->instruction)),
+                  fills.ColorOf(KindOf(context, *v)),
                   ValueTip(context, *v),
                   width >= 4 && height >= 4 ? "stroke=\"#ffffff\" stroke-width=\"0.5\"" : "");
     out += "\n";
   }
-  if (const auto& peak = context.analysis.peak) {
-    const double x = scale.X(static_cast<double>(peak->step) + 0.5);
+  if (peak_step) {
+    const double x = scale.X(static_cast<double>(*peak_step) + 0.5);
     AppendSvgLine(out, x, kTop, x, kBottom, "peak");
   }
   AppendSvgLine(out, kLeft, kBottom, kRight, kBottom, "axis");
@@ -236,8 +328,8 @@ std::string RenderAllocationMapSection(const ReportContext& context) {
   }
   std::string out =
       "<p>Inside each allocation that holds several values: each value as a rectangle over "
-      "its live range (x) and its bytes (y), as XLA's heap simulator places them. The dashed "
-      "line is the live peak. Hover a rectangle for the value.</p>\n";
+      "its live range (x, cropped to the allocation's life) and its bytes (y), as XLA's heap "
+      "simulator places them. Hover a rectangle for the value.</p>\n";
   if (panels.size() < eligible) {
     out += SamplingNotice(StrCat("showing ", panels.size(), " of ", eligible,
                                  " allocations that hold several values: temp arenas first, "

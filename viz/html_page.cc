@@ -1,6 +1,7 @@
 #include "viz/html_page.h"
 
 #include <cstdio>
+#include <vector>
 
 #include "ir/strings.h"
 #include "parsers/utf8.h"
@@ -21,9 +22,10 @@ constexpr const char* kStyle = R"css(
 body{margin:0;background:var(--bg);color:var(--fg);
 font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",Arial,sans-serif}
 header{padding:18px 28px 10px;border-bottom:1px solid var(--line);background:var(--panel)}
-header h1{margin:0 0 4px;font-size:20px;font-weight:600}
+header h1{margin:0 0 4px;font-size:20px;font-weight:600;overflow-wrap:anywhere}
 header .subtitle{color:var(--muted);margin:0 0 8px;overflow-wrap:anywhere}
-nav a{color:var(--accent);text-decoration:none;margin-right:14px;white-space:nowrap}
+nav{display:flex;flex-wrap:wrap;gap:2px 14px}
+nav a{color:var(--accent);text-decoration:none;white-space:nowrap}
 nav a:hover{text-decoration:underline}
 main{padding:8px 28px 40px;max-width:1280px}
 section{margin-top:22px}
@@ -31,6 +33,7 @@ section h2{font-size:16px;font-weight:600;margin:0 0 8px;padding-bottom:4px;
 border-bottom:1px solid var(--line)}
 h3{font-size:14px;font-weight:600;margin:14px 0 4px}
 p{margin:6px 0}
+main p,main li,main td,main th,main summary,main code,main .legend,.tree,.notice{overflow-wrap:anywhere}
 .muted{color:var(--muted)}
 .notice{background:#fff6dd;border:1px solid #ecd58a;border-radius:4px;padding:4px 8px;margin:6px 0;
 display:inline-block}
@@ -41,13 +44,12 @@ display:inline-block}
 .card .label{color:var(--muted);font-size:12px}
 .card .big{font-size:20px;font-weight:600}
 .card .small{font-size:12px;color:var(--muted)}
-table{border-collapse:collapse;margin:6px 0}
+table{border-collapse:collapse;margin:6px 0;max-width:100%}
 th,td{padding:3px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 th{background:var(--panel);font-weight:600;font-size:13px}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.mono{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:12px;
-overflow-wrap:break-word}
-.scroll{overflow-x:auto;max-width:100%}
+overflow-wrap:anywhere}
 tr:hover td{background:#eef4fd}
 .legend{display:flex;flex-wrap:wrap;gap:14px;margin:4px 0;font-size:13px}
 .legend .swatch{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:5px;
@@ -59,6 +61,22 @@ svg .grid{stroke:#e6eaef;stroke-width:1}
 svg .peak{stroke:var(--bad);stroke-width:1.5;stroke-dasharray:5 3}
 svg text.peaklabel{fill:var(--bad);font-weight:600}
 svg .stated{stroke:#555;stroke-width:1;stroke-dasharray:2 2}
+svg .added{fill:none;stroke:#1d232b;stroke-width:1.2}
+svg text.addedlabel{fill:#1d232b;font-weight:600}
+.legend .swatch.line{height:0;border-top:2px solid #1d232b;border-radius:0;vertical-align:3px}
+.legend .swatch.dash{height:0;border-top:2px dashed var(--bad);border-radius:0;vertical-align:3px}
+.legend .swatch.grid{background:#6b7785;opacity:.5}
+.budget{display:inline-block;width:120px;height:10px;background:#e6eaef;border-radius:2px;
+vertical-align:-1px}
+.budget .fill{display:block;height:10px;background:#59a14f;border-radius:2px}
+.budget .fill.over{background:var(--bad)}
+svg .allocated{fill:none;stroke:var(--accent);stroke-width:1.5}
+ol.stack{margin:4px 0 8px;padding-left:28px;font-family:ui-monospace,"DejaVu Sans Mono",Menlo,
+Consolas,monospace;font-size:12px;overflow-wrap:anywhere}
+.zoom-label{font-size:13px;margin-left:4px;cursor:pointer}
+.timeline-zoomed{display:none}
+.zoom-toggle:checked~.timeline-full{display:none}
+.zoom-toggle:checked~.timeline-zoomed{display:block}
 svg .cursor{stroke:#333;stroke-width:1;pointer-events:none}
 svg [data-tip]:hover{stroke:#111;stroke-width:1}
 details{margin:1px 0}
@@ -168,7 +186,13 @@ constexpr const char* kScript = R"js(
       if (row >= 0) {
         for (var c = 0; c < data.categories.length; ++c) total += data.rows[row][3 + c];
       }
-      lines.push('live: ' + humanBytes(total) + ' (' + grouped(total) + ' bytes)');
+      lines.push('occupied: ' + humanBytes(total) + ' (' + grouped(total) + ' bytes)');
+      if (row >= 0) {
+        var added = data.rows[row][3 + data.categories.length];
+        if (added !== total) {
+          lines.push('live value sizes added (XLA): ' + humanBytes(added) + ' (' + grouped(added) + ' bytes)');
+        }
+      }
       if (row >= 0) {
         for (var k = 0; k < data.categories.length; ++k) {
           var b = data.rows[row][3 + k];
@@ -209,7 +233,7 @@ constexpr const char* kScript = R"js(
         svg.dispatchEvent(new MouseEvent('mousemove',
             {clientX: r.left + r.width * 0.5, clientY: r.top + r.height * 0.5, bubbles: true}));
         if (tip.hidden || !/^steps? \d/.test(tip.textContent) ||
-            tip.textContent.indexOf('live: ') < 0) {
+            tip.textContent.indexOf('occupied: ') < 0) {
           problems.push('timeline tooltip: ' + tip.textContent);
         }
       }
@@ -243,6 +267,39 @@ std::string HtmlEscape(std::string_view raw) {
     }
   }
   return out;
+}
+
+std::string HtmlElideMiddle(std::string_view text, size_t max_chars) {
+  // Code point boundaries: every byte that is not a UTF-8 continuation byte.
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) starts.push_back(i);
+  }
+  if (starts.size() <= max_chars || max_chars < 3) return std::string(text);
+  const size_t keep = max_chars - 1;  // one for the ellipsis
+  const size_t head = (keep + 1) / 2, tail = keep - head;
+  return StrCat(text.substr(0, starts[head]), "\xE2\x80\xA6",
+                text.substr(starts[starts.size() - tail]));
+}
+
+std::string ElidedHtml(std::string_view text, size_t max_chars) {
+  const std::string shown = HtmlElideMiddle(text, max_chars);
+  if (shown.size() == text.size()) return HtmlEscape(text);
+  return StrCat("<span title=\"", HtmlEscape(text), "\">", HtmlEscape(shown), "</span>");
+}
+
+std::string HtmlTd(std::string_view text, std::string_view css_class) {
+  if (css_class.empty()) return StrCat("<td>", HtmlEscape(text), "</td>");
+  return StrCat("<td class=\"", css_class, "\">", HtmlEscape(text), "</td>");
+}
+
+std::string HtmlTdElided(std::string_view text, size_t max_chars, std::string_view css_class) {
+  if (css_class.empty()) return StrCat("<td>", ElidedHtml(text, max_chars), "</td>");
+  return StrCat("<td class=\"", css_class, "\">", ElidedHtml(text, max_chars), "</td>");
+}
+
+std::string HtmlTh(std::string_view text, bool numeric) {
+  return StrCat(numeric ? "<th class=\"num\">" : "<th>", HtmlEscape(text), "</th>");
 }
 
 std::string JsonStringForScript(std::string_view raw) {

@@ -21,6 +21,21 @@ std::string HtmlEscape(std::string_view text);
 // U+FFFD.
 std::string JsonStringForScript(std::string_view text);
 
+// `text` cut to at most `max_chars` characters (code points) by replacing its
+// middle with "…", so both ends stay readable; `text` itself when it fits.
+std::string HtmlElideMiddle(std::string_view text, size_t max_chars);
+
+// Escaped `text`, elided in the middle to `max_chars`; when elided, wrapped in
+// <span title="the whole text"> so the page still holds it.
+std::string ElidedHtml(std::string_view text, size_t max_chars);
+
+// Table cells shared by the HTML views: text escaped here; HtmlTdElided
+// cuts a long name in the middle and keeps the whole in a title attribute.
+std::string HtmlTd(std::string_view text, std::string_view css_class = {});
+std::string HtmlTdElided(std::string_view text, size_t max_chars,
+                         std::string_view css_class = {});
+std::string HtmlTh(std::string_view text, bool numeric = false);
+
 struct HtmlSection {
   std::string id;     // anchor, unique on the page: [a-z0-9-]
   std::string title;  // plain text

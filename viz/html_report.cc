@@ -20,6 +20,7 @@ struct SectionSpec {
 // The page, in order. A section whose function returns "" is left out.
 constexpr SectionSpec kSections[] = {
     {"summary", "Summary", RenderSummarySection},
+    {"prediction", "Predicted per device under the plan", RenderPredictionSection},
     {"timeline", "Memory timeline", RenderTimelineSection},
     {"allocation-map", "Allocation map", RenderAllocationMapSection},
     {"peak-values", "Largest values", RenderPeakValuesSection},
@@ -32,7 +33,8 @@ constexpr SectionSpec kSections[] = {
 }  // namespace
 
 std::string RenderHtmlReport(const HtmlReportInput& input) {
-  const ReportContext context{input.program, input.analysis, input.choice, input.limits};
+  const ReportContext context{input.program, input.analysis, input.choice, input.limits,
+                              input.prediction};
   HtmlPage page;
   page.title = StrCat("memplan report: ", input.program.module_name);
   page.subtitle = StrCat(input.program.input_format.empty() ? "input" : input.program.input_format,

@@ -12,6 +12,7 @@
 
 #include "analyzer/analysis.h"
 #include "ir/program.h"
+#include "predictor/predict.h"
 
 namespace memplan::viz {
 
@@ -38,6 +39,9 @@ struct HtmlReportInput {
   const analyzer::Analysis& analysis;
   std::string choice;  // which module of a dump directory, and why; may be empty
   HtmlReportLimits limits = {};
+  // With a sharding plan (`memplan report --plan`): the prediction for it,
+  // shown as a section of its own; null for none.
+  const predictor::Prediction* prediction = nullptr;
 };
 
 std::string RenderHtmlReport(const HtmlReportInput& input);

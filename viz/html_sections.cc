@@ -43,13 +43,14 @@ std::string ShortSource(const std::string& full) {
 }
 
 std::string Td(std::string_view text, std::string_view css_class = {}) {
-  if (css_class.empty()) return StrCat("<td>", HtmlEscape(text), "</td>");
-  return StrCat("<td class=\"", css_class, "\">", HtmlEscape(text), "</td>");
+  return HtmlTd(text, css_class);
 }
 
-std::string Th(std::string_view text, bool numeric = false) {
-  return StrCat(numeric ? "<th class=\"num\">" : "<th>", HtmlEscape(text), "</th>");
+std::string TdElided(std::string_view text, size_t max_chars, std::string_view css_class = {}) {
+  return HtmlTdElided(text, max_chars, css_class);
 }
+
+std::string Th(std::string_view text, bool numeric = false) { return HtmlTh(text, numeric); }
 
 std::string Count(size_t n) { return GroupedBytes(static_cast<int64_t>(n)); }
 
@@ -132,20 +133,21 @@ void AppendValueRow(std::string& out, const ir::Program& program, const Analysis
   const std::string range =
       v.live_range ? StrCat(v.live_range->start, "\xE2\x80\x93", v.live_range->end) : "";
   StrAppend(&out, "<tr data-tip=\"", HtmlEscape(tip), "\">", Td(StrCat(rank), "num"),
-            Td(HumanBytes(v.size), "num"), Td(labels.name, "mono"), Td(v.shape_text, "mono"),
-            Td(category), Td(where, "num"), Td(range, "num"), Td(labels.op_type),
-            Td(ShortSource(labels.source), "mono"), "</tr>\n");
+            Td(HumanBytes(v.size), "num"), TdElided(labels.name, 40, "mono"),
+            TdElided(v.shape_text, 30, "mono"), Td(category), Td(where, "num"), Td(range, "num"),
+            TdElided(labels.op_type, 20), TdElided(ShortSource(labels.source), 36, "mono"),
+            "</tr>\n");
 }
 
 void AppendValueTable(std::string& out, const ir::Program& program, const Analysis& analysis,
                       const std::vector<const ir::Value*>& values) {
-  StrAppend(&out, "<div class=\"scroll\"><table>\n<tr>", Th("#", true), Th("size", true),
+  StrAppend(&out, "<table>\n<tr>", Th("#", true), Th("size", true),
             Th("value"), Th("shape"), Th("category"), Th("alloc @ offset", true),
             Th("live range", true), Th("op_type"), Th("source"), "</tr>\n");
   for (size_t i = 0; i < values.size(); ++i) {
     AppendValueRow(out, program, analysis, i + 1, *values[i]);
   }
-  out += "</table></div>\n";
+  out += "</table>\n";
 }
 
 // The attribution tree as nested <details>, within a budget of nodes.
@@ -196,7 +198,7 @@ class AttributionWriter {
                   "</span><span class=\"share\">", Percent(share),
                   "</span><span class=\"bar\" style=\"width:", bar, "px\"></span><span "
                   "class=\"name\">",
-                  HtmlEscape(node.name), "</span> <span class=\"muted\">(",
+                  ElidedHtml(node.name, 90), "</span> <span class=\"muted\">(",
                   GroupedBytes(node.values), node.values == 1 ? " value" : " values",
                   ")</span>");
   }
@@ -422,7 +424,7 @@ std::string RenderAllocationsSection(const ReportContext& context) {
     if (shape.empty() && a.output_shape_text) shape = *a.output_shape_text;
     StrAppend(&out, "<tr>", Td(StrCat(i + 1), "num"), Td(StrCat(a.id.value()), "num"),
               BytesCells(a.size), Td(Count(a.values.size()), "num"), Td(AllocationKindLabel(a)),
-              Td(shape, "mono"), "</tr>\n");
+              TdElided(shape, 80, "mono"), "</tr>\n");
   }
   out += "</table>\n";
   return out;
@@ -444,7 +446,7 @@ std::string RenderNotesSection(const ReportContext& context) {
     StrAppend(&out, "<table>\n<tr>", Th("count", true), Th("kind"), Th("first at"), "</tr>\n");
     for (const ir::Warning& w : warnings) {
       StrAppend(&out, "<tr>", Td(GroupedBytes(w.count), "num"), Td(w.kind),
-                Td(w.first_location, "mono"), "</tr>\n");
+                TdElided(w.first_location, 80, "mono"), "</tr>\n");
     }
     out += "</table>\n";
   }

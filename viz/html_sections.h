@@ -20,12 +20,16 @@ struct ReportContext {
   const analyzer::Analysis& analysis;
   const std::string& choice;
   const HtmlReportLimits& limits;
+  const predictor::Prediction* prediction = nullptr;  // with --plan
 };
 
 // Module, inputs, bytes per category, total vs stated, device footprint, the
 // live peak and the check against the dump's own peak list.
 std::string RenderSummarySection(const ReportContext& context);
-// Bytes live per schedule step, stacked by category, peak marked.
+// Per-device bytes under the plan (context.prediction; "" without one).
+std::string RenderPredictionSection(const ReportContext& context);
+// Memory occupied per schedule step, stacked by category, the peaks marked,
+// with a toggle that starts the axis at the bytes live throughout.
 std::string RenderTimelineSection(const ReportContext& context);
 // Each value of a multi-value allocation as a rectangle over its live range
 // and its byte range (the picture XLA's heap simulator draws).

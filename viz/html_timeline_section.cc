@@ -1,14 +1,18 @@
-// The memory timeline: bytes live per schedule step, stacked by category,
-// with the peak marked.
+// The memory timeline: the memory live values occupy at each schedule step
+// (shared bytes once: analyzer/occupied_memory.h, the headline), stacked by
+// category, with XLA's figure (live value sizes added) as a line where it
+// differs, the peaks marked, and a toggle that starts the y axis at the bytes
+// live at every step (arguments and constants), so activations show.
 //
-// Contract with the page script (html_page.cc): the <svg class="timeline">
+// Contract with the page script (html_page.cc): each <svg class="timeline">
 // carries data-x0/data-x1 (the plot's left and right edge in SVG units),
 // data-steps (steps on the x axis) and data-json (the id of a <script
 // type="application/json"> holding {"categories": [name], "bucketed": bool,
 // "names_per_row": bool, "names": [instruction], "rows": [[start, end, rep,
-// bytes per category...]]}). Row i covers steps [start, end); `rep` is the
-// step its bytes were taken at. `names` is the whole schedule, or, with
-// names_per_row, the instruction at each row's `rep`.
+// occupied bytes per category..., bytes of live values added]]}). Row i
+// covers steps [start, end); `rep` is the step its occupied bytes were taken
+// at (bucketed: the last number is the most within the row). `names` is the
+// whole schedule, or, with names_per_row, the instruction at each row's `rep`.
 #include <algorithm>
 #include <array>
 #include <string>
@@ -16,9 +20,9 @@
 
 #include "analyzer/value_category.h"
 #include "ir/strings.h"
+#include "viz/describe.h"
 #include "viz/format.h"
 #include "viz/html_page.h"
-#include "viz/describe.h"
 #include "viz/html_sections.h"
 #include "viz/svg.h"
 
@@ -32,7 +36,8 @@ struct Row {
   ir::ScheduleStep start = 0;
   ir::ScheduleStep end = 0;  // exclusive
   ir::ScheduleStep rep = 0;
-  BytesByCategory bytes{};
+  BytesByCategory bytes{};   // occupied, by category
+  int64_t added = 0;         // live value sizes added (XLA's rule)
   int64_t total() const {
     int64_t t = 0;
     for (int64_t b : bytes) t += b;
@@ -40,25 +45,37 @@ struct Row {
   }
 };
 
-// The timeline's step function over [0, steps), one row per constant run.
-std::vector<Row> ExactRows(const analyzer::Timeline& timeline, ir::ScheduleStep steps) {
+// Both step functions over [0, steps), one row per run where neither
+// changes.
+std::vector<Row> ExactRows(const analyzer::Timeline& occupied, const analyzer::Timeline& added,
+                           ir::ScheduleStep steps) {
+  std::vector<ir::ScheduleStep> cuts = {0};
+  for (const auto& p : occupied.points) cuts.push_back(p.step);
+  for (const auto& p : added.points) cuts.push_back(p.step);
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
   std::vector<Row> rows;
-  const auto& points = timeline.points;
-  if (points.empty() || points.front().step > 0) {
-    const ir::ScheduleStep end = points.empty() ? steps : std::min(steps, points.front().step);
-    rows.push_back({0, end, 0, {}});
-  }
-  for (size_t i = 0; i < points.size(); ++i) {
-    const ir::ScheduleStep start = std::max<ir::ScheduleStep>(0, points[i].step);
-    const ir::ScheduleStep end = i + 1 < points.size() ? std::min(steps, points[i + 1].step) : steps;
-    if (start >= end) continue;
-    rows.push_back({start, end, start, points[i].bytes});
+  size_t o = 0, a = 0;  // the points in force: the last at or before a cut
+  BytesByCategory occupied_now{};
+  int64_t added_now = 0;
+  for (size_t i = 0; i < cuts.size(); ++i) {
+    const ir::ScheduleStep start = cuts[i];
+    while (o < occupied.points.size() && occupied.points[o].step <= start) {
+      occupied_now = occupied.points[o++].bytes;
+    }
+    while (a < added.points.size() && added.points[a].step <= start) {
+      added_now = added.points[a++].total();
+    }
+    const ir::ScheduleStep end = i + 1 < cuts.size() ? std::min(steps, cuts[i + 1]) : steps;
+    if (start < 0 || start >= end) continue;
+    rows.push_back({start, end, start, occupied_now, added_now});
   }
   return rows;
 }
 
 // `columns` equal runs of steps, each holding the row with the most bytes
-// within it (ties: the earliest), so the peak survives.
+// occupied within it (ties: the earliest), so the peak survives; `added` is
+// the most within the run, so XLA's peak survives too.
 std::vector<Row> BucketRows(const std::vector<Row>& rows, ir::ScheduleStep steps, int columns) {
   const ir::ScheduleStep width = (steps + columns - 1) / columns;
   std::vector<Row> buckets;
@@ -68,7 +85,9 @@ std::vector<Row> BucketRows(const std::vector<Row>& rows, ir::ScheduleStep steps
     while (r < rows.size() && rows[r].end <= start) ++r;
     Row best;
     bool found = false;
+    int64_t most_added = 0;
     for (size_t i = r; i < rows.size() && rows[i].start < end; ++i) {
+      most_added = std::max(most_added, rows[i].added);
       if (!found || rows[i].total() > best.total()) {
         best = rows[i];
         best.rep = std::max(rows[i].start, start);
@@ -77,6 +96,7 @@ std::vector<Row> BucketRows(const std::vector<Row>& rows, ir::ScheduleStep steps
     }
     best.start = start;
     best.end = end;
+    best.added = most_added;
     if (!found) best.rep = start;
     buckets.push_back(best);
   }
@@ -90,141 +110,161 @@ constexpr std::array<analyzer::ValueCategory, kNumValueCategories> kStackOrder =
     analyzer::ValueCategory::kThreadLocal, analyzer::ValueCategory::kOutput,
     analyzer::ValueCategory::kTemporary};
 
-constexpr double kWidth = 1180, kHeight = 320;
-constexpr double kLeft = 84, kRight = 1140, kTop = 28, kBottom = 282;
+constexpr double kWidth = 1180, kHeight = 350;
+constexpr double kLeft = 84, kRight = 1140, kTop = 62, kBottom = 312;
+// Baselines of the marker labels above the plot, first choice first.
+const std::vector<double> kLabelRows = {16, 32, 48};
 
-}  // namespace
+struct Chart {
+  const ReportContext& context;
+  const std::vector<Row>& rows;
+  const BytesByCategory& any;
+  ir::ScheduleStep steps;
+  int64_t y_min;  // bytes at the x axis: 0, or the baseline
+  int64_t y_max;
+  bool draw_added;
 
-std::string RenderTimelineSection(const ReportContext& context) {
-  const analyzer::Analysis& analysis = context.analysis;
-  const ir::Program& program = context.program;
-  std::string out;
-  if (!analysis.peak || analysis.timeline.last_step < 0) {
-    return "<p class=\"muted\">Not available: the input has no live ranges.</p>\n";
+  double X(double step) const { return kLeft + step / steps * (kRight - kLeft); }
+  double Y(double bytes) const {
+    const double y = kBottom - (bytes - y_min) / (y_max - y_min) * (kBottom - kTop);
+    return std::clamp(y, kTop - 2, kBottom);
   }
-  const ir::ScheduleStep steps = analysis.timeline.last_step + 1;
-  const std::vector<Row> exact = ExactRows(analysis.timeline, steps);
-  const bool bucketed = context.limits.timeline_columns > 0 &&
-                        exact.size() > static_cast<size_t>(context.limits.timeline_columns);
-  const std::vector<Row> rows =
-      bucketed ? BucketRows(exact, steps, context.limits.timeline_columns) : exact;
-  const auto& schedule = program.schedule.instructions;
-  const bool names_per_row =
-      schedule.size() > static_cast<size_t>(std::max(0, context.limits.schedule_names));
+};
 
-  StrAppend(&out, "<p>Bytes of the values live at each of the ", GroupedBytes(steps),
-            " schedule steps, stacked by category. Hover the chart for a step's instruction "
-            "and bytes.</p>\n");
-  if (bucketed) {
-    out += SamplingNotice(StrCat(
-        "the timeline changes at ", GroupedBytes(static_cast<int64_t>(exact.size())),
-        " steps; drawn as ", GroupedBytes(static_cast<int64_t>(rows.size())), " columns of up to ",
-        GroupedBytes((steps + context.limits.timeline_columns - 1) / context.limits.timeline_columns),
-        " steps, each showing the most bytes live within it"));
-  }
-  if (names_per_row && !schedule.empty()) {
-    out += SamplingNotice(StrCat("the schedule has ",
-                                 GroupedBytes(static_cast<int64_t>(schedule.size())),
-                                 " instructions; the tooltip names only those at the drawn "
-                                 "columns' steps"));
-  }
-
-  // Legend: only the categories that hold bytes.
-  BytesByCategory any{};
-  int64_t max_total = 0;
-  for (const Row& row : rows) {
-    for (int c = 0; c < kNumValueCategories; ++c) any[c] = std::max(any[c], row.bytes[c]);
-    max_total = std::max(max_total, row.total());
-  }
-  out += "<div class=\"legend\">";
-  for (analyzer::ValueCategory category : kStackOrder) {
-    const int c = static_cast<int>(category);
-    if (any[c] == 0) continue;
-    StrAppend(&out, "<span><span class=\"swatch\" style=\"background:", CategoryColor(c),
-              "\"></span>", analyzer::CategoryName(category), "</span>");
-  }
-  out += "</div>\n";
-
-  const double y_max = std::max<double>(1.0, static_cast<double>(max_total) * 1.08);
-  auto x_of = [&](double step) { return kLeft + step / steps * (kRight - kLeft); };
-  auto y_of = [&](double bytes) { return kBottom - bytes / y_max * (kBottom - kTop); };
-
-  StrAppend(&out, "<svg class=\"timeline\" viewBox=\"0 0 ", SvgNumber(kWidth), " ",
-            SvgNumber(kHeight), "\" width=\"", SvgNumber(kWidth), "\" height=\"",
-            SvgNumber(kHeight), "\" data-x0=\"", SvgNumber(kLeft), "\" data-x1=\"",
-            SvgNumber(kRight), "\" data-steps=\"", steps,
-            "\" data-json=\"timeline-data\" role=\"img\" aria-label=\"memory timeline\">\n");
-  // Grid and axes.
-  for (int64_t tick : NiceByteTicks(static_cast<int64_t>(y_max), 5)) {
-    const double y = y_of(static_cast<double>(tick));
+void AppendAxes(std::string& out, const Chart& chart) {
+  const std::vector<int64_t> y_ticks = chart.y_min == 0
+                                           ? NiceByteTicks(chart.y_max, 5)
+                                           : NiceByteTicksInRange(chart.y_min, chart.y_max, 5);
+  for (int64_t tick : y_ticks) {
+    const double y = chart.Y(static_cast<double>(tick));
     AppendSvgLine(out, kLeft, y, kRight, y, "grid");
     AppendSvgText(out, kLeft - 6, y + 4, AxisBytes(tick), "end");
   }
-  for (int64_t tick : NiceTicks(steps, 10)) {
-    const double x = x_of(static_cast<double>(tick));
+  // The zoomed axis says where it starts, where the first tick leaves room.
+  if (chart.y_min > 0 &&
+      (y_ticks.empty() || kBottom - chart.Y(static_cast<double>(y_ticks.front())) >= 16)) {
+    AppendSvgText(out, kLeft - 6, kBottom + 4, AxisBytes(chart.y_min), "end");
+  }
+  for (int64_t tick : NiceTicks(chart.steps, 10)) {
+    const double x = chart.X(static_cast<double>(tick));
     AppendSvgLine(out, x, kBottom, x, kBottom + 4, "axis");
-    AppendSvgText(out, x, kBottom + 16, GroupedBytes(tick), "middle");
+    AppendSvgText(out, x, kBottom + 18, GroupedBytes(tick), "middle");
   }
   AppendSvgText(out, (kLeft + kRight) / 2, kHeight - 4, "schedule step", "middle");
   out += "\n";
+}
 
-  // One stacked area per category: along the top edge left to right, back
-  // along the bottom edge right to left.
+// One stacked area per category: along the top edge left to right, back
+// along the bottom edge right to left.
+void AppendAreas(std::string& out, const Chart& chart) {
+  const std::vector<Row>& rows = chart.rows;
   std::vector<int64_t> below(rows.size(), 0);
   for (analyzer::ValueCategory category : kStackOrder) {
     const int c = static_cast<int>(category);
-    if (any[c] == 0) continue;
+    if (chart.any[c] == 0) continue;
     std::string path;
     for (size_t i = 0; i < rows.size(); ++i) {
-      const std::string y = SvgNumber(y_of(static_cast<double>(below[i] + rows[i].bytes[c])));
+      const std::string y = SvgNumber(chart.Y(static_cast<double>(below[i] + rows[i].bytes[c])));
       if (i == 0) {
-        StrAppend(&path, "M", SvgNumber(x_of(rows[i].start)), " ", y);
+        StrAppend(&path, "M", SvgNumber(chart.X(rows[i].start)), " ", y);
       } else {
         StrAppend(&path, "V", y);
       }
-      StrAppend(&path, "H", SvgNumber(x_of(rows[i].end)));
+      StrAppend(&path, "H", SvgNumber(chart.X(rows[i].end)));
     }
     for (size_t i = rows.size(); i-- > 0;) {
-      StrAppend(&path, "V", SvgNumber(y_of(static_cast<double>(below[i]))), "H",
-                SvgNumber(x_of(rows[i].start)));
+      StrAppend(&path, "V", SvgNumber(chart.Y(static_cast<double>(below[i]))), "H",
+                SvgNumber(chart.X(rows[i].start)));
     }
     path += "Z";
     StrAppend(&out, "<path d=\"", path, "\" fill=\"", CategoryColor(c),
               "\" fill-opacity=\"0.85\" stroke=\"none\"/>\n");
     for (size_t i = 0; i < rows.size(); ++i) below[i] += rows[i].bytes[c];
   }
+  if (!chart.draw_added) return;
+  // XLA's figure as a step line over the areas.
+  std::string path;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string y = SvgNumber(chart.Y(static_cast<double>(rows[i].added)));
+    if (i == 0) {
+      StrAppend(&path, "M", SvgNumber(chart.X(rows[i].start)), " ", y);
+    } else {
+      StrAppend(&path, "V", y);
+    }
+    StrAppend(&path, "H", SvgNumber(chart.X(rows[i].end)));
+  }
+  StrAppend(&out, "<path class=\"added\" d=\"", path, "\"/>\n");
+}
+
+// The occupied peak, XLA's live peak where it differs, the dump's own peak
+// step where it is another one; their labels above the plot, placed so that
+// none overlaps another. Returns the labels that found no room.
+std::vector<std::string> AppendMarkers(std::string& out, const Chart& chart,
+                                       const analyzer::LivePeak& occupied,
+                                       const analyzer::LivePeak& added) {
+  const ReportContext& context = chart.context;
+  std::vector<SvgLabel> labels;
+  const double x = chart.X(static_cast<double>(occupied.step) + 0.5);
+  AppendSvgLine(out, x, kLabelRows.back() + 4, x, kBottom, "peak");
+  StrAppend(&out, "<circle cx=\"", SvgNumber(x), "\" cy=\"",
+            SvgNumber(chart.Y(static_cast<double>(occupied.bytes))),
+            "\" r=\"3.5\" fill=\"#b3261e\"/>");
+  std::string label = StrCat("peak ", HumanBytes(occupied.bytes), " at step ", occupied.step);
+  if (occupied.instruction.valid()) {
+    StrAppend(&label, " (", HtmlElideMiddle(InstructionLabel(context.program, occupied.instruction), 40),
+              ")");
+  }
+  labels.push_back({x, label, "peaklabel"});
+  if (added.bytes != occupied.bytes || added.step != occupied.step) {
+    const double ax = chart.X(static_cast<double>(added.step) + 0.5);
+    StrAppend(&out, "<circle cx=\"", SvgNumber(ax), "\" cy=\"",
+              SvgNumber(chart.Y(static_cast<double>(added.bytes))),
+              "\" r=\"3.5\" fill=\"none\" stroke=\"#1d232b\" stroke-width=\"1.5\"/>");
+    if (ax != x) AppendSvgLine(out, ax, kLabelRows.back() + 4, ax, kBottom, "stated");
+    labels.push_back({ax, StrCat("XLA's live peak ", HumanBytes(added.bytes), " at step ",
+                                 added.step, " (sizes added)"),
+                      "addedlabel"});
+  }
+  if (const auto& stated = context.analysis.stated_peak;
+      stated && stated->stated_step != occupied.step && stated->stated_step != added.step &&
+      stated->stated_step >= 0 && stated->stated_step < chart.steps) {
+    const double sx = chart.X(static_cast<double>(stated->stated_step) + 0.5);
+    AppendSvgLine(out, sx, kLabelRows.back() + 4, sx, kBottom, "stated");
+    labels.push_back({sx, StrCat("the dump's peak list: step ", stated->stated_step), ""});
+  }
+  std::vector<std::string> unplaced;
+  for (size_t i : AppendPlacedLabels(out, labels, kLabelRows, 4, kWidth - 4)) {
+    unplaced.push_back(labels[i].text);
+  }
+  return unplaced;
+}
+
+std::string RenderChart(const Chart& chart, const analyzer::LivePeak& occupied,
+                        const analyzer::LivePeak& added, std::string_view css_class) {
+  std::string out;
+  StrAppend(&out, "<svg class=\"timeline ", css_class, "\" viewBox=\"0 0 ", SvgNumber(kWidth),
+            " ", SvgNumber(kHeight), "\" width=\"", SvgNumber(kWidth), "\" height=\"",
+            SvgNumber(kHeight), "\" data-x0=\"", SvgNumber(kLeft), "\" data-x1=\"",
+            SvgNumber(kRight), "\" data-steps=\"", chart.steps,
+            "\" data-json=\"timeline-data\" role=\"img\" aria-label=\"memory timeline\">\n");
+  AppendAxes(out, chart);
+  AppendAreas(out, chart);
   AppendSvgLine(out, kLeft, kBottom, kRight, kBottom, "axis");
   AppendSvgLine(out, kLeft, kTop, kLeft, kBottom, "axis");
-
-  // The peak, and the dump's own peak step when it is another one.
-  const analyzer::LivePeak& peak = *analysis.peak;
-  const double peak_x = x_of(static_cast<double>(peak.step) + 0.5);
-  AppendSvgLine(out, peak_x, kTop - 6, peak_x, kBottom, "peak");
-  StrAppend(&out, "<circle cx=\"", SvgNumber(peak_x), "\" cy=\"",
-            SvgNumber(y_of(static_cast<double>(peak.bytes))),
-            "\" r=\"3.5\" fill=\"#b3261e\"/>");
-  std::string label = StrCat("peak ", HumanBytes(peak.bytes), " at step ", peak.step);
-  if (peak.instruction.valid()) {
-    StrAppend(&label, " (", InstructionLabel(context.program, peak.instruction), ")");
-  }
-  const bool right_half = peak_x > (kLeft + kRight) / 2;
-  AppendSvgText(out, right_half ? peak_x - 6 : peak_x + 6, kTop - 12, label,
-                right_half ? "end" : "start", "peaklabel");
-  if (const auto& stated = analysis.stated_peak; stated && stated->stated_step != peak.step &&
-                                                 stated->stated_step >= 0 &&
-                                                 stated->stated_step < steps) {
-    const double x = x_of(static_cast<double>(stated->stated_step) + 0.5);
-    AppendSvgLine(out, x, kTop + 14, x, kBottom, "stated");
-    AppendSvgText(out, right_half ? x - 6 : x + 6, kTop + 24,
-                  StrCat("the dump's peak list: step ", stated->stated_step),
-                  right_half ? "end" : "start");
-  }
+  const std::vector<std::string> unplaced = AppendMarkers(out, chart, occupied, added);
   StrAppend(&out, "\n<line class=\"cursor\" visibility=\"hidden\" x1=\"0\" y1=\"",
             SvgNumber(kTop), "\" x2=\"0\" y2=\"", SvgNumber(kBottom), "\"/>");
   AppendSvgRect(out, kLeft, kTop, kRight - kLeft, kBottom - kTop, "transparent");
   out += "\n</svg>\n";
+  for (const std::string& text : unplaced) {
+    StrAppend(&out, "<p class=\"muted\">", HtmlEscape(text), "</p>\n");
+  }
+  return out;
+}
 
-  // The data behind the tooltip.
+void AppendTooltipData(std::string& out, const ReportContext& context,
+                       const std::vector<Row>& rows, bool bucketed, bool names_per_row) {
+  const auto& schedule = context.program.schedule.instructions;
   out += "<script type=\"application/json\" id=\"timeline-data\">{\"categories\":[";
   for (int c = 0; c < kNumValueCategories; ++c) {
     StrAppend(&out, c ? "," : "",
@@ -250,9 +290,104 @@ std::string RenderTimelineSection(const ReportContext& context) {
   for (size_t i = 0; i < rows.size(); ++i) {
     StrAppend(&out, i ? "," : "", "[", rows[i].start, ",", rows[i].end, ",", rows[i].rep);
     for (int c = 0; c < kNumValueCategories; ++c) StrAppend(&out, ",", rows[i].bytes[c]);
-    out += "]";
+    StrAppend(&out, ",", rows[i].added, "]");
   }
   out += "]}</script>\n";
+}
+
+}  // namespace
+
+std::string RenderTimelineSection(const ReportContext& context) {
+  const analyzer::Analysis& analysis = context.analysis;
+  const ir::Program& program = context.program;
+  std::string out;
+  if (!analysis.peak || analysis.timeline.last_step < 0) {
+    return "<p class=\"muted\">Not available: the input has no live ranges.</p>\n";
+  }
+  // An Analysis built without the occupied figures draws XLA's alone.
+  const bool has_occupied = analysis.occupied_peak && !analysis.occupied_timeline.points.empty();
+  const analyzer::Timeline& occupied_timeline =
+      has_occupied ? analysis.occupied_timeline : analysis.timeline;
+  const analyzer::LivePeak& occupied = has_occupied ? *analysis.occupied_peak : *analysis.peak;
+  const ir::ScheduleStep steps = analysis.timeline.last_step + 1;
+  const std::vector<Row> exact = ExactRows(occupied_timeline, analysis.timeline, steps);
+  const bool bucketed = context.limits.timeline_columns > 0 &&
+                        exact.size() > static_cast<size_t>(context.limits.timeline_columns);
+  const std::vector<Row> rows =
+      bucketed ? BucketRows(exact, steps, context.limits.timeline_columns) : exact;
+  const auto& schedule = program.schedule.instructions;
+  const bool names_per_row =
+      schedule.size() > static_cast<size_t>(std::max(0, context.limits.schedule_names));
+
+  BytesByCategory any{};
+  int64_t max_total = 0, steady = -1;
+  bool added_differs = false;
+  for (const Row& row : rows) {
+    for (int c = 0; c < kNumValueCategories; ++c) any[c] = std::max(any[c], row.bytes[c]);
+    max_total = std::max({max_total, row.total(), row.added});
+    steady = steady < 0 ? row.total() : std::min(steady, row.total());
+    added_differs = added_differs || row.added != row.total();
+  }
+  steady = std::max<int64_t>(0, steady);
+
+  StrAppend(&out, "<p>Memory the live values occupy at each of the ", GroupedBytes(steps),
+            " schedule steps (bytes two live values share counted once), stacked by "
+            "category.");
+  if (added_differs) {
+    out += " The dark line is XLA's figure, the sizes of the live values added, which counts "
+           "shared bytes twice.";
+  }
+  out += " Hover the chart for a step's instruction and bytes.</p>\n";
+  if (bucketed) {
+    out += SamplingNotice(StrCat(
+        "the timeline changes at ", GroupedBytes(static_cast<int64_t>(exact.size())),
+        " steps; drawn as ", GroupedBytes(static_cast<int64_t>(rows.size())), " columns of up to ",
+        GroupedBytes((steps + context.limits.timeline_columns - 1) / context.limits.timeline_columns),
+        " steps, each showing the most bytes live within it"));
+  }
+  if (names_per_row && !schedule.empty()) {
+    out += SamplingNotice(StrCat("the schedule has ",
+                                 GroupedBytes(static_cast<int64_t>(schedule.size())),
+                                 " instructions; the tooltip names only those at the drawn "
+                                 "columns' steps"));
+  }
+
+  // Legend: only the categories that hold bytes, and the line.
+  out += "<div class=\"legend\">";
+  for (analyzer::ValueCategory category : kStackOrder) {
+    const int c = static_cast<int>(category);
+    if (any[c] == 0) continue;
+    StrAppend(&out, "<span><span class=\"swatch\" style=\"background:", CategoryColor(c),
+              "\"></span>", analyzer::CategoryName(category), "</span>");
+  }
+  if (added_differs) {
+    out += "<span><span class=\"swatch line\"></span>live value sizes added (XLA)</span>";
+  }
+  out += "</div>\n";
+
+  const int64_t y_max = std::max<int64_t>(1, static_cast<int64_t>(max_total * 1.06));
+  const Chart full{context, rows, any, steps, 0, y_max, added_differs};
+  // The zoomed chart pays only where the steady bytes are a good share.
+  const bool zoom = steady > 0 && steady * 10 >= max_total && steady < max_total;
+  if (zoom) {
+    StrAppend(&out,
+              "<input type=\"checkbox\" id=\"timeline-zoom\" class=\"zoom-toggle\">"
+              "<label for=\"timeline-zoom\" class=\"zoom-label\">Start the axis at the ",
+              HtmlEscape(HumanBytes(steady)),
+              " live at every step (arguments, constants and whatever else lives "
+              "throughout), to see the activations above them</label>\n");
+  }
+  out += "<div class=\"timeline-full\">\n";
+  out += RenderChart(full, occupied, *analysis.peak, "full");
+  out += "</div>\n";
+  if (zoom) {
+    const int64_t top = steady + std::max<int64_t>(1, static_cast<int64_t>((max_total - steady) * 1.08));
+    const Chart zoomed{context, rows, any, steps, steady, top, added_differs};
+    out += "<div class=\"timeline-zoomed\">\n";
+    out += RenderChart(zoomed, occupied, *analysis.peak, "zoomed");
+    out += "</div>\n";
+  }
+  AppendTooltipData(out, context, rows, bucketed, names_per_row);
   return out;
 }
 

@@ -84,6 +84,74 @@ std::vector<int64_t> NiceByteTicks(int64_t max, int count) {
   return ticks;
 }
 
+std::vector<int64_t> NiceByteTicksInRange(int64_t lo, int64_t hi, int count) {
+  std::vector<int64_t> ticks;
+  if (hi <= lo) return ticks;
+  const std::vector<int64_t> span = NiceByteTicks(hi - lo, count);
+  if (span.size() < 2) return ticks;
+  const int64_t step = span[1];
+  int64_t t = lo % step == 0 ? lo : lo + (step - lo % step);
+  for (; t <= hi; t += step) {
+    ticks.push_back(t);
+    if (t > hi - step) break;
+  }
+  return ticks;
+}
+
+double EstimatedTextWidth(std::string_view text) {
+  // 11px DejaVu Sans / Arial: digits and most letters 6-7 px, narrow ones
+  // (i, l, ., ,, space) about 3.5 px; bold labels up to 8% wider.
+  double width = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if ((c & 0xC0) == 0x80) continue;  // UTF-8 continuation byte
+    if (c == 'i' || c == 'l' || c == '.' || c == ',' || c == ' ' || c == '\'' || c == '(' ||
+        c == ')' || c == ':' || c == 'j' || c == 't' || c == 'f' || c == 'I' || c == '|') {
+      width += 3.9;
+    } else if (c == 'm' || c == 'w' || c == 'M' || c == 'W') {
+      width += 9.6;
+    } else if (c >= 'A' && c <= 'Z') {
+      width += 7.9;
+    } else {
+      width += 7.0;
+    }
+  }
+  return width;
+}
+
+std::vector<size_t> AppendPlacedLabels(std::string& out, const std::vector<SvgLabel>& labels,
+                                       const std::vector<double>& row_ys, double left,
+                                       double right) {
+  struct Placed {
+    double x0, x1;
+    size_t row;
+  };
+  std::vector<Placed> placed;
+  std::vector<size_t> unplaced;
+  constexpr double kGap = 8;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    const SvgLabel& label = labels[i];
+    const double width = EstimatedTextWidth(label.text);
+    const bool to_the_left = label.x + 6 + width > right;
+    double x0 = to_the_left ? label.x - 6 - width : label.x + 6;
+    x0 = std::max(left, x0);
+    const double x1 = x0 + width;
+    bool done = false;
+    for (size_t row = 0; row < row_ys.size() && !done; ++row) {
+      bool clear = true;
+      for (const Placed& p : placed) {
+        if (p.row == row && x0 < p.x1 + kGap && p.x0 < x1 + kGap) clear = false;
+      }
+      if (!clear) continue;
+      placed.push_back({x0, x1, row});
+      AppendSvgText(out, x0, row_ys[row], label.text, "start", label.css_class);
+      done = true;
+    }
+    if (!done) unplaced.push_back(i);
+  }
+  return unplaced;
+}
+
 std::string AxisBytes(int64_t bytes) {
   if (bytes == 0) return "0";
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
@@ -111,10 +179,17 @@ std::string_view CategoryColor(int category) {
   return category >= 0 && category < 5 ? kColors[category] : "#cccccc";
 }
 
+namespace {
+constexpr std::string_view kPalette[] = {
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
+    "#b07aa1", "#ff9da7", "#9c755f", "#86bcb6", "#8cd17d", "#d4a6c8"};
+}  // namespace
+
+std::string_view PaletteColorAt(size_t i) {
+  return kPalette[i % (sizeof(kPalette) / sizeof(kPalette[0]))];
+}
+
 std::string_view PaletteColor(std::string_view key) {
-  static constexpr std::string_view kPalette[] = {
-      "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
-      "#b07aa1", "#ff9da7", "#9c755f", "#86bcb6", "#8cd17d", "#d4a6c8"};
   uint64_t hash = 1469598103934665603ULL;  // FNV-1a: stable across runs and hosts
   for (char c : key) {
     hash ^= static_cast<unsigned char>(c);
