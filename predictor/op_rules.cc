@@ -69,6 +69,7 @@ std::vector<AxesSharding> Propagator::Elementwise(const ir::Instruction& inst) {
       if (result.dims[d] == 0 && m != 0 && (m & result.UsedAxes()) == 0) result.dims[d] = m;
     }
   }
+  Refine(inst, 0, inst.shape, result);
   for (size_t k = 0; k < inst.operands.size(); ++k) {
     if (OperandShape(inst, k).dims.size() == rank) Reshard(inst, k, result);
   }
@@ -389,7 +390,7 @@ AxesSharding Propagator::DynamicSlice(const ir::Instruction& inst) {
 AxesSharding Propagator::DynamicUpdateSlice(const ir::Instruction& inst) {
   AxesSharding op = Resolved(inst, 0);
   if (inst.operands.size() < 2) return op;
-  const AxesSharding update = Resolved(inst, 1);
+  const AxesSharding update = Operand(inst, 1);  // partial sums: Reshard below
   const auto& dims = inst.shape.dims;
   const auto& udims = OperandShape(inst, 1).dims;
   op.dims.resize(dims.size(), 0);
@@ -399,6 +400,7 @@ AxesSharding Propagator::DynamicUpdateSlice(const ir::Instruction& inst) {
       op.dims[d] = m;
     }
   }
+  Refine(inst, 0, inst.shape, op);
   AxesSharding want = op;
   for (size_t d = 0; d < want.dims.size() && d < udims.size(); ++d) {
     if (udims[d] != dims[d]) want.dims[d] = 0;

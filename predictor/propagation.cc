@@ -8,6 +8,8 @@
 namespace memplan::predictor {
 namespace {
 
+constexpr int kBackwardRounds = 2;
+
 int32_t CountLeaves(const ir::Shape& shape) {
   if (!shape.IsTuple()) return 1;
   int32_t n = 0;
@@ -94,6 +96,24 @@ PropagationGraph PropagationGraph::Build(const ir::Module& module) {
   return graph;
 }
 
+// Results the backward hints refine after the rule ran: not the ones that
+// pass their operands' leaves through (tuples, loops, calls, whose bodies
+// are refined inside), nor those whose rules refine before resharding
+// their operands (elementwise, dynamic-update-slice).
+bool RefinesResult(ir::Opcode opcode) {
+  using ir::Opcode;
+  if (IsElementwise(opcode)) return false;
+  switch (opcode) {
+    case Opcode::kParameter: case Opcode::kTuple: case Opcode::kGetTupleElement:
+    case Opcode::kWhile: case Opcode::kCall: case Opcode::kFusion: case Opcode::kConditional:
+    case Opcode::kOptimizationBarrier: case Opcode::kDynamicUpdateSlice:
+    case Opcode::kConcatenate:
+      return false;
+    default:
+      return true;
+  }
+}
+
 const AxesSharding* Propagation::Find(ir::InstructionId id, int64_t leaf) const {
   if (!id.valid() || id.value() >= static_cast<int64_t>(leaves.size())) return nullptr;
   const auto& l = leaves[static_cast<size_t>(id.value())];
@@ -116,6 +136,13 @@ absl::StatusOr<Propagation> Propagate(const ir::Module& module, const Propagatio
   for (const AxesSharding& p : parameters) params.push_back({p});
   Propagator propagator(module, graph, mesh, &out);
   propagator.RunComputation(entry->id, params);
+  // Backward from the uses, then forward again with the hints; a second
+  // round carries hints through values the first one split.
+  for (int round = 0; round < kBackwardRounds; ++round) {
+    propagator.Backward(entry->id, {});
+    propagator.ResetForwardState();
+    propagator.RunComputation(entry->id, params);
+  }
   return out;
 }
 
@@ -135,6 +162,7 @@ std::vector<AxesSharding> Propagator::RunComputation(
     if (inst.opcode == ir::Opcode::kParameter) continue;
     std::vector<AxesSharding> leaves = Rule(inst);
     leaves.resize(static_cast<size_t>(graph_.leaf_count[static_cast<size_t>(id.value())]));
+    if (RefinesResult(inst.opcode) && leaves.size() == 1) Refine(inst, 0, inst.shape, leaves[0]);
     for (AxesSharding& l : leaves) l.Normalize();
     out_.leaves[static_cast<size_t>(id.value())] = std::move(leaves);
   }

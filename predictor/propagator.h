@@ -15,12 +15,24 @@ class Propagator {
  public:
   Propagator(const ir::Module& module, const PropagationGraph& graph, const MeshSizes& mesh,
              Propagation* out)
-      : module_(module), graph_(graph), mesh_(mesh), out_(*out) {}
+      : module_(module), graph_(graph), mesh_(mesh), out_(*out),
+        hints_(module.instruction_count()) {}
 
   // Propagates computation `c` whose parameters have `params` (one leaf
   // vector per parameter); returns the root's leaves.
   std::vector<AxesSharding> RunComputation(ir::ComputationId c,
                                            const std::vector<std::vector<AxesSharding>>& params);
+
+  // The backward pass (backward.cc): from the shardings the last forward
+  // pass left, every instruction of `c` (users before operands) passes to
+  // its operands the sharding it would take them in; an operand keeps the
+  // one splitting over the most devices as its hint. `root_hints` are the
+  // root's (a caller's wants for the computation's result). The next
+  // forward pass refines each result with its hint (Refine).
+  void Backward(ir::ComputationId c, const std::vector<AxesSharding>& root_hints);
+  // Forgets the collectives, unknown places and resolved partial sums of a
+  // forward pass, before the next one.
+  void ResetForwardState();
 
  private:
   // The rule for one instruction: its leaves.
@@ -72,6 +84,20 @@ class Propagator {
   struct DimRoles;
   AxesSharding Contract(const ir::Instruction& inst, const DimRoles& roles);
 
+  // `s` (leaf `leaf` of `inst`, of array shape `shape`) with the axes its
+  // hint adds: on each dimension, hint axes `s` does not use anywhere (nor
+  // as a partial sum) whose ways, with the dimension's own, divide it. A
+  // value forward propagation already split keeps its split; backward
+  // only refines (XLA's propagation keeps the more specific sharding).
+  void Refine(const ir::Instruction& inst, size_t leaf, const ir::Shape& shape,
+              AxesSharding& s) const;
+  // The sharding `inst`, with result leaves `result`, takes operand `k` in
+  // (leaves of the operand); empty when no rule says (backward.cc).
+  std::vector<AxesSharding> OperandWant(const ir::Instruction& inst, size_t k,
+                                        const std::vector<AxesSharding>& result) const;
+  AxesSharding ReshapeWant(const ir::Instruction& inst, const AxesSharding& result) const;
+  void AddHint(ir::InstructionId id, size_t leaf, const AxesSharding& want);
+
   // Replicated leaves for `shape`.
   std::vector<AxesSharding> Replicated(const ir::Shape& shape) const;
 
@@ -83,11 +109,15 @@ class Propagator {
   ir::InstructionId fusion_context_;
   // Partial values already all-reduced: (instruction, leaf) -> result.
   absl::flat_hash_map<std::pair<int64_t, int64_t>, AxesSharding> resolved_;
+  // Per instruction, per leaf: the backward pass's hint (replicated: none).
+  std::vector<std::vector<AxesSharding>> hints_;
 };
 
 // Elementwise opcodes: one output element from the same-index elements of
 // same-shaped operands.
 bool IsElementwise(ir::Opcode opcode);
+// Whether the backward hint refines an instruction's result after its rule.
+bool RefinesResult(ir::Opcode opcode);
 
 }  // namespace memplan::predictor
 
