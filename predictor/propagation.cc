@@ -267,6 +267,13 @@ void Propagator::Reshard(const ir::Instruction& inst, size_t k, const AxesShardi
     if (gone & (want.UsedAxes() & ~want.Dim(d))) moved = true;
   }
   if (dropped == 0) return;
+  if (moved) {
+    // An all-to-all re-splits: the axes taken off one dimension split the
+    // dimension `want` puts them on, so the result is no larger per device.
+    const AxisMask moving = dropped & want.UsedAxes();
+    after.dims.resize(std::max(after.dims.size(), want.dims.size()), 0);
+    for (size_t d = 0; d < want.dims.size(); ++d) after.dims[d] |= want.dims[d] & moving;
+  }
   Record(moved ? CollectiveKind::kAllToAll : CollectiveKind::kAllGather, inst, k, dropped,
          ShardBytes(shape, have, mesh_), ShardBytes(shape, after, mesh_));
 }
