@@ -54,8 +54,14 @@ class Propagator {
   // fused parameter's fusion operand inside one; invalid for a fused
   // intermediate.
   ir::InstructionId SourceOf(const ir::Instruction& inst, size_t k) const;
+  // Records a collective reading operand `k` of `inst` (`source`: the
+  // buffer it reads when known better than SourceOf); a repeat of an
+  // all-gather or all-to-all of the same buffer moves the recorded one to
+  // the later consumer instead.
   void Record(CollectiveKind kind, const ir::Instruction& inst, size_t k, AxisMask axes,
-              int64_t operand_bytes, int64_t result_bytes);
+              int64_t operand_bytes, int64_t result_bytes,
+              ir::InstructionId source = ir::InstructionId());
+  ir::InstructionId PartialOrigin(const ir::Instruction& inst, size_t k) const;
 
   // Rules (op_rules.cc).
   std::vector<AxesSharding> Elementwise(const ir::Instruction& inst);
@@ -107,8 +113,9 @@ class Propagator {
   Propagation& out_;
   // The fusion whose body is being walked (invalid outside fusions).
   ir::InstructionId fusion_context_;
-  // Partial values already all-reduced: (instruction, leaf) -> result.
-  absl::flat_hash_map<std::pair<int64_t, int64_t>, AxesSharding> resolved_;
+  // Partial values already all-reduced: (origin, 0) -> (index of the
+  // all-reduce in out_.collectives, the result).
+  absl::flat_hash_map<std::pair<int64_t, int64_t>, std::pair<int64_t, AxesSharding>> resolved_;
   // Per instruction, per leaf: the backward pass's hint (replicated: none).
   std::vector<std::vector<AxesSharding>> hints_;
 };
