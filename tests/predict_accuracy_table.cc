@@ -64,6 +64,10 @@ int ExplainCase(const std::vector<memplan::test::CorpusProgram>& corpus, const s
                   << (col.source.valid() ? module.instruction(col.source).name : "(fused)")
                   << " bytes " << col.operand_bytes << " -> " << col.result_bytes << "\n";
       }
+      for (const auto& g : prediction->collectives) {
+        std::cout << "group " << CollectiveKindName(g.kind) << " ops " << g.count << " combined "
+                  << g.combined << " bytes " << g.result_bytes << "\n";
+      }
       return 0;
     }
   }
