@@ -137,7 +137,7 @@ absl::StatusOr<Candidates> BuildCandidates(const PredictSweepFlags& flags, const
 }
 
 // The flag combinations a sweep needs; empty when they are right.
-std::string CheckFlags(const PredictSweepFlags& flags) {
+std::string CheckSweepFlags(const PredictSweepFlags& flags) {
   if (!flags.families && flags.plans.empty()) {
     return "expected --plan PLAN, --plans A.yaml B.yaml ..., or --family with --mesh or --devices";
   }
@@ -157,7 +157,7 @@ std::string CheckFlags(const PredictSweepFlags& flags) {
 }  // namespace
 
 int RunPredictSweep(const PredictSweepFlags& flags) {
-  if (std::string bad = CheckFlags(flags); !bad.empty()) return Fail(bad);
+  if (std::string bad = CheckSweepFlags(flags); !bad.empty()) return Fail(bad);
   parsers::LoadOptions load;
   load.module = flags.module;
   absl::StatusOr<parsers::LoadedProgram> loaded = parsers::LoadProgram(flags.path, load);
