@@ -138,6 +138,9 @@ absl::StatusOr<Candidates> BuildCandidates(const PredictSweepFlags& flags, const
 
 // The flag combinations a sweep needs; empty when they are right.
 std::string CheckSweepFlags(const PredictSweepFlags& flags) {
+  if (!flags.families && (!flags.meshes.empty() || flags.devices)) {
+    return "--mesh and --devices choose the meshes of --family; expected --family";
+  }
   if (!flags.families && flags.plans.empty()) {
     return "expected --plan PLAN, --plans A.yaml B.yaml ..., or --family with --mesh or --devices";
   }
@@ -146,9 +149,6 @@ std::string CheckSweepFlags(const PredictSweepFlags& flags) {
   }
   if (flags.families && !flags.meshes.empty() && flags.devices) {
     return "--mesh and --devices exclude each other: give the meshes or their device count";
-  }
-  if (!flags.families && (!flags.meshes.empty() || flags.devices)) {
-    return "--mesh and --devices choose the meshes of --family; expected --family";
   }
   if (flags.devices && *flags.devices < 1) return "--devices: expected N >= 1";
   return "";
