@@ -3,11 +3,11 @@
 // says which sharding it would take an operand in (from its own sharding,
 // refined by its own hint); the operand keeps, as its hint, the want that
 // splits over the most devices. The next forward pass refines each result
-// with its hint on the dimensions and axes it leaves free, so what the
-// arguments make of a value is never overridden, only split further: a
+// with its hint on the dimensions it leaves unsplit, so what the arguments
+// make of a value is never overridden, only split on free dimensions: a
 // zero accumulator takes the sharding of the loop state it starts, a scaled
 // gradient the sharding of the parameter it updates (its partial sum then
-// reduce-scattered, not all-reduced).
+// reduced there and sliced).
 #include <algorithm>
 
 #include "predictor/propagator.h"
@@ -55,7 +55,7 @@ void Propagator::Refine(const ir::Instruction& inst, size_t leaf, const ir::Shap
   if (hint.UsedAxes() == 0) return;
   for (size_t d = 0; d < shape.dims.size(); ++d) {
     const AxisMask add = hint.Dim(d) & ~(s.UsedAxes() | s.partial);
-    if (add == 0) continue;
+    if (add == 0 || s.Dim(d) != 0) continue;
     const int64_t ways = mesh_.Ways(s.Dim(d) | add);
     if (shape.dims[d] % ways != 0) continue;
     if (s.dims.size() <= d) s.dims.resize(d + 1, 0);

@@ -91,10 +91,12 @@ class Propagator {
   AxesSharding Contract(const ir::Instruction& inst, const DimRoles& roles);
 
   // `s` (leaf `leaf` of `inst`, of array shape `shape`) with the axes its
-  // hint adds: on each dimension, hint axes `s` does not use anywhere (nor
-  // as a partial sum) whose ways, with the dimension's own, divide it. A
-  // value forward propagation already split keeps its split; backward
-  // only refines (XLA's propagation keeps the more specific sharding).
+  // hint adds: on each dimension `s` leaves unsplit, the hint's axes that
+  // `s` does not use anywhere (nor as a partial sum) when their ways divide
+  // it. A value forward propagation already split keeps its split, and a
+  // split dimension is not split further (moe_train_step dp2_ep4: the
+  // experts dim split by ep stays so, as in XLA's compile); backward only
+  // refines (XLA's propagation keeps the more specific sharding).
   void Refine(const ir::Instruction& inst, size_t leaf, const ir::Shape& shape,
               AxesSharding& s) const;
   // The sharding `inst`, with result leaves `result`, takes operand `k` in
