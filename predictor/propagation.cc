@@ -8,7 +8,7 @@
 namespace memplan::predictor {
 namespace {
 
-constexpr int kBackwardRounds = 2;
+constexpr int kBackwardRounds = 1;
 
 int32_t CountLeaves(const ir::Shape& shape) {
   if (!shape.IsTuple()) return 1;
@@ -136,8 +136,9 @@ absl::StatusOr<Propagation> Propagate(const ir::Module& module, const Propagatio
   for (const AxesSharding& p : parameters) params.push_back({p});
   Propagator propagator(module, graph, mesh, &out);
   propagator.RunComputation(entry->id, params);
-  // Backward from the uses, then forward again with the hints; a second
-  // round carries hints through values the first one split.
+  // Backward from the uses, then forward again with the hints. One round:
+  // a second changes no figure of samples/sharded and costs a third
+  // forward pass per candidate.
   for (int round = 0; round < kBackwardRounds; ++round) {
     propagator.Backward(entry->id, {});
     propagator.ResetForwardState();
