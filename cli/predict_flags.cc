@@ -1,4 +1,7 @@
+#include <cstdio>
+
 #include "cli/commands.h"
+#include "cli/predict_commands.h"
 #include "cli/subcommand.h"
 #include "llvm/Support/CommandLine.h"
 
@@ -12,28 +15,88 @@ class PredictSubcommand : public Subcommand {
   bool Selected() const override { return static_cast<bool>(command_); }
 
   int Run() override {
-    PredictFlags flags;
-    flags.path = path_;
+    if (args_.empty()) return kExitBadInput;
+    // `--plans A.yaml B.yaml`: the files after the first go to the positionals.
+    std::vector<std::string> plans(plans_.begin(), plans_.end());
+    if (args_.size() > 1) {
+      if (plans_.empty()) {
+        std::fprintf(stderr, "memplan predict: unexpected argument '%s'; expected one PROGRAM "
+                             "(plan files follow --plans)\n", args_[1].c_str());
+        return kExitBadInput;
+      }
+      plans.insert(plans.end(), args_.begin() + 1, args_.end());
+    }
+    const bool sweep = !plans.empty() || families_.getNumOccurrences() > 0 ||
+                       !meshes_.empty() || devices_.getNumOccurrences() > 0;
+    if (!plan_.empty()) {
+      if (sweep) {
+        std::fprintf(stderr, "memplan predict: --plan predicts one plan; --plans and --family "
+                             "sweep several: expected one or the other\n");
+        return kExitBadInput;
+      }
+      PredictFlags flags;
+      flags.path = args_[0];
+      flags.module = module_;
+      flags.plan = plan_;
+      flags.format = format_;
+      flags.output = output_;
+      return RunPredict(flags);
+    }
+    PredictSweepFlags flags;
+    flags.path = args_[0];
     flags.module = module_;
-    flags.plan = plan_;
+    flags.plans = std::move(plans);
+    if (families_.getNumOccurrences() > 0) flags.families = families_;
+    flags.meshes.assign(meshes_.begin(), meshes_.end());
+    if (devices_.getNumOccurrences() > 0) flags.devices = devices_;
+    flags.inputs.families_file = family_inputs_;
+    if (data_.getNumOccurrences() > 0) flags.inputs.data = data_;
+    if (ep_.getNumOccurrences() > 0) flags.inputs.ep = ep_;
+    flags.inputs.tp_plan = tp_plan_;
+    if (min_fsdp_elements_.getNumOccurrences() > 0) {
+      flags.inputs.min_fsdp_elements = min_fsdp_elements_;
+    }
     flags.format = format_;
     flags.output = output_;
-    return RunPredict(flags);
+    return RunPredictSweep(flags);
   }
 
  private:
   cl::SubCommand command_{"predict",
                           "Per-device memory of a program under a sharding plan, predicted from "
-                          "its single-device compile"};
-  cl::opt<std::string> path_{cl::Positional, cl::Required, cl::sub(command_),
-                             cl::desc("<single-device compile: dump directory, .hlo.pb, or HLO "
-                                      "text with its buffer assignment beside it>")};
-  cl::opt<std::string> plan_{"plan", cl::Required, cl::sub(command_), cl::value_desc("file"),
+                          "its single-device compile; several plans as one table"};
+  cl::list<std::string> args_{cl::Positional, cl::OneOrMore, cl::sub(command_),
+                              cl::desc("<single-device compile: dump directory, .hlo.pb, or HLO "
+                                       "text with its buffer assignment beside it>")};
+  cl::opt<std::string> plan_{"plan", cl::sub(command_), cl::value_desc("file"),
                              cl::desc("The sharding plan")};
+  cl::list<std::string> plans_{"plans", cl::sub(command_), cl::value_desc("file"),
+                               cl::desc("Plan files to predict as one table, sorted by footprint")};
+  cl::opt<std::string> families_{"family", cl::sub(command_), cl::value_desc("list"),
+                                 cl::desc("Families to predict (dp, fsdp, tp, ep and '+' of them), "
+                                          "comma-separated; with --mesh or --devices")};
+  cl::list<std::string> meshes_{"mesh", cl::sub(command_), cl::value_desc("axes"),
+                                cl::desc("A mesh for --family, such as dp=2,tp=4; repeat for several")};
+  cl::opt<int64_t> devices_{"devices", cl::sub(command_), cl::value_desc("N"),
+                            cl::desc("Predict --family on every mesh of N devices")};
+  cl::opt<std::string> family_inputs_{"family-inputs", cl::sub(command_), cl::value_desc("file"),
+                                      cl::desc("Family inputs (families.yaml: data, "
+                                               "min_fsdp_elements, tp, ep)")};
+  cl::opt<std::string> data_{"data", cl::sub(command_), cl::value_desc("names"),
+                             cl::desc("Data arguments (top-level names), sharded on their leading "
+                                      "dimension by dp, fsdp and ep")};
+  cl::opt<std::string> tp_plan_{"tp-plan", cl::sub(command_), cl::value_desc("file"),
+                                cl::desc("Tensor-parallel plan: a YAML/JSON mapping glob -> "
+                                         "colwise | rowwise | sequence")};
+  cl::opt<std::string> ep_{"ep", cl::sub(command_), cl::value_desc("globs"),
+                           cl::desc("Expert parameters (globs), sharded on dimension 0 over ep")};
+  cl::opt<int64_t> min_fsdp_elements_{"min-fsdp-elements", cl::sub(command_), cl::value_desc("N"),
+                                      cl::desc("fsdp shards parameters of at least N elements")};
   cl::opt<PredictFormat> format_{
       "format", cl::sub(command_), cl::init(PredictFormat::kText), cl::desc("Output format"),
       cl::values(clEnumValN(PredictFormat::kText, "text", "aligned text"),
-                 clEnumValN(PredictFormat::kJson, "json", "JSON (memplan.predict.v1)"))};
+                 clEnumValN(PredictFormat::kJson, "json",
+                            "JSON (memplan.predict.v1; sweeps memplan.predict_sweep.v1)"))};
   cl::opt<std::string> module_{"module", cl::sub(command_), cl::value_desc("name"),
                                cl::desc("Module of a dump directory (default: the largest)")};
   cl::opt<std::string> output_{"o", cl::sub(command_), cl::init("-"), cl::value_desc("file"),

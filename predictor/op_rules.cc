@@ -2,6 +2,7 @@
 // reshards its operands to what it takes (Propagator::Reshard records the
 // collectives that costs).
 #include <algorithm>
+#include <utility>
 
 #include "predictor/propagator.h"
 
@@ -69,6 +70,7 @@ std::vector<AxesSharding> Propagator::Elementwise(const ir::Instruction& inst) {
       if (result.dims[d] == 0 && m != 0 && (m & result.UsedAxes()) == 0) result.dims[d] = m;
     }
   }
+  Refine(inst, 0, inst.shape, result);
   for (size_t k = 0; k < inst.operands.size(); ++k) {
     if (OperandShape(inst, k).dims.size() == rank) Reshard(inst, k, result);
   }
@@ -113,6 +115,7 @@ AxesSharding Propagator::Reshape(const ir::Instruction& inst) {
   result.dims.assign(outd.size(), 0);
   AxesSharding want = op;  // what the operand must become
   want.dims.resize(in.size(), 0);
+  std::vector<std::pair<size_t, size_t>> groups;  // (major input dim, major output dim)
   size_t i = 0, o = 0;
   while (i < in.size() || o < outd.size()) {
     // Size-1 dims on either side form groups of their own.
@@ -138,6 +141,7 @@ AxesSharding Propagator::Reshape(const ir::Instruction& inst) {
       }
     }
     const size_t ni = i - i0, no = o - o0;
+    if (pi == po) groups.push_back({i0, o0});
     const AxisMask major = want.dims[i0];
     if (ni == 1 && no == 1) {
       result.dims[o0] = major;
@@ -156,7 +160,24 @@ AxesSharding Propagator::Reshape(const ir::Instruction& inst) {
   }
   for (size_t k = i; k < want.dims.size(); ++k) want.dims[k] = 0;
   want.partial = 0;
-  if (!(want.dims == op.dims) && op.UsedAxes() != want.UsedAxes()) {
+  // The backward hint may split a group's major output dim with axes the
+  // operand has elsewhere (a minor dim the group merges): the operand is
+  // re-split onto the group's major input dim, an all-to-all, not gathered.
+  AxesSharding refined = result;
+  Refine(inst, 0, inst.shape, refined);
+  for (const auto& [gi, go] : groups) {
+    const AxisMask add = refined.Dim(go) & ~result.Dim(go);
+    if (add == 0) continue;
+    if (in[gi] % mesh_.Ways(want.dims[gi] | add) == 0 && (want.UsedAxes() & add) == 0) {
+      want.dims[gi] |= add;
+    }
+  }
+  result = refined;
+  AxesSharding want_n = want, op_n = op;
+  want_n.partial = op_n.partial = 0;
+  want_n.Normalize();
+  op_n.Normalize();
+  if (!(want_n == op_n)) {
     AxesSharding keep = want;
     keep.partial = op.partial;
     // Reshard keeps partial sums when want has none of their axes.
@@ -389,7 +410,7 @@ AxesSharding Propagator::DynamicSlice(const ir::Instruction& inst) {
 AxesSharding Propagator::DynamicUpdateSlice(const ir::Instruction& inst) {
   AxesSharding op = Resolved(inst, 0);
   if (inst.operands.size() < 2) return op;
-  const AxesSharding update = Resolved(inst, 1);
+  const AxesSharding update = Operand(inst, 1);  // partial sums: Reshard below
   const auto& dims = inst.shape.dims;
   const auto& udims = OperandShape(inst, 1).dims;
   op.dims.resize(dims.size(), 0);
@@ -399,6 +420,7 @@ AxesSharding Propagator::DynamicUpdateSlice(const ir::Instruction& inst) {
       op.dims[d] = m;
     }
   }
+  Refine(inst, 0, inst.shape, op);
   AxesSharding want = op;
   for (size_t d = 0; d < want.dims.size() && d < udims.size(); ++d) {
     if (udims[d] != dims[d]) want.dims[d] = 0;

@@ -8,6 +8,8 @@
 namespace memplan::predictor {
 namespace {
 
+constexpr int kBackwardRounds = 1;
+
 int32_t CountLeaves(const ir::Shape& shape) {
   if (!shape.IsTuple()) return 1;
   int32_t n = 0;
@@ -94,6 +96,24 @@ PropagationGraph PropagationGraph::Build(const ir::Module& module) {
   return graph;
 }
 
+// Results the backward hints refine after the rule ran: not the ones that
+// pass their operands' leaves through (tuples, loops, calls, whose bodies
+// are refined inside), nor those whose rules refine before resharding
+// their operands (elementwise, dynamic-update-slice).
+bool RefinesResult(ir::Opcode opcode) {
+  using ir::Opcode;
+  if (IsElementwise(opcode)) return false;
+  switch (opcode) {
+    case Opcode::kParameter: case Opcode::kTuple: case Opcode::kGetTupleElement:
+    case Opcode::kWhile: case Opcode::kCall: case Opcode::kFusion: case Opcode::kConditional:
+    case Opcode::kOptimizationBarrier: case Opcode::kDynamicUpdateSlice:
+    case Opcode::kConcatenate:
+      return false;
+    default:
+      return true;
+  }
+}
+
 const AxesSharding* Propagation::Find(ir::InstructionId id, int64_t leaf) const {
   if (!id.valid() || id.value() >= static_cast<int64_t>(leaves.size())) return nullptr;
   const auto& l = leaves[static_cast<size_t>(id.value())];
@@ -116,6 +136,14 @@ absl::StatusOr<Propagation> Propagate(const ir::Module& module, const Propagatio
   for (const AxesSharding& p : parameters) params.push_back({p});
   Propagator propagator(module, graph, mesh, &out);
   propagator.RunComputation(entry->id, params);
+  // Backward from the uses, then forward again with the hints. One round:
+  // a second changes no figure of samples/sharded and costs a third
+  // forward pass per candidate.
+  for (int round = 0; round < kBackwardRounds; ++round) {
+    propagator.Backward(entry->id, {});
+    propagator.ResetForwardState();
+    propagator.RunComputation(entry->id, params);
+  }
   return out;
 }
 
@@ -135,6 +163,7 @@ std::vector<AxesSharding> Propagator::RunComputation(
     if (inst.opcode == ir::Opcode::kParameter) continue;
     std::vector<AxesSharding> leaves = Rule(inst);
     leaves.resize(static_cast<size_t>(graph_.leaf_count[static_cast<size_t>(id.value())]));
+    if (RefinesResult(inst.opcode) && leaves.size() == 1) Refine(inst, 0, inst.shape, leaves[0]);
     for (AxesSharding& l : leaves) l.Normalize();
     out_.leaves[static_cast<size_t>(id.value())] = std::move(leaves);
   }
@@ -159,88 +188,6 @@ AxesSharding Propagator::Operand(const ir::Instruction& inst, size_t k) const {
 
 const ir::Shape& Propagator::OperandShape(const ir::Instruction& inst, size_t k) const {
   return module_.instruction(inst.operands[k]).shape;
-}
-
-ir::InstructionId Propagator::SourceOf(const ir::Instruction& inst, size_t k) const {
-  if (k >= inst.operands.size()) return ir::InstructionId();
-  const ir::Instruction& operand = module_.instruction(inst.operands[k]);
-  if (!fusion_context_.valid()) return operand.id;
-  if (operand.opcode != ir::Opcode::kParameter) return ir::InstructionId();
-  // A fused parameter of the outermost fusion's body is that fusion's
-  // operand: a buffer of its own.
-  const ir::Instruction& fusion = module_.instruction(fusion_context_);
-  const int64_t number = module_.attributes(operand).parameter_number;
-  const bool direct =
-      !fusion.calls.empty() && fusion.calls.front().computation == operand.computation;
-  if (direct && number >= 0 && number < static_cast<int64_t>(fusion.operands.size())) {
-    return fusion.operands[static_cast<size_t>(number)];
-  }
-  return ir::InstructionId();
-}
-
-void Propagator::Record(CollectiveKind kind, const ir::Instruction& inst, size_t k,
-                        AxisMask axes, int64_t operand_bytes, int64_t result_bytes) {
-  PredictedCollective c;
-  c.kind = kind;
-  c.at = graph_.scheduled_as[static_cast<size_t>(inst.id.value())];
-  c.source = SourceOf(inst, k);
-  c.axes = axes;
-  c.operand_bytes = operand_bytes;
-  c.result_bytes = result_bytes;
-  out_.collectives.push_back(c);
-}
-
-AxesSharding Propagator::Resolved(const ir::Instruction& inst, size_t k) {
-  AxesSharding have = Operand(inst, k);
-  if (have.partial == 0) return have;
-  // One all-reduce per partial value: a fused parameter stands for its
-  // fusion's operand, which several fusions may read.
-  const ir::InstructionId source = SourceOf(inst, k);
-  auto key = std::make_pair(source.valid() ? source.value() : inst.operands[k].value(), int64_t{0});
-  if (auto it = resolved_.find(key); it != resolved_.end()) return it->second;
-  const int64_t bytes = ShardBytes(OperandShape(inst, k), have, mesh_);
-  Record(CollectiveKind::kAllReduce, inst, k, have.partial, bytes, bytes);
-  have.partial = 0;
-  resolved_[key] = have;
-  return have;
-}
-
-void Propagator::Reshard(const ir::Instruction& inst, size_t k, const AxesSharding& want) {
-  if (k >= inst.operands.size() || OperandLeaves(inst, k).size() != 1) return;
-  const ir::Shape& shape = OperandShape(inst, k);
-  AxesSharding have = Operand(inst, k);
-  if (have.partial != 0 && have.partial != want.partial) {
-    const AxisMask scatter = have.partial & want.UsedAxes();
-    if (scatter != 0) {
-      const int64_t in = ShardBytes(shape, have, mesh_);
-      AxesSharding after = have;
-      after.partial = 0;
-      for (size_t d = 0; d < want.dims.size(); ++d) {
-        if (want.dims[d] & scatter) {
-          if (after.dims.size() <= d) after.dims.resize(d + 1, 0);
-          after.dims[d] |= want.dims[d] & scatter;
-        }
-      }
-      Record(CollectiveKind::kReduceScatter, inst, k, have.partial, in,
-             ShardBytes(shape, after, mesh_));
-      have = after;
-    } else {
-      have = Resolved(inst, k);
-    }
-  }
-  AxisMask dropped = 0;
-  bool moved = false;
-  AxesSharding after = have;
-  for (size_t d = 0; d < have.dims.size(); ++d) {
-    const AxisMask gone = have.dims[d] & ~want.Dim(d);
-    if (gone == 0) continue;
-    dropped |= gone;
-    after.dims[d] &= ~gone;
-    if (gone & (want.UsedAxes() & ~want.Dim(d))) moved = true;
-  }
-  if (dropped == 0) return;
-  Record(moved ? CollectiveKind::kAllToAll : CollectiveKind::kAllGather, inst, k, dropped,
-         ShardBytes(shape, have, mesh_), ShardBytes(shape, after, mesh_));
 }
 
 std::vector<AxesSharding> Propagator::Rule(const ir::Instruction& inst) {
@@ -370,9 +317,13 @@ std::vector<AxesSharding> Propagator::While(const ir::Instruction& inst) {
   // until it repeats (at most 3 passes); the last pass's collectives are
   // what the body does on every iteration.
   const size_t mark = out_.collectives.size();
+  const auto resolved_at_mark = resolved_;
   std::vector<AxesSharding> result;
   for (int pass = 0; pass < 3; ++pass) {
-    out_.collectives.resize(pass == 0 ? out_.collectives.size() : mark);
+    if (pass > 0) {
+      out_.collectives.resize(mark);
+      resolved_ = resolved_at_mark;  // the body's all-reduces are recorded again
+    }
     result = RunComputation(body, {carry});
     for (AxesSharding& l : result) l.partial = 0;
     for (AxesSharding& l : result) l.Normalize();

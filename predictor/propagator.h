@@ -15,12 +15,24 @@ class Propagator {
  public:
   Propagator(const ir::Module& module, const PropagationGraph& graph, const MeshSizes& mesh,
              Propagation* out)
-      : module_(module), graph_(graph), mesh_(mesh), out_(*out) {}
+      : module_(module), graph_(graph), mesh_(mesh), out_(*out),
+        hints_(module.instruction_count()) {}
 
   // Propagates computation `c` whose parameters have `params` (one leaf
   // vector per parameter); returns the root's leaves.
   std::vector<AxesSharding> RunComputation(ir::ComputationId c,
                                            const std::vector<std::vector<AxesSharding>>& params);
+
+  // The backward pass (backward.cc): from the shardings the last forward
+  // pass left, every instruction of `c` (users before operands) passes to
+  // its operands the sharding it would take them in; an operand keeps the
+  // one splitting over the most devices as its hint. `root_hints` are the
+  // root's (a caller's wants for the computation's result). The next
+  // forward pass refines each result with its hint (Refine).
+  void Backward(ir::ComputationId c, const std::vector<AxesSharding>& root_hints);
+  // Forgets the collectives, unknown places and resolved partial sums of a
+  // forward pass, before the next one.
+  void ResetForwardState();
 
  private:
   // The rule for one instruction: its leaves.
@@ -42,8 +54,14 @@ class Propagator {
   // fused parameter's fusion operand inside one; invalid for a fused
   // intermediate.
   ir::InstructionId SourceOf(const ir::Instruction& inst, size_t k) const;
+  // Records a collective reading operand `k` of `inst` (`source`: the
+  // buffer it reads when known better than SourceOf); a repeat of an
+  // all-gather or all-to-all of the same buffer moves the recorded one to
+  // the later consumer instead.
   void Record(CollectiveKind kind, const ir::Instruction& inst, size_t k, AxisMask axes,
-              int64_t operand_bytes, int64_t result_bytes);
+              int64_t operand_bytes, int64_t result_bytes,
+              ir::InstructionId source = ir::InstructionId());
+  ir::InstructionId PartialOrigin(const ir::Instruction& inst, size_t k) const;
 
   // Rules (op_rules.cc).
   std::vector<AxesSharding> Elementwise(const ir::Instruction& inst);
@@ -72,6 +90,22 @@ class Propagator {
   struct DimRoles;
   AxesSharding Contract(const ir::Instruction& inst, const DimRoles& roles);
 
+  // `s` (leaf `leaf` of `inst`, of array shape `shape`) with the axes its
+  // hint adds: on each dimension `s` leaves unsplit, the hint's axes that
+  // `s` does not use anywhere (nor as a partial sum) when their ways divide
+  // it. A value forward propagation already split keeps its split, and a
+  // split dimension is not split further (moe_train_step dp2_ep4: the
+  // experts dim split by ep stays so, as in XLA's compile); backward only
+  // refines (XLA's propagation keeps the more specific sharding).
+  void Refine(const ir::Instruction& inst, size_t leaf, const ir::Shape& shape,
+              AxesSharding& s) const;
+  // The sharding `inst`, with result leaves `result`, takes operand `k` in
+  // (leaves of the operand); empty when no rule says (backward.cc).
+  std::vector<AxesSharding> OperandWant(const ir::Instruction& inst, size_t k,
+                                        const std::vector<AxesSharding>& result) const;
+  AxesSharding ReshapeWant(const ir::Instruction& inst, const AxesSharding& result) const;
+  void AddHint(ir::InstructionId id, size_t leaf, const AxesSharding& want);
+
   // Replicated leaves for `shape`.
   std::vector<AxesSharding> Replicated(const ir::Shape& shape) const;
 
@@ -81,13 +115,18 @@ class Propagator {
   Propagation& out_;
   // The fusion whose body is being walked (invalid outside fusions).
   ir::InstructionId fusion_context_;
-  // Partial values already all-reduced: (instruction, leaf) -> result.
-  absl::flat_hash_map<std::pair<int64_t, int64_t>, AxesSharding> resolved_;
+  // Partial values already all-reduced: (origin, 0) -> (index of the
+  // all-reduce in out_.collectives, the result).
+  absl::flat_hash_map<std::pair<int64_t, int64_t>, std::pair<int64_t, AxesSharding>> resolved_;
+  // Per instruction, per leaf: the backward pass's hint (replicated: none).
+  std::vector<std::vector<AxesSharding>> hints_;
 };
 
 // Elementwise opcodes: one output element from the same-index elements of
 // same-shaped operands.
 bool IsElementwise(ir::Opcode opcode);
+// Whether the backward hint refines an instruction's result after its rule.
+bool RefinesResult(ir::Opcode opcode);
 
 }  // namespace memplan::predictor
 

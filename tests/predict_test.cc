@@ -139,6 +139,120 @@ TEST_F(PropagateTest, FsdpGathersTheSmallerOperand) {
   EXPECT_EQ(AxesShardingToString(Of(p, "y"), mesh), "[] partialfsdp");
 }
 
+// Backward from the use: the scaled gradient lr * g is made in the sharding
+// of the parameter it updates (XLA's propagation reaches it backwards from
+// the subtract), so g's partial sum is all-reduced there and each device
+// keeps its slice. Forward alone, lr * g came out replicated.
+TEST_F(PropagateTest, BackwardGivesTheUpdateTheParametersSharding) {
+  Load(R"(HloModule m
+
+ENTRY %main (x: f32[256,512], dy: f32[256,64], w: f32[512,64]) -> f32[512,64] {
+  %x = f32[256,512]{1,0} parameter(0)
+  %dy = f32[256,64]{1,0} parameter(1)
+  %w = f32[512,64]{1,0} parameter(2)
+  %g = f32[512,64]{1,0} dot(%x, %dy), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  %lr = f32[] constant(0.1)
+  %lrb = f32[512,64]{1,0} broadcast(%lr), dimensions={}
+  %step = f32[512,64]{1,0} multiply(%lrb, %g)
+  ROOT %new = f32[512,64]{1,0} subtract(%w, %step)
+}
+)");
+  const ir::Mesh mesh = MakeMesh({{"fsdp", 8}});
+  // x, dy: [fsdp, null] (the batch); w: [fsdp, null].
+  Propagation p = Run(mesh, {{{1}, 0}, {{1}, 0}, {{1}, 0}});
+  EXPECT_EQ(AxesShardingToString(Of(p, "g"), mesh), "[] partialfsdp");
+  EXPECT_EQ(AxesShardingToString(Of(p, "step"), mesh), "[fsdp]");
+  EXPECT_EQ(AxesShardingToString(Of(p, "lrb"), mesh), "[fsdp]");
+  EXPECT_EQ(AxesShardingToString(Of(p, "new"), mesh), "[fsdp]");
+  // One all-reduce of the partial g, full size: XLA's CPU pipeline keeps
+  // the partitioner's all-reduce and slices (no reduce-scatter in any
+  // samples/sharded compile).
+  ASSERT_EQ(p.collectives.size(), 1u);
+  EXPECT_EQ(p.collectives[0].kind, CollectiveKind::kAllReduce);
+  EXPECT_EQ(p.collectives[0].result_bytes, 512 * 64 * 4);
+}
+
+// A zero accumulator carried by a loop is sharded from the loop state's
+// later use, backward through the while: here the loop adds a sharded
+// value to it, the loop's result feeds a [dp]-sharded subtract.
+TEST_F(PropagateTest, BackwardReachesLoopStateFromTheLoopsUse) {
+  Load(R"(HloModule m
+
+%body (s: (s32[], f32[64,32], f32[64,32])) -> (s32[], f32[64,32], f32[64,32]) {
+  %s = (s32[], f32[64,32]{1,0}, f32[64,32]{1,0}) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %acc = f32[64,32]{1,0} get-tuple-element(%s), index=1
+  %v = f32[64,32]{1,0} get-tuple-element(%s), index=2
+  %one = s32[] constant(1)
+  %i2 = s32[] add(%i, %one)
+  %acc2 = f32[64,32]{1,0} add(%acc, %acc)
+  ROOT %t = (s32[], f32[64,32]{1,0}, f32[64,32]{1,0}) tuple(%i2, %acc2, %v)
+}
+
+%cond (c: (s32[], f32[64,32], f32[64,32])) -> pred[] {
+  %c = (s32[], f32[64,32]{1,0}, f32[64,32]{1,0}) parameter(0)
+  %ci = s32[] get-tuple-element(%c), index=0
+  %n = s32[] constant(4)
+  ROOT %lt = pred[] compare(%ci, %n), direction=LT
+}
+
+ENTRY %main (w: f32[64,32], v: f32[64,32]) -> f32[64,32] {
+  %w = f32[64,32]{1,0} parameter(0)
+  %v = f32[64,32]{1,0} parameter(1)
+  %zero = f32[] constant(0)
+  %z = f32[64,32]{1,0} broadcast(%zero), dimensions={}
+  %i0 = s32[] constant(0)
+  %init = (s32[], f32[64,32]{1,0}, f32[64,32]{1,0}) tuple(%i0, %z, %v)
+  %loop = (s32[], f32[64,32]{1,0}, f32[64,32]{1,0}) while(%init), condition=%cond, body=%body
+  %out = f32[64,32]{1,0} get-tuple-element(%loop), index=1
+  ROOT %new = f32[64,32]{1,0} subtract(%w, %out)
+}
+)");
+  const ir::Mesh mesh = MakeMesh({{"dp", 8}});
+  // w: [dp, null]; v replicated: nothing forward splits the accumulator.
+  Propagation p = Run(mesh, {{{1}, 0}, {}});
+  EXPECT_EQ(AxesShardingToString(Of(p, "z"), mesh), "[dp]");
+  EXPECT_EQ(AxesShardingToString(Of(p, "acc2"), mesh), "[dp]");
+  EXPECT_TRUE(Of(p, "v").IsReplicated());
+  EXPECT_TRUE(p.collectives.empty());
+}
+
+// An all-to-all re-splits: its result is no larger per device than its
+// operand. And one buffer all-gathered for two consumers is gathered once
+// (XLA's CSE of the partitioned program).
+TEST_F(PropagateTest, AllToAllKeepsTheSizeAndGathersAreShared) {
+  Load(R"(HloModule m
+
+ENTRY %main (a: f32[64,32], b: f32[64,32], w: f32[32,16]) -> (f32[64,32], f32[64,16], f32[64,16]) {
+  %a = f32[64,32]{1,0} parameter(0)
+  %b = f32[64,32]{1,0} parameter(1)
+  %w = f32[32,16]{1,0} parameter(2)
+  %s = f32[64,32]{1,0} add(%a, %b)
+  %d1 = f32[64,16]{1,0} dot(%a, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %e = f32[64,16]{1,0} exponential(%d1)
+  %d2 = f32[64,16]{1,0} dot(%e, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT %t = (f32[64,32]{1,0}, f32[64,16]{1,0}, f32[64,16]{1,0}) tuple(%s, %d1, %d2)
+}
+)");
+  const ir::Mesh mesh = MakeMesh({{"dp", 8}});
+  // a: [dp, null]; b: [null, dp]; w: [null, dp].
+  Propagation p = Run(mesh, {{{1}, 0}, {{0, 1}, 0}, {{0, 1}, 0}});
+  int all_to_all = 0, gathers_of_w = 0;
+  for (const PredictedCollective& c : p.collectives) {
+    if (c.kind == CollectiveKind::kAllToAll) {
+      ++all_to_all;
+      EXPECT_EQ(c.result_bytes, c.operand_bytes);
+      EXPECT_EQ(c.result_bytes, 64 * 32 * 4 / 8);
+    }
+    if (c.kind == CollectiveKind::kAllGather && c.source.valid() &&
+        program_->module.instruction(c.source).name == "w") {
+      ++gathers_of_w;
+    }
+  }
+  EXPECT_EQ(all_to_all, 1);
+  EXPECT_EQ(gathers_of_w, 1);
+}
+
 TEST_F(PropagateTest, UnknownOpsReplicateAndAreListed) {
   Load(R"(HloModule m
 

@@ -215,13 +215,17 @@ TEST(CandidateCost, RouteFollowsWhereTheAxisFallsInTheDeviceOrder) {
 // is split) holds within 1% wherever propagation gives the instruction the
 // sharding XLA's partitioner gave it. The misses (docs/cost-model.md) are
 // where it does not: transformer_fwd tp8 (+14.7%: work replicated that XLA
-// splits) and the MoE expert layouts (ep8 and fsdp8 +29%, dp2_ep4 -15%).
+// splits) and moe_train_step dp2_ep4 (-24.9%). Since the backward pass
+// (predictor/backward.cc) ep8 and fsdp8 are within 0.1% (they were +29%);
+// dp2_ep4 went from -15.4% to -24.9%: its dispatch path is now split over
+// (dp, ep) as in XLA's partitioned program (every entry shape checked
+// against its dump), where XLA, unable to reshard the combine ("involuntary
+// full rematerialization" in its log), all-gathers it and repeats work that
+// memplan counts once.
 TEST(CandidateCost, PerDeviceFlopsNearXlasOnTheCorpus) {
   const simulator::Hardware hw = H100();
   const std::map<std::string, double> misses = {{"transformer_fwd/tp8", 0.16},
-                                                {"moe_train_step/ep8", 0.30},
-                                                {"moe_train_step/fsdp8", 0.30},
-                                                {"moe_train_step/dp2_ep4", 0.16}};
+                                                {"moe_train_step/dp2_ep4", 0.25}};
   int cases = 0;
   for (const char* program : {"mlp_train_step", "transformer_train_adam", "transformer_fwd",
                               "convnet_train_step", "moe_train_step", "scan_layers_train_step"}) {

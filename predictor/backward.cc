@@ -1,0 +1,263 @@
+// The backward pass of sharding propagation: from users to operands, as
+// XLA's ShardingPropagation runs backward as well as forward. Each user
+// says which sharding it would take an operand in (from its own sharding,
+// refined by its own hint); the operand keeps, as its hint, the want that
+// splits over the most devices. The next forward pass refines each result
+// with its hint on the dimensions it leaves unsplit, so what the arguments
+// make of a value is never overridden, only split on free dimensions: a
+// zero accumulator takes the sharding of the loop state it starts, a scaled
+// gradient the sharding of the parameter it updates (its partial sum then
+// reduced there and sliced).
+#include <algorithm>
+
+#include "predictor/propagator.h"
+
+namespace memplan::predictor {
+namespace {
+
+bool Listed(const std::vector<int64_t>& v, int64_t d) {
+  return std::find(v.begin(), v.end(), d) != v.end();
+}
+
+int64_t CountLeavesOf(const ir::Shape& shape) {
+  if (!shape.IsTuple()) return 1;
+  int64_t n = 0;
+  for (const ir::Shape& e : shape.tuple_elements) n += CountLeavesOf(e);
+  return n;
+}
+
+}  // namespace
+
+void Propagator::ResetForwardState() {
+  out_.collectives.clear();
+  out_.unknown.clear();
+  resolved_.clear();
+  fusion_context_ = ir::InstructionId();
+}
+
+void Propagator::AddHint(ir::InstructionId id, size_t leaf, const AxesSharding& want) {
+  if (want.UsedAxes() == 0) return;
+  auto& hints = hints_[static_cast<size_t>(id.value())];
+  const size_t count = static_cast<size_t>(graph_.leaf_count[static_cast<size_t>(id.value())]);
+  if (leaf >= count) return;
+  if (hints.size() < count) hints.resize(count);
+  AxesSharding w = want;
+  w.partial = 0;
+  w.Normalize();
+  if (mesh_.Ways(w.UsedAxes()) > mesh_.Ways(hints[leaf].UsedAxes())) hints[leaf] = std::move(w);
+}
+
+void Propagator::Refine(const ir::Instruction& inst, size_t leaf, const ir::Shape& shape,
+                        AxesSharding& s) const {
+  const auto& hints = hints_[static_cast<size_t>(inst.id.value())];
+  if (leaf >= hints.size() || !shape.IsArray()) return;
+  const AxesSharding& hint = hints[leaf];
+  if (hint.UsedAxes() == 0) return;
+  for (size_t d = 0; d < shape.dims.size(); ++d) {
+    const AxisMask add = hint.Dim(d) & ~(s.UsedAxes() | s.partial);
+    if (add == 0 || s.Dim(d) != 0) continue;
+    const int64_t ways = mesh_.Ways(s.Dim(d) | add);
+    if (shape.dims[d] % ways != 0) continue;
+    if (s.dims.size() <= d) s.dims.resize(d + 1, 0);
+    s.dims[d] |= add;
+  }
+}
+
+void Propagator::Backward(ir::ComputationId c, const std::vector<AxesSharding>& root_hints) {
+  const ir::Computation& comp = module_.computation(c);
+  if (comp.root.valid()) {
+    for (size_t l = 0; l < root_hints.size(); ++l) AddHint(comp.root, l, root_hints[l]);
+  }
+  for (auto it = comp.instructions.rbegin(); it != comp.instructions.rend(); ++it) {
+    const ir::Instruction& inst = module_.instruction(*it);
+    if (inst.opcode == ir::Opcode::kParameter) continue;
+    const auto& forward = out_.leaves[static_cast<size_t>(inst.id.value())];
+    if (forward.empty()) continue;  // never reached
+    std::vector<const ir::Shape*> shapes;
+    CollectLeafShapes(inst.shape, &shapes);
+    std::vector<AxesSharding> result = forward;
+    for (size_t l = 0; l < result.size() && l < shapes.size(); ++l) {
+      Refine(inst, l, *shapes[l], result[l]);
+    }
+    // Bodies: the result's wants go to the body root, the body parameters'
+    // to the operands.
+    ir::ComputationId body;
+    for (const ir::CalledComputation& call : inst.calls) {
+      if (call.role == ir::CallRole::kFused || call.role == ir::CallRole::kWhileBody ||
+          (inst.opcode == ir::Opcode::kCall && call.role == ir::CallRole::kToApply)) {
+        body = call.computation;
+      }
+    }
+    if (module_.contains(body) &&
+        (inst.opcode == ir::Opcode::kFusion || inst.opcode == ir::Opcode::kCall ||
+         inst.opcode == ir::Opcode::kWhile)) {
+      Backward(body, result);
+      const ir::Computation& b = module_.computation(body);
+      for (size_t k = 0; k < inst.operands.size() && k < b.parameters.size(); ++k) {
+        if (!b.parameters[k].valid()) continue;
+        const ir::Instruction& param = module_.instruction(b.parameters[k]);
+        const auto& hints = hints_[static_cast<size_t>(param.id.value())];
+        for (size_t l = 0; l < hints.size(); ++l) AddHint(inst.operands[k], l, hints[l]);
+      }
+      if (inst.opcode == ir::Opcode::kWhile && !inst.operands.empty()) {
+        for (size_t l = 0; l < result.size(); ++l) AddHint(inst.operands[0], l, result[l]);
+      }
+      continue;
+    }
+    for (size_t k = 0; k < inst.operands.size(); ++k) {
+      const std::vector<AxesSharding> want = OperandWant(inst, k, result);
+      for (size_t l = 0; l < want.size(); ++l) AddHint(inst.operands[k], l, want[l]);
+    }
+  }
+}
+
+std::vector<AxesSharding> Propagator::OperandWant(const ir::Instruction& inst, size_t k,
+                                                  const std::vector<AxesSharding>& result) const {
+  using ir::Opcode;
+  const ir::Shape& op_shape = OperandShape(inst, k);
+  if (inst.opcode == Opcode::kTuple) {
+    size_t offset = 0;
+    for (size_t j = 0; j < k; ++j) offset += static_cast<size_t>(CountLeavesOf(OperandShape(inst, j)));
+    const size_t count = static_cast<size_t>(CountLeavesOf(op_shape));
+    if (offset + count > result.size()) return {};
+    return {result.begin() + static_cast<std::ptrdiff_t>(offset),
+            result.begin() + static_cast<std::ptrdiff_t>(offset + count)};
+  }
+  if (inst.opcode == Opcode::kGetTupleElement) {
+    const int64_t index = module_.attributes(inst).tuple_index;
+    std::vector<AxesSharding> want(static_cast<size_t>(CountLeavesOf(op_shape)));
+    int64_t offset = 0;
+    for (int64_t i = 0; i < index && i < static_cast<int64_t>(op_shape.tuple_elements.size()); ++i) {
+      offset += CountLeavesOf(op_shape.tuple_elements[static_cast<size_t>(i)]);
+    }
+    for (size_t l = 0; l < result.size() && offset + static_cast<int64_t>(l) < static_cast<int64_t>(want.size()); ++l) {
+      want[static_cast<size_t>(offset) + l] = result[l];
+    }
+    return want;
+  }
+  if (inst.opcode == Opcode::kOptimizationBarrier) return result;
+  if (result.size() != 1 || !op_shape.IsArray()) return {};
+  const AxesSharding& r = result[0];
+  const auto& attrs = module_.attributes(inst);
+  const size_t rank = op_shape.dims.size();
+  AxesSharding want;
+  want.dims.assign(rank, 0);
+  if (IsElementwise(inst.opcode)) {
+    if (rank != inst.shape.dims.size()) return {};
+    for (size_t d = 0; d < rank; ++d) want.dims[d] = r.Dim(d);
+    return {want};
+  }
+  switch (inst.opcode) {
+    case Opcode::kBroadcast:
+      for (size_t j = 0; j < attrs.dimensions.size() && j < rank; ++j) {
+        want.dims[j] = r.Dim(static_cast<size_t>(attrs.dimensions[j]));
+      }
+      return {want};
+    case Opcode::kTranspose:
+      for (size_t j = 0; j < attrs.dimensions.size(); ++j) {
+        const size_t from = static_cast<size_t>(attrs.dimensions[j]);
+        if (from < rank) want.dims[from] = r.Dim(j);
+      }
+      return {want};
+    case Opcode::kBitcast:
+    case Opcode::kReshape:
+      if (op_shape.dims == inst.shape.dims) return {r};
+      return {ReshapeWant(inst, r)};
+    case Opcode::kSlice:
+    case Opcode::kPad:
+    case Opcode::kReverse:
+      if (k != 0) return {};
+      for (size_t d = 0; d < rank && d < inst.shape.dims.size(); ++d) {
+        if (op_shape.dims[d] % mesh_.Ways(r.Dim(d)) == 0) want.dims[d] = r.Dim(d);
+      }
+      return {want};
+    case Opcode::kConcatenate: {
+      const size_t cat = attrs.dimensions.empty() ? 0 : static_cast<size_t>(attrs.dimensions[0]);
+      for (size_t d = 0; d < rank; ++d) want.dims[d] = d == cat ? 0 : r.Dim(d);
+      return {want};
+    }
+    case Opcode::kDynamicSlice:
+    case Opcode::kDynamicUpdateSlice: {
+      if (k >= 2) return {};
+      // The whole operand (k 0) or the update (k 1) on dims it covers whole.
+      const auto& full = inst.shape.dims;
+      for (size_t d = 0; d < rank && d < full.size(); ++d) {
+        const bool whole = op_shape.dims[d] == full[d];
+        if (whole) want.dims[d] = r.Dim(d);
+      }
+      return {want};
+    }
+    case Opcode::kReduce: {
+      if (k >= std::max<size_t>(inst.operands.size() / 2, 1)) return {};
+      size_t out = 0;
+      for (size_t d = 0; d < rank; ++d) {
+        if (Listed(attrs.dimensions, static_cast<int64_t>(d))) continue;
+        want.dims[d] = r.Dim(out++);
+      }
+      return {want};
+    }
+    case Opcode::kDot: {
+      if (!attrs.dot || k > 1) return {};
+      const ir::DotDimensionNumbers& dn = *attrs.dot;
+      const auto& batch = k == 0 ? dn.lhs_batch : dn.rhs_batch;
+      const auto& contracting = k == 0 ? dn.lhs_contracting : dn.rhs_contracting;
+      size_t out = 0;
+      for (size_t j = 0; j < batch.size(); ++j) {
+        want.dims[static_cast<size_t>(batch[j])] = r.Dim(out++);
+      }
+      // Free dims come after the batch dims, lhs's then rhs's.
+      if (k == 1) {
+        const size_t lrank = OperandShape(inst, 0).dims.size();
+        out += lrank - dn.lhs_batch.size() - dn.lhs_contracting.size();
+      }
+      for (size_t d = 0; d < rank; ++d) {
+        const int64_t di = static_cast<int64_t>(d);
+        if (Listed(batch, di) || Listed(contracting, di)) continue;
+        want.dims[d] = r.Dim(out++);
+      }
+      return {want};
+    }
+    default:
+      return {};
+  }
+}
+
+// Reshape backward: groups of dimensions with equal products; a one-to-one
+// group keeps the split, a split on the major dim of a group merging or
+// splitting dims goes to the major dim on the other side when the sizes
+// divide.
+AxesSharding Propagator::ReshapeWant(const ir::Instruction& inst, const AxesSharding& r) const {
+  const std::vector<int64_t>& in = OperandShape(inst, 0).dims;
+  const std::vector<int64_t>& outd = inst.shape.dims;
+  AxesSharding want;
+  want.dims.assign(in.size(), 0);
+  size_t i = 0, o = 0;
+  while (i < in.size() && o < outd.size()) {
+    if (in[i] == 1) {
+      ++i;
+      continue;
+    }
+    if (outd[o] == 1) {
+      ++o;
+      continue;
+    }
+    const size_t i0 = i, o0 = o;
+    int64_t pi = in[i++], po = outd[o++];
+    while (pi != po) {
+      if (pi < po && i < in.size()) {
+        pi *= in[i++];
+      } else if (po < pi && o < outd.size()) {
+        po *= outd[o++];
+      } else {
+        break;
+      }
+    }
+    if (pi != po) break;
+    const AxisMask major = r.Dim(o0);
+    const int64_t ways = mesh_.Ways(major);
+    if (major != 0 && in[i0] % ways == 0 && outd[o0] % ways == 0) want.dims[i0] = major;
+  }
+  return want;
+}
+
+}  // namespace memplan::predictor

@@ -1,0 +1,162 @@
+// The collectives a sharding change costs (Propagator::Reshard,
+// Resolved, Record): all-gather, all-to-all, all-reduce of partial sums,
+// one per buffer, and which buffer each reads.
+#include <algorithm>
+#include <utility>
+
+#include "predictor/propagator.h"
+
+namespace memplan::predictor {
+namespace {
+
+// A partial sum the consumer splits over one of its axes: XLA's SPMD
+// partitioner all-reduces it and slices each device's part; its GPU
+// pipeline turns that pair into a reduce-scatter, its CPU pipeline does not
+// (no compile of samples/sharded has a reduce-scatter; the all-reduces of
+// FSDP gradients are combined with the others, full size). The corpus is
+// CPU, so the all-reduce is what is modelled.
+constexpr bool kReduceScatter = false;
+
+}  // namespace
+
+ir::InstructionId Propagator::SourceOf(const ir::Instruction& inst, size_t k) const {
+  if (k >= inst.operands.size()) return ir::InstructionId();
+  const ir::Instruction& operand = module_.instruction(inst.operands[k]);
+  if (!fusion_context_.valid()) return operand.id;
+  if (operand.opcode != ir::Opcode::kParameter) return ir::InstructionId();
+  // A fused parameter of the outermost fusion's body is that fusion's
+  // operand: a buffer of its own.
+  const ir::Instruction& fusion = module_.instruction(fusion_context_);
+  const int64_t number = module_.attributes(operand).parameter_number;
+  const bool direct =
+      !fusion.calls.empty() && fusion.calls.front().computation == operand.computation;
+  if (direct && number >= 0 && number < static_cast<int64_t>(fusion.operands.size())) {
+    return fusion.operands[static_cast<size_t>(number)];
+  }
+  return ir::InstructionId();
+}
+
+void Propagator::Record(CollectiveKind kind, const ir::Instruction& inst, size_t k,
+                        AxisMask axes, int64_t operand_bytes, int64_t result_bytes,
+                        ir::InstructionId source) {
+  PredictedCollective c;
+  c.kind = kind;
+  c.at = graph_.scheduled_as[static_cast<size_t>(inst.id.value())];
+  c.source = source.valid() ? source : SourceOf(inst, k);
+  c.axes = axes;
+  c.operand_bytes = operand_bytes;
+  c.result_bytes = result_bytes;
+  // The same collective of the same buffer in one computation is done once
+  // (XLA's CSE of the partitioned program), its result kept for the last
+  // consumer: the later consumer becomes its `at`.
+  if (c.source.valid() && kind != CollectiveKind::kAllReduce) {
+    for (size_t i = out_.collectives.size(); i-- > 0;) {
+      PredictedCollective& e = out_.collectives[i];
+      if (e.kind == c.kind && e.source == c.source && e.axes == c.axes &&
+          e.result_bytes == c.result_bytes &&
+          module_.instruction(e.at).computation == module_.instruction(c.at).computation) {
+        e.at = c.at;
+        return;
+      }
+    }
+  }
+  out_.collectives.push_back(c);
+}
+
+// The value a partial sum read by operand `k` comes from: back through
+// layout ops (bitcast, reshape, transpose, copy) that keep it partial, to
+// the fusion operand when that reaches a parameter of the fusion being
+// walked; invalid when it stays a fused intermediate.
+ir::InstructionId Propagator::PartialOrigin(const ir::Instruction& inst, size_t k) const {
+  const AxisMask partial = Operand(inst, k).partial;
+  const ir::Instruction* cur = &module_.instruction(inst.operands[k]);
+  for (int guard = 0; guard < 16; ++guard) {
+    const bool layout = cur->opcode == ir::Opcode::kBitcast || cur->opcode == ir::Opcode::kReshape ||
+                        cur->opcode == ir::Opcode::kTranspose || cur->opcode == ir::Opcode::kCopy;
+    if (!layout || cur->operands.size() != 1) break;
+    const auto& leaves = out_.leaves[static_cast<size_t>(cur->operands[0].value())];
+    if (leaves.size() != 1 || leaves[0].partial != partial) break;
+    cur = &module_.instruction(cur->operands[0]);
+  }
+  if (!fusion_context_.valid()) return cur->id;
+  if (cur->opcode != ir::Opcode::kParameter) return ir::InstructionId();
+  const ir::Instruction& fusion = module_.instruction(fusion_context_);
+  const int64_t number = module_.attributes(*cur).parameter_number;
+  const bool direct = !fusion.calls.empty() && fusion.calls.front().computation == cur->computation;
+  if (direct && number >= 0 && number < static_cast<int64_t>(fusion.operands.size())) {
+    return fusion.operands[static_cast<size_t>(number)];
+  }
+  return ir::InstructionId();
+}
+
+AxesSharding Propagator::Resolved(const ir::Instruction& inst, size_t k) {
+  AxesSharding have = Operand(inst, k);
+  if (have.partial == 0) return have;
+  // One all-reduce per partial value: a fused parameter stands for its
+  // fusion's operand, which several fusions may read, also through layout
+  // ops; the all-reduce's result is kept for its last reader.
+  const ir::InstructionId origin = PartialOrigin(inst, k);
+  auto key = std::make_pair(origin.valid() ? origin.value() : inst.operands[k].value(), int64_t{0});
+  if (auto it = resolved_.find(key); it != resolved_.end()) {
+    const size_t index = static_cast<size_t>(it->second.first);
+    if (index < out_.collectives.size() && out_.collectives[index].kind == CollectiveKind::kAllReduce) {
+      const ir::InstructionId at = graph_.scheduled_as[static_cast<size_t>(inst.id.value())];
+      PredictedCollective& e = out_.collectives[index];
+      if (module_.instruction(e.at).computation == module_.instruction(at).computation) e.at = at;
+    }
+    return it->second.second;
+  }
+  const int64_t bytes = ShardBytes(OperandShape(inst, k), have, mesh_);
+  const int64_t index = static_cast<int64_t>(out_.collectives.size());
+  Record(CollectiveKind::kAllReduce, inst, k, have.partial, bytes, bytes, origin);
+  have.partial = 0;
+  resolved_[key] = {index, have};
+  return have;
+}
+
+void Propagator::Reshard(const ir::Instruction& inst, size_t k, const AxesSharding& want) {
+  if (k >= inst.operands.size() || OperandLeaves(inst, k).size() != 1) return;
+  const ir::Shape& shape = OperandShape(inst, k);
+  AxesSharding have = Operand(inst, k);
+  if (have.partial != 0 && have.partial != want.partial) {
+    const AxisMask scatter = have.partial & want.UsedAxes();
+    if (scatter != 0 && kReduceScatter) {
+      const int64_t in = ShardBytes(shape, have, mesh_);
+      AxesSharding after = have;
+      after.partial = 0;
+      for (size_t d = 0; d < want.dims.size(); ++d) {
+        if (want.dims[d] & scatter) {
+          if (after.dims.size() <= d) after.dims.resize(d + 1, 0);
+          after.dims[d] |= want.dims[d] & scatter;
+        }
+      }
+      Record(CollectiveKind::kReduceScatter, inst, k, have.partial, in,
+             ShardBytes(shape, after, mesh_));
+      have = after;
+    } else {
+      have = Resolved(inst, k);
+    }
+  }
+  AxisMask dropped = 0;
+  bool moved = false;
+  AxesSharding after = have;
+  for (size_t d = 0; d < have.dims.size(); ++d) {
+    const AxisMask gone = have.dims[d] & ~want.Dim(d);
+    if (gone == 0) continue;
+    dropped |= gone;
+    after.dims[d] &= ~gone;
+    if (gone & (want.UsedAxes() & ~want.Dim(d))) moved = true;
+  }
+  if (dropped == 0) return;
+  if (moved) {
+    // An all-to-all re-splits: the axes taken off one dimension split the
+    // dimension `want` puts them on, so the result is no larger per device.
+    const AxisMask moving = dropped & want.UsedAxes();
+    after.dims.resize(std::max(after.dims.size(), want.dims.size()), 0);
+    for (size_t d = 0; d < want.dims.size(); ++d) after.dims[d] |= want.dims[d] & moving;
+  }
+  Record(moved ? CollectiveKind::kAllToAll : CollectiveKind::kAllGather, inst, k, dropped,
+         ShardBytes(shape, have, mesh_), ShardBytes(shape, after, mesh_));
+}
+
+}  // namespace memplan::predictor
