@@ -25,6 +25,12 @@ namespace {
 
 using namespace memplan;
 
+double ThreadCpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 ir::HloSharding Tiled(std::vector<int64_t> dims, bool replicate_last) {
   return ir::HloSharding::Tiled(ir::TileAssignment::Iota(std::move(dims)), replicate_last);
 }
@@ -78,8 +84,11 @@ int main(int argc, char** argv) {
   int64_t checksum = 0;
   const auto t2 = Clock::now();
   const std::clock_t c2 = std::clock();
+  std::vector<double> per_kind(6, 0.0);
   for (int64_t c = 0; c < count; ++c) {
+    const double tc = ThreadCpuSeconds();
     auto prediction = (*predictor)->Predict(plans[static_cast<size_t>(c % 6)]);
+    per_kind[static_cast<size_t>(c % 6)] += ThreadCpuSeconds() - tc;
     if (!prediction.ok()) {
       std::fprintf(stderr, "%s\n", std::string(prediction.status().message()).c_str());
       return 1;
@@ -99,5 +108,10 @@ int main(int argc, char** argv) {
   // On a shared machine wall time counts other processes' turns too.
   std::printf("CPU time %.3f s: %.1f candidates/s of CPU (%.2f ms each)\n", cpu,
               static_cast<double>(count) / cpu, 1000.0 * cpu / static_cast<double>(count));
+  for (int k = 0; k < 6 && k < count; ++k) {
+    const int64_t n = (count - k + 5) / 6;
+    std::printf("  %-10s %.2f ms of CPU each\n", plans[static_cast<size_t>(k)].label.c_str(),
+                1000.0 * per_kind[static_cast<size_t>(k)] / static_cast<double>(n));
+  }
   return 0;
 }
