@@ -343,7 +343,10 @@ int64_t MemoryModel::PackTempReference() const {
 // Arguments are live throughout; output-allocation values and temp buffers
 // over their lifetimes; a buffer reusing another's memory adds nothing.
 int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
+  // Bytes added and removed per step, summed per step in a table when the
+  // steps span no more than a few times the buffer count, else sorted.
   std::vector<std::pair<ir::ScheduleStep, int64_t>> deltas;
+  deltas.reserve(2 * (temp_.size() + resident_.size()));
   auto add = [&](const std::vector<Buffer>& list) {
     for (const Buffer& b : list) {
       if (b.share_with >= 0) continue;
@@ -353,9 +356,28 @@ int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
   };
   add(temp_);
   add(resident_);
-  std::sort(deltas.begin(), deltas.end());
   int64_t live = 0, peak = 0;
   *at = 0;
+  if (deltas.empty()) return argument_bytes_;
+  ir::ScheduleStep lo = deltas[0].first, hi = deltas[0].first;
+  for (const auto& [step, bytes] : deltas) {
+    lo = std::min(lo, step);
+    hi = std::max(hi, step);
+  }
+  const uint64_t range = static_cast<uint64_t>(hi - lo) + 1;
+  if (range <= 4 * deltas.size() + 1024) {
+    std::vector<int64_t> per_step(range, 0);
+    for (const auto& [step, bytes] : deltas) per_step[static_cast<size_t>(step - lo)] += bytes;
+    for (size_t k = 0; k < per_step.size(); ++k) {
+      live += per_step[k];
+      if (live > peak) {
+        peak = live;
+        *at = lo + static_cast<ir::ScheduleStep>(k);
+      }
+    }
+    return argument_bytes_ + peak;
+  }
+  std::sort(deltas.begin(), deltas.end());
   for (size_t i = 0; i < deltas.size();) {
     const ir::ScheduleStep s = deltas[i].first;
     for (; i < deltas.size() && deltas[i].first == s; ++i) live += deltas[i].second;
