@@ -45,19 +45,28 @@ struct Groups {
 // Placed intervals found by lifetime overlap: intervals are indexed in start
 // order, so a segment tree over the indices holding the latest end among
 // placed ones finds every placed interval with start <= e and end >= s in
-// O(log n + k).
+// O(log n + k); a subtree whose intervals are all placed and all end at or
+// after s is copied whole (its chunks are contiguous by index).
 class Placed {
  public:
   explicit Placed(const std::vector<PackingInterval>& iv) : iv_(iv), chunk_(iv.size()) {
     while (leaves_ < iv.size()) leaves_ *= 2;
     max_end_.assign(2 * leaves_, kNone);
+    min_end_.assign(2 * leaves_, INT64_MAX);
+    unplaced_.assign(2 * leaves_, 0);
+    for (size_t i = 0; i < iv.size(); ++i) unplaced_[i + leaves_] = 1;
+    for (size_t node = leaves_ - 1; node >= 1; --node) {
+      unplaced_[node] = unplaced_[2 * node] + unplaced_[2 * node + 1];
+    }
   }
 
   void Place(size_t i, Chunk chunk) {
     chunk_[i] = chunk;
     const int64_t end = iv_[i].end;
-    for (size_t node = i + leaves_; node >= 1 && max_end_[node] < end; node /= 2) {
-      max_end_[node] = end;
+    for (size_t node = i + leaves_; node >= 1; node /= 2) {
+      max_end_[node] = std::max(max_end_[node], end);
+      min_end_[node] = std::min(min_end_[node], end);
+      --unplaced_[node];
     }
   }
 
@@ -78,6 +87,11 @@ class Placed {
                std::vector<Chunk>* out) const {
     while (true) {
       if (lo >= count || max_end_[node] < start) return;
+      if (hi <= count && unplaced_[node] == 0 && min_end_[node] >= start) {
+        out->insert(out->end(), chunk_.begin() + static_cast<long>(lo),
+                    chunk_.begin() + static_cast<long>(hi));
+        return;
+      }
       if (hi - lo == 1) {
         out->push_back(chunk_[lo]);
         return;
@@ -92,8 +106,26 @@ class Placed {
   const std::vector<PackingInterval>& iv_;
   std::vector<Chunk> chunk_;
   std::vector<int64_t> max_end_;
+  std::vector<int64_t> min_end_;   // among placed intervals
+  std::vector<int32_t> unplaced_;  // intervals not yet placed
   size_t leaves_ = 1;
 };
+
+// Many chunks (long lifetimes overlapping many others): sorted by offset
+// (>= 0) a byte at a time; chunks at equal offsets merge into one busy range
+// whatever their order.
+void RadixSortByOffset(std::vector<Chunk>& busy, std::vector<Chunk>& scratch) {
+  int64_t top = 0;
+  for (const Chunk& c : busy) top = std::max(top, c.offset);
+  scratch.resize(busy.size());
+  for (int shift = 0; shift < 64 && (top >> shift) > 0; shift += 8) {
+    size_t count[257] = {};
+    for (const Chunk& c : busy) ++count[((c.offset >> shift) & 255) + 1];
+    for (size_t d = 1; d < 257; ++d) count[d] += count[d - 1];
+    for (const Chunk& c : busy) scratch[count[(c.offset >> shift) & 255]++] = c;
+    busy.swap(scratch);
+  }
+}
 
 int64_t AlignUp(int64_t offset, int64_t alignment) {
   return (offset + alignment - 1) / alignment * alignment;
@@ -102,7 +134,8 @@ int64_t AlignUp(int64_t offset, int64_t alignment) {
 // The smallest free gap among `busy` holding `own_size` and, from its start,
 // `size` (the lowest among equals; gaps start at the aligned end of the busy
 // range below them), else the aligned top.
-int64_t BestFit(int64_t own_size, int64_t size, int64_t alignment, std::vector<Chunk>& busy) {
+int64_t BestFit(int64_t own_size, int64_t size, int64_t alignment, std::vector<Chunk>& busy,
+                std::vector<Chunk>& scratch) {
   if (busy.empty()) return 0;
   auto by_offset = [](const Chunk& a, const Chunk& b) { return a.offset < b.offset; };
   if (busy.size() <= 16) {
@@ -112,8 +145,10 @@ int64_t BestFit(int64_t own_size, int64_t size, int64_t alignment, std::vector<C
       for (; j > 0 && c.offset < busy[j - 1].offset; --j) busy[j] = busy[j - 1];
       busy[j] = c;
     }
-  } else {
+  } else if (busy.size() <= 128) {
     std::sort(busy.begin(), busy.end(), by_offset);
+  } else {
+    RadixSortByOffset(busy, scratch);
   }
   int64_t best_offset = -1;
   int64_t best_gap = 0;
@@ -180,7 +215,7 @@ std::vector<OrderKey> Order(const std::vector<PackingInterval>& iv, const Groups
 int64_t Pack(const std::vector<PackingInterval>& iv, const Groups& groups, int64_t alignment,
              bool spatial) {
   Placed placed(iv);
-  std::vector<Chunk> busy;
+  std::vector<Chunk> busy, scratch;
   int64_t heap = 0;
   for (const OrderKey& key : Order(iv, groups, spatial)) {
     const size_t r = static_cast<size_t>(key.root);
@@ -190,7 +225,7 @@ int64_t Pack(const std::vector<PackingInterval>& iv, const Groups& groups, int64
       placed.Overlapping(iv[static_cast<size_t>(m)].start, iv[static_cast<size_t>(m)].end, &busy);
     }
     const int64_t size = groups.size[r];
-    const int64_t offset = BestFit(iv[r].size, size, alignment, busy);
+    const int64_t offset = BestFit(iv[r].size, size, alignment, busy, scratch);
     const Chunk chunk{offset, offset + size};
     placed.Place(r, chunk);
     for (int32_t m = groups.first_member[r]; m >= 0; m = groups.next_member[static_cast<size_t>(m)]) {
