@@ -107,6 +107,39 @@ TEST(BestFitHeapSize, EqualsTheHeapSimulatorOnRandomStreams) {
   EXPECT_GT(temporal_needed, 0);
 }
 
+// Hundreds of buffers live at once: the radix sort of many busy chunks and
+// the whole-subtree copies of placed intervals.
+TEST(BestFitHeapSize, EqualsTheHeapSimulatorWithManyLiveBuffers) {
+  uint64_t state = 777;
+  auto next = [&]() {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 33;
+  };
+  for (int trial = 0; trial < 12; ++trial) {
+    const int64_t alignment = trial % 2 ? 64 : 1;
+    auto heap = analyzer::MakeDecreasingSizeBestFitHeap(alignment);
+    Recorder rec(*heap);
+    std::vector<int64_t> live;
+    for (int64_t id = 0; id < 900; ++id) {
+      while (live.size() > 150 && next() % 8 == 0) {
+        const size_t k = next() % live.size();
+        rec.Free(live[k]);
+        live.erase(live.begin() + static_cast<long>(k));
+      }
+      const int64_t size = 64 * (1 + static_cast<int64_t>(next() % (trial < 6 ? 3 : 500)));
+      if (!live.empty() && next() % 10 == 0) {
+        rec.Share(id, live[next() % live.size()], size);
+      } else {
+        rec.Alloc(id, size);
+      }
+      live.push_back(id);
+    }
+    for (int64_t id : live) rec.Free(id);
+    ASSERT_EQ(analyzer::BestFitHeapSize(rec.intervals(), alignment), heap->Finish().heap_size)
+        << "trial " << trial;
+  }
+}
+
 TEST(BestFitHeapSize, EmptyIsZero) { EXPECT_EQ(analyzer::BestFitHeapSize({}, 64), 0); }
 
 void ExpectSamePrediction(const ir::Program& program, const predictor::Prediction& fast,
