@@ -6,7 +6,7 @@
 // a preallocated temp arena), 4 values per layer, and predicts a rotating
 // set of candidates (dp8, tp8 column, tp8 row, dp2 x tp4, fsdp8, replicated)
 // over it, the per-program work (Predictor::Create) done once.
-//   build/bench/predict_bench [--layers=25000] [--candidates=200]
+//   build/bench/predict_bench [--layers=25000] [--candidates=200] [--only=K]
 // prints values, instructions, the one-time preparation and candidates/s.
 #include <chrono>
 #include <ctime>
@@ -25,38 +25,10 @@ namespace {
 
 using namespace memplan;
 
-ir::HloSharding Tiled(std::vector<int64_t> dims, bool replicate_last) {
-  return ir::HloSharding::Tiled(ir::TileAssignment::Iota(std::move(dims)), replicate_last);
-}
-
-// Candidate k of the rotation, for every parameter (0: the data).
-ir::ResolvedPlan Candidate(int k, int64_t parameters) {
-  ir::ResolvedPlan plan;
-  const char* labels[] = {"dp8", "tp8_col", "tp8_row", "dp2_tp4", "fsdp8", "replicated"};
-  plan.label = labels[k % 6];
-  if (k % 6 == 3) {
-    plan.mesh.axes = {{"dp", 2}, {"tp", 4}};
-  } else {
-    plan.mesh.axes = {{k % 6 == 0 ? "dp" : k % 6 == 4 ? "fsdp" : "tp", 8}};
-  }
-  for (int64_t i = 0; i < parameters; ++i) {
-    ir::ArgumentPlan a;
-    a.parameter = i;
-    switch (k % 6) {
-      case 0: a.sharding = i == 0 ? Tiled({8, 1}, false) : ir::HloSharding::Replicated(); break;
-      case 1: a.sharding = i == 0 ? ir::HloSharding::Replicated() : Tiled({1, 8}, false); break;
-      case 2: a.sharding = i == 0 ? ir::HloSharding::Replicated() : Tiled({8, 1}, false); break;
-      case 3:
-        a.sharding = i == 0 ? Tiled({2, 1, 4}, true)
-                            : ir::HloSharding::Tiled(
-                                  ir::TileAssignment::Iota({1, 4, 2}, {2, 4}, {1, 0}), true);
-        break;
-      case 4: a.sharding = Tiled({8, 1}, false); break;
-      default: a.sharding = ir::HloSharding::Replicated(); break;
-    }
-    plan.arguments.push_back(std::move(a));
-  }
-  return plan;
+double ThreadCpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 }  // namespace
@@ -64,6 +36,8 @@ ir::ResolvedPlan Candidate(int k, int64_t parameters) {
 int main(int argc, char** argv) {
   const int64_t layers = bench::IntFlag(argc, argv, "--layers", 25000);
   const int64_t count = bench::IntFlag(argc, argv, "--candidates", 200);
+  // --only=K predicts candidate K of the rotation every time (profiling).
+  const int64_t only = bench::IntFlag(argc, argv, "--only", -1);
   using Clock = std::chrono::steady_clock;
   bench::Generated g = bench::GenerateResidualMlp(layers, 256, 512);
   const auto t0 = Clock::now();
@@ -74,12 +48,15 @@ int main(int argc, char** argv) {
   }
   const auto t1 = Clock::now();
   std::vector<ir::ResolvedPlan> plans;
-  for (int k = 0; k < 6; ++k) plans.push_back(Candidate(k, g.parameters));
+  for (int k = 0; k < 6; ++k) plans.push_back(bench::RotationCandidate(k, g.parameters));
   int64_t checksum = 0;
   const auto t2 = Clock::now();
   const std::clock_t c2 = std::clock();
+  std::vector<double> per_kind(6, 0.0);
   for (int64_t c = 0; c < count; ++c) {
-    auto prediction = (*predictor)->Predict(plans[static_cast<size_t>(c % 6)]);
+    const double tc = ThreadCpuSeconds();
+    auto prediction = (*predictor)->Predict(plans[static_cast<size_t>(only >= 0 ? only : c % 6)]);
+    per_kind[static_cast<size_t>(only >= 0 ? only : c % 6)] += ThreadCpuSeconds() - tc;
     if (!prediction.ok()) {
       std::fprintf(stderr, "%s\n", std::string(prediction.status().message()).c_str());
       return 1;
@@ -99,5 +76,10 @@ int main(int argc, char** argv) {
   // On a shared machine wall time counts other processes' turns too.
   std::printf("CPU time %.3f s: %.1f candidates/s of CPU (%.2f ms each)\n", cpu,
               static_cast<double>(count) / cpu, 1000.0 * cpu / static_cast<double>(count));
+  for (int k = 0; k < 6 && k < count && only < 0; ++k) {
+    const int64_t n = (count - k + 5) / 6;
+    std::printf("  %-10s %.2f ms of CPU each\n", plans[static_cast<size_t>(k)].label.c_str(),
+                1000.0 * per_kind[static_cast<size_t>(k)] / static_cast<double>(n));
+  }
   return 0;
 }

@@ -16,6 +16,11 @@ ir::Shape F32(std::vector<int64_t> dims) {
   return s;
 }
 
+
+ir::HloSharding Tiled(std::vector<int64_t> dims, bool replicate_last) {
+  return ir::HloSharding::Tiled(ir::TileAssignment::Iota(std::move(dims)), replicate_last);
+}
+
 }  // namespace
 
 Generated GenerateResidualMlp(int64_t layers, int64_t batch, int64_t width) {
@@ -104,6 +109,34 @@ Generated GenerateResidualMlp(int64_t layers, int64_t batch, int64_t width) {
   return g;
 }
 
+ir::ResolvedPlan RotationCandidate(int k, int64_t parameters) {
+  ir::ResolvedPlan plan;
+  const char* labels[] = {"dp8", "tp8_col", "tp8_row", "dp2_tp4", "fsdp8", "replicated"};
+  plan.label = labels[k % 6];
+  if (k % 6 == 3) {
+    plan.mesh.axes = {{"dp", 2}, {"tp", 4}};
+  } else {
+    plan.mesh.axes = {{k % 6 == 0 ? "dp" : k % 6 == 4 ? "fsdp" : "tp", 8}};
+  }
+  for (int64_t i = 0; i < parameters; ++i) {
+    ir::ArgumentPlan a;
+    a.parameter = i;
+    switch (k % 6) {
+      case 0: a.sharding = i == 0 ? Tiled({8, 1}, false) : ir::HloSharding::Replicated(); break;
+      case 1: a.sharding = i == 0 ? ir::HloSharding::Replicated() : Tiled({1, 8}, false); break;
+      case 2: a.sharding = i == 0 ? ir::HloSharding::Replicated() : Tiled({8, 1}, false); break;
+      case 3:
+        a.sharding = i == 0 ? Tiled({2, 1, 4}, true)
+                            : ir::HloSharding::Tiled(
+                                  ir::TileAssignment::Iota({1, 4, 2}, {2, 4}, {1, 0}), true);
+        break;
+      case 4: a.sharding = Tiled({8, 1}, false); break;
+      default: a.sharding = ir::HloSharding::Replicated(); break;
+    }
+    plan.arguments.push_back(std::move(a));
+  }
+  return plan;
+}
 
 int64_t IntFlag(int argc, char** argv, const char* name, int64_t fallback) {
   const size_t n = std::strlen(name);

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "ir/plan.h"
 #include "ir/program.h"
 
 namespace memplan::bench {
@@ -19,6 +20,11 @@ struct Generated {
 };
 
 Generated GenerateResidualMlp(int64_t layers, int64_t batch, int64_t width);
+
+// Candidate k % 6 of predict_bench's rotation over GenerateResidualMlp's
+// parameters (0: the data, then the weights): dp8, tp8 column, tp8 row,
+// dp2 x tp4, fsdp8, replicated.
+ir::ResolvedPlan RotationCandidate(int k, int64_t parameters);
 
 // The value of "--name=N" among the benchmark's arguments, else `fallback`.
 int64_t IntFlag(int argc, char** argv, const char* name, int64_t fallback);

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "analyzer/heap_simulator.h"
+#include "analyzer/interval_packing.h"
 
 namespace memplan::predictor {
 
@@ -221,8 +222,91 @@ void MemoryModel::CollectTempBuffers(const std::vector<Combined>& combined) {
   }
 }
 
+// The heap simulator's call stream for the temp buffers, as PackTempReference
+// drives it (events by step, allocations before frees, then buffer index;
+// buffers updated in place share their group's memory while any member of
+// the group is live), written down as lifetimes in ticks for
+// analyzer::BestFitHeapSize. Events are bucketed by step (counting sort)
+// when the steps span no more than a few times the buffer count.
+std::vector<analyzer::PackingInterval> MemoryModel::TempIntervals() const {
+  const size_t n = temp_.size();
+  ir::ScheduleStep lo = temp_[0].start, hi = temp_[0].start;
+  for (const Buffer& b : temp_) {
+    lo = std::min({lo, b.start, b.end});
+    hi = std::max({hi, b.start, b.end});
+  }
+  // Event e: buffer e / 2, a free when odd.
+  std::vector<uint32_t> events(2 * n);
+  const uint64_t range = static_cast<uint64_t>(hi - lo) + 1;
+  auto key = [&](uint32_t e) {
+    const Buffer& b = temp_[e / 2];
+    return 2 * static_cast<uint64_t>(((e & 1) ? b.end : b.start) - lo) + (e & 1);
+  };
+  if (range <= 8 * n + 1024) {
+    std::vector<uint32_t> count(2 * range + 1, 0);
+    for (uint32_t e = 0; e < 2 * n; ++e) ++count[key(e) + 1];
+    for (size_t k = 1; k < count.size(); ++k) count[k] += count[k - 1];
+    for (uint32_t e = 0; e < 2 * n; ++e) events[count[key(e)]++] = e;
+  } else {
+    for (uint32_t e = 0; e < 2 * n; ++e) events[e] = e;
+    std::sort(events.begin(), events.end(), [&](uint32_t a, uint32_t b) {
+      const uint64_t ka = key(a), kb = key(b);
+      return ka != kb ? ka < kb : a < b;
+    });
+  }
+  // Groups with sharers keep their live members in order; the first one is
+  // the canonical buffer a new member shares with.
+  std::vector<int32_t> slot(n, -1);
+  std::vector<std::vector<size_t>> live_in_group;
+  for (const Buffer& b : temp_) {
+    if (b.share_with >= 0 && slot[static_cast<size_t>(b.share_with)] < 0) {
+      slot[static_cast<size_t>(b.share_with)] = static_cast<int32_t>(live_in_group.size());
+      live_in_group.emplace_back();
+    }
+  }
+  std::vector<analyzer::PackingInterval> intervals;
+  intervals.reserve(n);
+  std::vector<int32_t> interval_of(n, -1);
+  int64_t tick = 0;
+  for (const uint32_t e : events) {
+    const size_t b = e / 2;
+    const size_t group = temp_[b].share_with >= 0 ? static_cast<size_t>(temp_[b].share_with) : b;
+    std::vector<size_t>* members =
+        slot[group] >= 0 ? &live_in_group[static_cast<size_t>(slot[group])] : nullptr;
+    if (e & 1) {
+      const int32_t i = interval_of[b];
+      if (i >= 0 && intervals[static_cast<size_t>(i)].end < 0) {
+        intervals[static_cast<size_t>(i)].end = tick++;
+      }
+      if (members) members->erase(std::remove(members->begin(), members->end(), b), members->end());
+      continue;
+    }
+    analyzer::PackingInterval interval;
+    interval.id = static_cast<int64_t>(b);
+    interval.size = std::max<int64_t>(temp_[b].size, 1);
+    interval.start = tick++;
+    interval.end = -1;
+    interval.group = static_cast<int32_t>(intervals.size());
+    if (members && !members->empty()) {
+      interval.group = intervals[static_cast<size_t>(interval_of[members->front()])].group;
+    }
+    interval_of[b] = static_cast<int32_t>(intervals.size());
+    intervals.push_back(interval);
+    if (members) members->push_back(b);
+  }
+  for (analyzer::PackingInterval& interval : intervals) {
+    if (interval.end < 0) interval.end = tick;
+  }
+  return intervals;
+}
+
 int64_t MemoryModel::PackTemp() const {
   if (temp_.empty()) return 0;
+  if (p_.options_.reference_heap) return PackTempReference();
+  return analyzer::BestFitHeapSize(TempIntervals(), p_.options_.temp_alignment);
+}
+
+int64_t MemoryModel::PackTempReference() const {
 
   // (step, is_free, buffer)
   std::vector<std::tuple<ir::ScheduleStep, bool, size_t>> events;
@@ -259,7 +343,10 @@ int64_t MemoryModel::PackTemp() const {
 // Arguments are live throughout; output-allocation values and temp buffers
 // over their lifetimes; a buffer reusing another's memory adds nothing.
 int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
+  // Bytes added and removed per step, summed per step in a table when the
+  // steps span no more than a few times the buffer count, else sorted.
   std::vector<std::pair<ir::ScheduleStep, int64_t>> deltas;
+  deltas.reserve(2 * (temp_.size() + resident_.size()));
   auto add = [&](const std::vector<Buffer>& list) {
     for (const Buffer& b : list) {
       if (b.share_with >= 0) continue;
@@ -269,9 +356,28 @@ int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
   };
   add(temp_);
   add(resident_);
-  std::sort(deltas.begin(), deltas.end());
   int64_t live = 0, peak = 0;
   *at = 0;
+  if (deltas.empty()) return argument_bytes_;
+  ir::ScheduleStep lo = deltas[0].first, hi = deltas[0].first;
+  for (const auto& [step, bytes] : deltas) {
+    lo = std::min(lo, step);
+    hi = std::max(hi, step);
+  }
+  const uint64_t range = static_cast<uint64_t>(hi - lo) + 1;
+  if (range <= 4 * deltas.size() + 1024) {
+    std::vector<int64_t> per_step(range, 0);
+    for (const auto& [step, bytes] : deltas) per_step[static_cast<size_t>(step - lo)] += bytes;
+    for (size_t k = 0; k < per_step.size(); ++k) {
+      live += per_step[k];
+      if (live > peak) {
+        peak = live;
+        *at = lo + static_cast<ir::ScheduleStep>(k);
+      }
+    }
+    return argument_bytes_ + peak;
+  }
+  std::sort(deltas.begin(), deltas.end());
   for (size_t i = 0; i < deltas.size();) {
     const ir::ScheduleStep s = deltas[i].first;
     for (; i < deltas.size() && deltas[i].first == s; ++i) live += deltas[i].second;

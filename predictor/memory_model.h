@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "analyzer/interval_packing.h"
 #include "predictor/predict.h"
 #include "predictor/propagation.h"
 
@@ -48,7 +49,12 @@ class MemoryModel {
   // allocation now, collective buffers (partial sums kept until their
   // combined all-reduce).
   void CollectTempBuffers(const std::vector<Combined>& combined);
+  // The temp arena's best-fit size (analyzer::BestFitHeapSize over
+  // TempIntervals(); the reference path when options ask for it).
   int64_t PackTemp() const;
+  std::vector<analyzer::PackingInterval> TempIntervals() const;
+  // The same size from analyzer's event-driven heap simulator (slower).
+  int64_t PackTempReference() const;
   int64_t LivePeak(ir::ScheduleStep* step) const;
   void SummarizeCollectives(const std::vector<Combined>& combined);
 

@@ -138,10 +138,19 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
   out.unsharded = unsharded_;
   out.unmatched_arguments = plan.unmatched_arguments;
   out.argument_shardings.reserve(plan.arguments.size());
+  int64_t previous_rank = -1;
   for (size_t i = 0; i < plan.arguments.size(); ++i) {
     const ir::Instruction* param =
         entry.parameters[i].valid() ? &module.instruction(entry.parameters[i]) : nullptr;
     const int64_t rank = param ? static_cast<int64_t>(param->shape.dims.size()) : 0;
+    // Plans repeat one sharding over many arguments (every layer's weight):
+    // the same sharding of the same rank reads the same.
+    if (i > 0 && rank == previous_rank &&
+        plan.arguments[i].sharding == plan.arguments[i - 1].sharding) {
+      out.argument_shardings.push_back(out.argument_shardings[i - 1]);
+      continue;
+    }
+    previous_rank = rank;
     auto axes = AxesFromHloSharding(plan.arguments[i].sharding, plan.mesh, rank);
     if (!axes.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("argument ", i, " (",

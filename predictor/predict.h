@@ -34,6 +34,10 @@ struct PredictOptions {
   int64_t all_reduce_combine_threshold_bytes = int64_t{256} << 20;
   // Rounding of every temp buffer, as XLA's CPU heap packs them.
   int64_t temp_alignment = 64;
+  // Pack the temp arena with analyzer's event-driven heap simulator instead
+  // of analyzer::BestFitHeapSize: the same bytes, slower; kept as the
+  // reference the fast path is tested against.
+  bool reference_heap = false;
 };
 
 struct DeviceMemory {

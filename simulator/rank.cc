@@ -1,6 +1,9 @@
 #include "simulator/rank.h"
 
 #include <algorithm>
+#include <atomic>
+#include <optional>
+#include <thread>
 #include <tuple>
 #include <utility>
 
@@ -39,6 +42,31 @@ void DropDetails(CandidateCost& cost) {
   p.argument_shardings = {};
   p.output_shardings = {};
   p.unknown.shrink_to_fit();
+}
+
+// Prices every candidate on `devices` devices (nullopt: another device
+// count), on as many threads as the machine has cores: CostModel::Price is
+// const and shares nothing mutable, each result lands at its candidate's
+// index, so the output does not depend on the thread count.
+std::vector<std::optional<absl::StatusOr<CandidateCost>>> PriceAll(
+    const CostModel& model, int64_t devices, const std::vector<Candidate>& candidates) {
+  std::vector<std::optional<absl::StatusOr<CandidateCost>>> costs(candidates.size());
+  std::atomic<size_t> next{0};
+  auto work = [&]() {
+    for (size_t i = next++; i < candidates.size(); i = next++) {
+      if (candidates[i].plan.mesh.device_count() != devices) continue;
+      absl::StatusOr<CandidateCost> cost = model.Price(candidates[i].plan);
+      if (cost.ok()) DropDetails(*cost);
+      costs[i] = std::move(cost);
+    }
+  };
+  const size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()),
+                                          candidates.size());
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  return costs;
 }
 
 }  // namespace
@@ -151,15 +179,17 @@ absl::StatusOr<Ranking> RankCandidates(const CostModel& model, int64_t devices,
   out.nodes = (devices + out.gpus_per_node - 1) / out.gpus_per_node;
   out.budget_bytes = budget_bytes;
   out.skipped = std::move(skipped);
+  std::vector<std::optional<absl::StatusOr<CandidateCost>>> costs =
+      PriceAll(model, devices, candidates);
   for (size_t i = 0; i < candidates.size(); ++i) {
     const Candidate& c = candidates[i];
     const int64_t mesh_devices = c.plan.mesh.device_count();
-    if (mesh_devices != devices) {
+    if (!costs[i]) {
       out.skipped.push_back({c.plan.label, c.family, c.source, SkipReason::kDeviceCount,
                              c.plan.mesh.ToString(), mesh_devices});
       continue;
     }
-    absl::StatusOr<CandidateCost> cost = model.Price(c.plan);
+    absl::StatusOr<CandidateCost>& cost = *costs[i];
     if (!cost.ok()) {
       out.skipped.push_back({c.plan.label, c.family, c.source, SkipReason::kPrediction,
                              std::string(FromAbsl(cost.status().message())), mesh_devices});
@@ -171,7 +201,6 @@ absl::StatusOr<Ranking> RankCandidates(const CostModel& model, int64_t devices,
     r.family = c.family;
     r.source = c.source;
     r.cost = *std::move(cost);
-    DropDetails(r.cost);
     r.footprint_bytes = r.cost.prediction.max_device_footprint_bytes;
     r.headroom_bytes = budget_bytes - r.footprint_bytes;
     (r.footprint_bytes <= budget_bytes ? out.fitting : out.over_budget).push_back(std::move(r));

@@ -1,0 +1,203 @@
+// The fast paths of prediction give the same answer as the reference ones:
+// analyzer::BestFitHeapSize against the event-driven heap simulator on
+// random call streams (with sharing), and Predictor::Predict with the fast
+// heap against PredictOptions::reference_heap byte-for-byte (the JSON
+// report and every device field) on every corpus candidate
+// (samples/sharded) and on the benchmarks' 100,001-value synthetic program.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analyzer/heap_simulator.h"
+#include "analyzer/interval_packing.h"
+#include "bench/synthetic_program.h"
+#include "gtest/gtest.h"
+#include "parsers/load_program.h"
+#include "predictor/predict.h"
+#include "tests/predict_corpus.h"
+#include "tests/test_util.h"
+#include "viz/predict_report.h"
+
+namespace memplan::test {
+namespace {
+
+using analyzer::PackingInterval;
+
+// Feeds a heap algorithm and records the same calls as intervals (one tick
+// per call, as the simulator counts them).
+class Recorder {
+ public:
+  explicit Recorder(analyzer::HeapAlgorithm& heap) : heap_(heap) {}
+  void Alloc(int64_t id, int64_t size) {
+    heap_.Alloc(ir::ValueId(id), size);
+    index_.resize(std::max<size_t>(index_.size(), static_cast<size_t>(id) + 1), -1);
+    index_[static_cast<size_t>(id)] = static_cast<int32_t>(iv_.size());
+    iv_.push_back({id, size, tick_++, -1, static_cast<int32_t>(iv_.size())});
+  }
+  void Share(int64_t id, int64_t canonical, int64_t size) {
+    heap_.ShareWith(ir::ValueId(id), ir::ValueId(canonical), size);
+    index_.resize(std::max<size_t>(index_.size(), static_cast<size_t>(id) + 1), -1);
+    const int32_t group = iv_[static_cast<size_t>(index_[static_cast<size_t>(canonical)])].group;
+    index_[static_cast<size_t>(id)] = static_cast<int32_t>(iv_.size());
+    iv_.push_back({id, size, tick_++, -1, group});
+  }
+  void Free(int64_t id) {
+    heap_.Free(ir::ValueId(id));
+    iv_[static_cast<size_t>(index_[static_cast<size_t>(id)])].end = tick_++;
+  }
+  const std::vector<PackingInterval>& intervals() const { return iv_; }
+
+ private:
+  analyzer::HeapAlgorithm& heap_;
+  std::vector<PackingInterval> iv_;
+  std::vector<int32_t> index_;
+  int64_t tick_ = 0;
+};
+
+TEST(BestFitHeapSize, EqualsTheHeapSimulatorOnRandomStreams) {
+  uint64_t state = 12345;
+  auto next = [&]() {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 33;
+  };
+  int spatial_bound_reached = 0, temporal_needed = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const int64_t alignment = trial % 3 == 0 ? 1 : trial % 3 == 1 ? 8 : 64;
+    auto heap = analyzer::MakeDecreasingSizeBestFitHeap(alignment);
+    auto spatial = analyzer::MakeDecreasingSizeBestFitHeap(alignment, analyzer::PackingOrder::kSpatial);
+    Recorder rec(*heap);
+    Recorder spatial_rec(*spatial);
+    std::vector<int64_t> live;
+    const int n = 5 + static_cast<int>(next() % 120);
+    const int64_t max_size = trial % 2 ? 1000 : 4;  // few sizes: many ties
+    for (int64_t id = 0; id < n; ++id) {
+      while (!live.empty() && next() % 3 == 0) {
+        const size_t k = next() % live.size();
+        rec.Free(live[k]);
+        spatial_rec.Free(live[k]);
+        live.erase(live.begin() + static_cast<long>(k));
+      }
+      const int64_t size = 1 + static_cast<int64_t>(next() % static_cast<uint64_t>(max_size)) *
+                                   (trial % 5 == 0 ? 64 : 1);
+      if (!live.empty() && next() % 4 == 0) {
+        const int64_t canonical = live[next() % live.size()];
+        rec.Share(id, canonical, size);
+        spatial_rec.Share(id, canonical, size);
+      } else {
+        rec.Alloc(id, size);
+        spatial_rec.Alloc(id, size);
+      }
+      live.push_back(id);
+    }
+    for (int64_t id : live) {
+      rec.Free(id);
+      spatial_rec.Free(id);
+    }
+    const int64_t expected = heap->Finish().heap_size;
+    ASSERT_EQ(analyzer::BestFitHeapSize(rec.intervals(), alignment), expected) << "trial " << trial;
+    const int64_t s = spatial->Finish().heap_size;
+    const int64_t bound = analyzer::LiveGroupBytesPeak(rec.intervals());
+    EXPECT_GE(expected, bound);  // the bound the skip rule relies on
+    if (s == bound) ++spatial_bound_reached;
+    if (expected < s) ++temporal_needed;
+  }
+  // Both branches of the skip rule are exercised.
+  EXPECT_GT(spatial_bound_reached, 0);
+  EXPECT_GT(temporal_needed, 0);
+}
+
+// Hundreds of buffers live at once: the radix sort of many busy chunks and
+// the whole-subtree copies of placed intervals.
+TEST(BestFitHeapSize, EqualsTheHeapSimulatorWithManyLiveBuffers) {
+  uint64_t state = 777;
+  auto next = [&]() {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 33;
+  };
+  for (int trial = 0; trial < 12; ++trial) {
+    const int64_t alignment = trial % 2 ? 64 : 1;
+    auto heap = analyzer::MakeDecreasingSizeBestFitHeap(alignment);
+    Recorder rec(*heap);
+    std::vector<int64_t> live;
+    for (int64_t id = 0; id < 900; ++id) {
+      while (live.size() > 150 && next() % 8 == 0) {
+        const size_t k = next() % live.size();
+        rec.Free(live[k]);
+        live.erase(live.begin() + static_cast<long>(k));
+      }
+      const int64_t size = 64 * (1 + static_cast<int64_t>(next() % (trial < 6 ? 3 : 500)));
+      if (!live.empty() && next() % 10 == 0) {
+        rec.Share(id, live[next() % live.size()], size);
+      } else {
+        rec.Alloc(id, size);
+      }
+      live.push_back(id);
+    }
+    for (int64_t id : live) rec.Free(id);
+    ASSERT_EQ(analyzer::BestFitHeapSize(rec.intervals(), alignment), heap->Finish().heap_size)
+        << "trial " << trial;
+  }
+}
+
+TEST(BestFitHeapSize, EmptyIsZero) { EXPECT_EQ(analyzer::BestFitHeapSize({}, 64), 0); }
+
+void ExpectSamePrediction(const ir::Program& program, const predictor::Prediction& fast,
+                          const predictor::Prediction& reference, const std::string& what) {
+  ASSERT_EQ(fast.devices.size(), reference.devices.size()) << what;
+  for (size_t d = 0; d < fast.devices.size(); ++d) {
+    const predictor::DeviceMemory& a = fast.devices[d];
+    const predictor::DeviceMemory& b = reference.devices[d];
+    EXPECT_EQ(a.temp_bytes, b.temp_bytes) << what;
+    EXPECT_EQ(a.device_footprint_bytes, b.device_footprint_bytes) << what;
+    EXPECT_EQ(a.live_peak_bytes, b.live_peak_bytes) << what;
+    EXPECT_EQ(a.live_peak_step, b.live_peak_step) << what;
+  }
+  const std::string name = program.module_name;
+  EXPECT_EQ(viz::RenderPredictJson({program.module, name, fast}),
+            viz::RenderPredictJson({program.module, name, reference}))
+      << what;
+}
+
+TEST(FastPrediction, EqualsTheReferenceOnEveryCorpusCandidate) {
+  auto corpus = LoadCorpus(SourcePath("samples/sharded"));
+  ASSERT_TRUE(corpus.ok()) << corpus.status();
+  size_t cases = 0;
+  for (const CorpusProgram& p : *corpus) {
+    auto loaded = parsers::LoadProgram(p.dir, {});
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    predictor::PredictOptions reference_options;
+    reference_options.reference_heap = true;
+    auto fast = predictor::Predictor::Create(loaded->program);
+    auto reference = predictor::Predictor::Create(loaded->program, reference_options);
+    ASSERT_TRUE(fast.ok() && reference.ok());
+    for (const CorpusCase& c : p.cases) {
+      auto a = (*fast)->Predict(c.plan);
+      auto b = (*reference)->Predict(c.plan);
+      ASSERT_TRUE(a.ok() && b.ok()) << p.name << " " << c.candidate;
+      ExpectSamePrediction(loaded->program, *a, *b, p.name + " " + c.candidate);
+      ++cases;
+    }
+  }
+  EXPECT_EQ(cases, 38u);  // samples/sharded/README.md: 6 programs, 38 candidates
+}
+
+TEST(FastPrediction, EqualsTheReferenceOnTheSyntheticProgram) {
+  bench::Generated g = bench::GenerateResidualMlp(25000, 256, 512);
+  ASSERT_EQ(g.program.values.size(), 100001u);
+  predictor::PredictOptions reference_options;
+  reference_options.reference_heap = true;
+  auto fast = predictor::Predictor::Create(g.program);
+  auto reference = predictor::Predictor::Create(g.program, reference_options);
+  ASSERT_TRUE(fast.ok() && reference.ok());
+  for (int k = 0; k < 6; ++k) {
+    const ir::ResolvedPlan plan = bench::RotationCandidate(k, g.parameters);
+    auto a = (*fast)->Predict(plan);
+    auto b = (*reference)->Predict(plan);
+    ASSERT_TRUE(a.ok() && b.ok()) << plan.label;
+    ExpectSamePrediction(g.program, *a, *b, plan.label);
+  }
+}
+
+}  // namespace
+}  // namespace memplan::test
