@@ -13,6 +13,8 @@ class TextTable {
   struct Column {
     std::string header;
     Align align = Align::kLeft;
+    // May be narrowed to fit a width: long cells lose their middle ("...").
+    bool elide = false;
   };
 
   explicit TextTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
@@ -21,8 +23,11 @@ class TextTable {
   void AddRow(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
 
   // Header, a rule, then the rows; each line starts with `indent` and has no
-  // trailing spaces.
-  std::string Render(const std::string& indent = "  ") const;
+  // trailing spaces. With `max_width` > 0, the widest eliding columns are
+  // narrowed (to no less than 12 columns or their header) until every line
+  // fits in `max_width` display columns, where that is possible; widths
+  // count UTF-8 code points.
+  std::string Render(const std::string& indent = "  ", size_t max_width = 0) const;
 
  private:
   std::vector<Column> columns_;
