@@ -76,6 +76,7 @@ int RunCheck(const CheckFlags& flags) {
   std::vector<viz::CheckModuleReport> reports;
   bool any_checked = false;
   bool any_failed = false;
+  bool any_untrusted = false;  // failed because the input stops early
   analyzer::CheckOptions options;
   options.strict = flags.strict;
   options.check_untrusted = flags.allow_truncated;
@@ -114,6 +115,7 @@ int RunCheck(const CheckFlags& flags) {
       any_checked = any_checked || !report.outcomes.empty();
       for (const analyzer::CheckOutcome& o : report.outcomes) {
         any_failed = any_failed || analyzer::Fails(o);
+        any_untrusted = any_untrusted || (analyzer::Fails(o) && o.untrusted.has_value());
       }
     }
     reports.push_back(std::move(report));
@@ -137,6 +139,11 @@ int RunCheck(const CheckFlags& flags) {
   }
   // A budget this input cannot check does not fail the run (it says so)
   // unless --strict made it a failure; bad input exits 2 above.
+  if (any_untrusted) {
+    std::fprintf(stderr,
+                 "memplan: an input stops early, so its budgets fail whatever its numbers; "
+                 "--allow-truncated checks them anyway\n");
+  }
   if (any_failed) {
     std::fprintf(stderr, "memplan: check failed (budgets: %s)\n", flags.budget.c_str());
     return kExitCheckFailed;
