@@ -106,10 +106,10 @@ std::string DescribeNote(const ir::Note& note) {
                     Text(note, 0), "', within 0.5%)");
     case C::kOomAliasUnknown: {
       std::string s =
-          "alias bytes unknown: the message does not say which parameters are donated, so "
+          "alias bytes unknown: the message does not say which arguments are donated, so "
           "alias reads 0";
       if (Number(note, 0) > 0) {
-        StrAppend(&s, "; parameter + constant + maybe_live_out + temp exceed the total by about ",
+        StrAppend(&s, "; argument + constant + output + temp exceed the total by about ",
                   Number(note, 0), " bytes, which suggests that many are donated");
       }
       return s;
