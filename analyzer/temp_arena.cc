@@ -79,6 +79,28 @@ int64_t DriveFromTrace(const ir::Program& program, const ir::HeapTrace& trace,
   return replay;
 }
 
+// The values of `allocation` that `trace` does not name, and the bytes below
+// the lowest traced buffer when every one of them lies there (else 0).
+void FindUntraced(const ir::HeapTrace& trace, const ir::Allocation& allocation,
+                  const std::vector<const ir::Value*>& values, TempArenaReport& report) {
+  absl::flat_hash_map<ir::ValueId, bool> traced;
+  for (const ir::HeapTraceEvent& event : trace.events) traced[event.buffer] = true;
+  int64_t lowest_traced = allocation.size;
+  int64_t untraced_end = 0;
+  for (const ir::Value* v : values) {
+    if (v == nullptr) continue;
+    if (traced.contains(v->id)) {
+      lowest_traced = std::min(lowest_traced, v->offset);
+    } else {
+      ++report.untraced_values;
+      untraced_end = std::max(untraced_end, v->offset + v->size);
+    }
+  }
+  if (report.untraced_values > 0 && untraced_end <= lowest_traced) {
+    report.untraced_prefix_bytes = lowest_traced;
+  }
+}
+
 // The trace for `allocation`: one naming it, else the only whole-module one.
 const ir::HeapTrace* TraceFor(const ir::Program& program, const ir::Allocation& allocation) {
   const ir::HeapTrace* whole_module = nullptr;
@@ -151,14 +173,15 @@ std::vector<TempArenaReport> SimulateTempArenas(const ir::Program& program) {
       report.lifetimes_from = "heap-simulator trace";
       report.trace_replay_size =
           DriveFromTrace(program, *trace, allocation, algorithms, &report.buffers);
+      FindUntraced(*trace, allocation, values, report);
     } else if (program.has_live_ranges) {
       report.lifetimes_from = "live ranges";
       DriveFromLiveRanges(values, algorithms, &report.buffers);
     } else {
       continue;
     }
-    report.best_fit_size = best_fit->Finish().heap_size;
-    report.lower_bound = bound->Finish().heap_size;
+    report.best_fit_size = report.untraced_prefix_bytes + best_fit->Finish().heap_size;
+    report.lower_bound = report.untraced_prefix_bytes + bound->Finish().heap_size;
     reports.push_back(std::move(report));
   }
   return reports;

@@ -235,6 +235,8 @@ void WriteTempArenas(OStream& j, const analyzer::Analysis& analysis) {
         } else {
           j.attribute("trace_replay_size", nullptr);
         }
+        j.attribute("untraced_values", r.untraced_values);
+        j.attribute("untraced_prefix_bytes", r.untraced_prefix_bytes);
       });
     }
   });

@@ -266,6 +266,18 @@ void AppendTempArenas(Writer& w) {
                 "offsets reaches ", GroupedBytes(*r.trace_replay_size), " bytes",
                 *r.trace_replay_size == r.xla_size ? " (= its size)" : " (NOT its size)", "\n");
     }
+    if (r.untraced_values > 0) {
+      w.Line("  ",
+             StrCat("allocation ", r.allocation.value(), ": ", r.untraced_values,
+                    " of its values are not in the trace (tuple index tables)",
+                    r.untraced_prefix_bytes > 0
+                        ? StrCat("; XLA puts them below its heap, in the first ",
+                                 GroupedBytes(r.untraced_prefix_bytes),
+                                 " bytes, and best-fit and the bound count those bytes as XLA "
+                                 "placed them")
+                        : std::string("; they are not simulated")),
+             "    ");
+    }
   }
   w.out += "\n";
 }
