@@ -1,11 +1,13 @@
 #include "analyzer/value_groups.h"
 
 #include <algorithm>
-#include <map>
 #include <tuple>
+
+#include "absl/container/flat_hash_map.h"
 
 #include "analyzer/source_resolution.h"
 #include "ir/shape.h"
+#include "ir/strings.h"
 
 namespace memplan::analyzer {
 namespace {
@@ -19,16 +21,35 @@ struct GroupKey {
   int64_t line = 0;
   std::string_view op_name;  // only where there is no source file
 
-  bool operator<(const GroupKey& o) const {
-    return std::tie(shape, size, category, file, line, op_name) <
+  bool operator==(const GroupKey& o) const {
+    return std::tie(shape, size, category, file, line, op_name) ==
            std::tie(o.shape, o.size, o.category, o.file, o.line, o.op_name);
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const GroupKey& k) {
+    return H::combine(std::move(h), ToAbsl(k.shape), k.size, k.category, ToAbsl(k.file), k.line,
+                      ToAbsl(k.op_name));
   }
 };
 
-std::string ShapeKey(const ir::Value& value) {
-  if (value.shape.dtype == ir::DType::kInvalid) return std::string(value.shape_text);
-  return ir::ShapeToString(value.shape, /*with_layout=*/false);
-}
+// Each shape text's layout-free form, made once per distinct text.
+class ShapeKeys {
+ public:
+  std::string Of(const ir::Value& value) {
+    if (value.shape_text.empty()) return Make(value);  // nothing to key the cache by
+    auto [it, inserted] = keys_.try_emplace(value.shape_text);
+    if (inserted) it->second = Make(value);
+    return it->second;
+  }
+
+ private:
+  static std::string Make(const ir::Value& value) {
+    return value.shape.dtype == ir::DType::kInvalid
+               ? std::string(value.shape_text)
+               : ir::ShapeToString(value.shape, /*with_layout=*/false);
+  }
+  absl::flat_hash_map<std::string_view, std::string> keys_;
+};
 
 }  // namespace
 
@@ -37,12 +58,13 @@ std::vector<ValueGroup> GroupValues(const ir::Program& program,
                                     const std::vector<ir::ValueId>& ids) {
   std::vector<ValueGroup> groups;
   std::vector<size_t> first_position;  // of each group's first member in `ids`
-  std::map<GroupKey, size_t> index;
+  absl::flat_hash_map<GroupKey, size_t> index;
+  ShapeKeys shapes;
   for (size_t i = 0; i < ids.size(); ++i) {
     const ir::Value* value = program.FindValue(ids[i]);
     if (value == nullptr) continue;
     GroupKey key;
-    key.shape = ShapeKey(*value);
+    key.shape = shapes.Of(*value);
     key.size = value->size;
     const ir::Allocation* allocation = program.FindAllocation(value->allocation);
     key.category = static_cast<int>(allocation != nullptr ? CategoryOf(*allocation)
