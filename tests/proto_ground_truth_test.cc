@@ -145,6 +145,40 @@ TEST(ProtoGroundTruth, BestFitOnEveryCorpusProgram) {
   }
 }
 
+// XLA's CPU heap-simulator trace names no tuple index table, yet the temp
+// allocation holds them: in both programs below, below its heap. The figures
+// are read from the protos with `protoc --decode=memplan.xla_subset.HloProto
+// parsers/proto/hlo_subset.proto`: control_flow's allocation 8 (388 bytes)
+// holds 13 untraced tuple tables ending at byte 216 and 11 traced buffers
+// from 256 to 388; custom_call's allocation 11 (1,092 bytes) 8 tables ending
+// at 216 and 19 traced buffers from 256 to 1,092. Our best-fit heap of the
+// traced buffers is XLA's (132 and 836 bytes); the tables take the rest.
+TEST(ProtoGroundTruth, UntracedTupleTablesSitBelowTheHeap) {
+  struct Case {
+    const char* proto;
+    int64_t allocation;
+    int64_t size;
+    int64_t untraced;
+  };
+  for (const Case& c :
+       {Case{"samples/hlo/control_flow/jit_control_flow.cpu_after_optimizations.hlo.pb", 8, 388, 13},
+        Case{"samples/hlo/custom_call/jit_custom_call.cpu_after_optimizations.hlo.pb", 11, 1092,
+             8}}) {
+    SCOPED_TRACE(c.proto);
+    const auto loaded = Load(fs::path(MEMPLAN_SOURCE_DIR) / c.proto);
+    const auto arenas = analyzer::SimulateTempArenas(loaded.program);
+    ASSERT_EQ(arenas.size(), 1u);
+    const analyzer::TempArenaReport& arena = arenas.front();
+    EXPECT_EQ(arena.allocation.value(), c.allocation);
+    EXPECT_EQ(arena.xla_size, c.size);
+    EXPECT_EQ(arena.untraced_values, c.untraced);
+    EXPECT_EQ(arena.untraced_prefix_bytes, 256);
+    EXPECT_EQ(arena.trace_replay_size, c.size);
+    EXPECT_EQ(arena.best_fit_size, c.size);  // 256 + XLA's own heap
+    EXPECT_LE(arena.lower_bound, arena.best_fit_size);
+  }
+}
+
 TEST(ProtoGroundTruth, TraceReplayStaysInsideTheAllocation) {
   for (const fs::path& dir : JaxCases()) {
     SCOPED_TRACE(dir.filename().string());
