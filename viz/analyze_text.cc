@@ -128,14 +128,16 @@ void AppendGroups(Writer& w, const std::string& title, size_t value_count,
   const ir::Program& program = w.input.program;
   StrAppend(&w.out, title, ": ", value_count, " values in ", groups.size(),
             " groups of the same shape, category and source, largest first\n");
+  // Narrowed first where a column is widest; a source keeps its file name
+  // and line, an op_name its last ops.
   TextTable table({{"#", Align::kRight},
                    {"total", Align::kRight},
-                   {"values", Align::kLeft, true},
+                   {"values", Align::kLeft, true, 24},
                    {"each", Align::kRight},
                    {"category"},
-                   {"source", Align::kLeft, true},
-                   {"op_name", Align::kLeft, true},
-                   {"first value", Align::kLeft, true}});
+                   {"source", Align::kLeft, true, 28, /*keep_end=*/true},
+                   {"op_name", Align::kLeft, true, 24, /*keep_end=*/true},
+                   {"first value", Align::kLeft, true, 14}});
   const size_t shown = Limit(w.input.top_n, groups.size());
   for (size_t i = 0; i < shown; ++i) {
     const analyzer::ValueGroup& g = groups[i];

@@ -147,6 +147,13 @@ std::string ElideMiddle(std::string_view text, size_t width) {
                 text.substr(PrefixBytes(text, have - tail)));
 }
 
+std::string ElideStart(std::string_view text, size_t width) {
+  const size_t have = DisplayWidth(text);
+  if (have <= width) return std::string(text);
+  if (width < 4) return std::string(text.substr(PrefixBytes(text, have - width)));
+  return StrCat("...", text.substr(PrefixBytes(text, have - (width - 3))));
+}
+
 std::string WrapText(std::string_view text, size_t width, std::string_view indent,
                      size_t first_column) {
   if (width == 0) return std::string(text);

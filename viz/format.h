@@ -47,6 +47,10 @@ size_t DisplayWidth(std::string_view text);
 // splitting a UTF-8 sequence.
 std::string ElideMiddle(std::string_view text, size_t width);
 
+// `text` in at most `width` display columns: unchanged when it fits, else
+// "..." and its end (its end alone below 4 columns).
+std::string ElideStart(std::string_view text, size_t width);
+
 // `text` broken at spaces into lines of at most `width` display columns
 // (a word longer than a line is elided), each line after the first starting
 // with `indent`; no trailing newline. `first_column` is where the first

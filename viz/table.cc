@@ -13,8 +13,10 @@ std::string RenderLine(const std::vector<std::string>& cells,
   std::string line = indent;
   for (size_t i = 0; i < cells.size(); ++i) {
     if (i > 0) line += "  ";
-    const std::string cell =
-        DisplayWidth(cells[i]) > widths[i] ? ElideMiddle(cells[i], widths[i]) : cells[i];
+    std::string cell = cells[i];
+    if (DisplayWidth(cell) > widths[i]) {
+      cell = columns[i].keep_end ? ElideStart(cell, widths[i]) : ElideMiddle(cell, widths[i]);
+    }
     const size_t pad = widths[i] - std::min(widths[i], DisplayWidth(cell));
     if (columns[i].align == TextTable::Align::kRight) {
       line.append(pad, ' ');
@@ -28,9 +30,6 @@ std::string RenderLine(const std::vector<std::string>& cells,
   return line + "\n";
 }
 
-// The narrowest an eliding column becomes.
-constexpr size_t kMinElidedWidth = 12;
-
 // Narrows the widest eliding columns, one column at a time, until the line
 // width (`indent` + columns + two spaces between) is at most `max_width`.
 void FitWidths(const std::vector<TextTable::Column>& columns, size_t indent,
@@ -40,7 +39,7 @@ void FitWidths(const std::vector<TextTable::Column>& columns, size_t indent,
   while (total > max_width) {
     size_t widest = widths.size();
     for (size_t i = 0; i < widths.size(); ++i) {
-      const size_t floor = std::max(kMinElidedWidth, DisplayWidth(columns[i].header));
+      const size_t floor = std::max(columns[i].min_width, DisplayWidth(columns[i].header));
       if (!columns[i].elide || widths[i] <= floor) continue;
       if (widest == widths.size() || widths[i] > widths[widest]) widest = i;
     }

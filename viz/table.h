@@ -13,8 +13,11 @@ class TextTable {
   struct Column {
     std::string header;
     Align align = Align::kLeft;
-    // May be narrowed to fit a width: long cells lose their middle ("...").
+    // May be narrowed to fit a width: long cells lose their middle ("..."),
+    // or with keep_end their start (paths, op_name paths: the end says most).
     bool elide = false;
+    size_t min_width = 12;  // the narrowest it becomes (or its header)
+    bool keep_end = false;
   };
 
   explicit TextTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
@@ -24,7 +27,7 @@ class TextTable {
 
   // Header, a rule, then the rows; each line starts with `indent` and has no
   // trailing spaces. With `max_width` > 0, the widest eliding columns are
-  // narrowed (to no less than 12 columns or their header) until every line
+  // narrowed (to no less than their min_width or header) until every line
   // fits in `max_width` display columns, where that is possible; widths
   // count UTF-8 code points.
   std::string Render(const std::string& indent = "  ", size_t max_width = 0) const;
