@@ -27,12 +27,14 @@ struct TempArenaReport {
   // (equals xla_size when the trace is complete); trace inputs only.
   std::optional<int64_t> trace_replay_size;
   // Trace inputs: the allocation's values the trace does not name (XLA's
-  // tuple index tables on CPU), and, when they all lie below every traced
-  // buffer, the bytes XLA puts them in before its heap starts. best_fit_size
-  // and lower_bound then count those bytes at XLA's offsets, plus the heap
-  // simulated from the trace; 0 otherwise.
+  // tuple index tables on CPU). When they all lie below every traced buffer,
+  // the bytes below XLA's heap (prefix); when they all lie at or above the
+  // end of every traced buffer, the bytes from that end to theirs (suffix);
+  // 0 otherwise. best_fit_size and lower_bound count those bytes as XLA
+  // placed them, around the heap simulated from the trace.
   int64_t untraced_values = 0;
   int64_t untraced_prefix_bytes = 0;
+  int64_t untraced_suffix_bytes = 0;
 
   // (best_fit - xla) / xla, in percent; signed.
   double BestFitErrorPercent() const;

@@ -237,6 +237,7 @@ void WriteTempArenas(OStream& j, const analyzer::Analysis& analysis) {
         }
         j.attribute("untraced_values", r.untraced_values);
         j.attribute("untraced_prefix_bytes", r.untraced_prefix_bytes);
+        j.attribute("untraced_suffix_bytes", r.untraced_suffix_bytes);
       });
     }
   });

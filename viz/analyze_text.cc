@@ -133,7 +133,6 @@ void AppendGroups(Writer& w, const std::string& title, size_t value_count,
   TextTable table({{"#", Align::kRight},
                    {"total", Align::kRight},
                    {"values", Align::kLeft, true, 24},
-                   {"each", Align::kRight},
                    {"category"},
                    {"source", Align::kLeft, true, 28, /*keep_end=*/true},
                    {"op_name", Align::kLeft, true, 24, /*keep_end=*/true},
@@ -146,7 +145,7 @@ void AppendGroups(Writer& w, const std::string& title, size_t value_count,
     std::string name = std::move(labels.name);
     if (g.values.size() > 1) StrAppend(&name, " (+", g.values.size() - 1, ")");
     table.AddRow({StrCat(i + 1), HumanBytes(g.total_bytes), GroupValuesLabel(g),
-                  HumanBytes(g.bytes_each), std::string(CategoryWord(g.category)),
+                  std::string(CategoryWord(g.category)),
                   std::move(labels.source), std::string(labels.op_name), std::move(name)});
   }
   w.Table(table);
@@ -277,6 +276,11 @@ void AppendTempArenas(Writer& w) {
                                  GroupedBytes(r.untraced_prefix_bytes),
                                  " bytes, and best-fit and the bound count those bytes as XLA "
                                  "placed them")
+                    : r.untraced_suffix_bytes > 0
+                        ? StrCat("; XLA puts them above its heap, in its last ",
+                                 GroupedBytes(r.untraced_suffix_bytes),
+                                 " bytes, and best-fit and the bound count those bytes as XLA "
+                                 "placed them")
                         : std::string("; they are not simulated")),
              "    ");
     }
@@ -311,7 +315,9 @@ void AppendAttributionNode(Writer& w, const analyzer::AttributionNode& node, int
 void AppendAttribution(Writer& w) {
   const Analysis& analysis = w.input.analysis;
   if (analysis.attributed_values.empty()) return;
-  StrAppend(&w.out, "Attribution of the ", AttributionScopeName(analysis.attribution_scope),
+  StrAppend(&w.out, "Attribution of ",
+            analysis.attribution_scope == Analysis::AttributionScope::kLivePeak ? "the " : "",
+            AttributionScopeName(analysis.attribution_scope),
             " by ", analyzer::AttributionKeyName(analysis.attribution_key), "\n");
   AppendAttributionNode(w, analysis.attribution, analysis.attribution.bytes, 0);
   w.out += "\n";
