@@ -132,11 +132,11 @@ void AppendGroups(Writer& w, const std::string& title, size_t value_count,
   // and line, an op_name its last ops.
   TextTable table({{"#", Align::kRight},
                    {"total", Align::kRight},
-                   {"values", Align::kLeft, true, 24},
+                   {"values", Align::kLeft, true, 20},
                    {"category"},
-                   {"source", Align::kLeft, true, 28, /*keep_end=*/true},
-                   {"op_name", Align::kLeft, true, 24, /*keep_end=*/true},
-                   {"first value", Align::kLeft, true, 14}});
+                   {"source", Align::kLeft, true, 26, /*keep_end=*/true},
+                   {"op_name", Align::kLeft, true, 22, /*keep_end=*/true},
+                   {"first value", Align::kLeft, true, 12}});
   const size_t shown = Limit(w.input.top_n, groups.size());
   for (size_t i = 0; i < shown; ++i) {
     const analyzer::ValueGroup& g = groups[i];

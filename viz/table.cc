@@ -31,21 +31,27 @@ std::string RenderLine(const std::vector<std::string>& cells,
 }
 
 // Narrows the widest eliding columns, one column at a time, until the line
-// width (`indent` + columns + two spaces between) is at most `max_width`.
+// width (`indent` + columns + two spaces between) is at most `max_width`:
+// first down to each column's min_width, then, if that is not enough, down
+// to its header (at least 6 columns).
 void FitWidths(const std::vector<TextTable::Column>& columns, size_t indent,
                size_t max_width, std::vector<size_t>& widths) {
   size_t total = indent + (widths.empty() ? 0 : 2 * (widths.size() - 1));
   for (size_t w : widths) total += w;
-  while (total > max_width) {
-    size_t widest = widths.size();
-    for (size_t i = 0; i < widths.size(); ++i) {
-      const size_t floor = std::max(columns[i].min_width, DisplayWidth(columns[i].header));
-      if (!columns[i].elide || widths[i] <= floor) continue;
-      if (widest == widths.size() || widths[i] > widths[widest]) widest = i;
+  for (const bool below_min : {false, true}) {
+    while (total > max_width) {
+      size_t widest = widths.size();
+      for (size_t i = 0; i < widths.size(); ++i) {
+        const size_t header = DisplayWidth(columns[i].header);
+        const size_t floor = below_min ? std::max<size_t>(6, header)
+                                       : std::max(columns[i].min_width, header);
+        if (!columns[i].elide || widths[i] <= floor) continue;
+        if (widest == widths.size() || widths[i] > widths[widest]) widest = i;
+      }
+      if (widest == widths.size()) break;  // nothing left to narrow at this floor
+      --widths[widest];
+      --total;
     }
-    if (widest == widths.size()) return;  // nothing left to narrow
-    --widths[widest];
-    --total;
   }
 }
 

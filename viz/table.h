@@ -27,9 +27,9 @@ class TextTable {
 
   // Header, a rule, then the rows; each line starts with `indent` and has no
   // trailing spaces. With `max_width` > 0, the widest eliding columns are
-  // narrowed (to no less than their min_width or header) until every line
-  // fits in `max_width` display columns, where that is possible; widths
-  // count UTF-8 code points.
+  // narrowed (to their min_width, then if need be to their header or 6
+  // columns) until every line fits in `max_width` display columns, where
+  // that is possible; widths count UTF-8 code points.
   std::string Render(const std::string& indent = "  ", size_t max_width = 0) const;
 
  private:
