@@ -22,6 +22,25 @@ std::vector<Id> LargestIds(const std::vector<Item>& items, int n) {
   return ids;
 }
 
+// Fills peak_groups and other_groups.
+void GroupLayers(const ir::Program& program, Analysis& analysis) {
+  std::vector<bool> at_peak(program.values.size(), false);
+  if (analysis.occupied_peak) {
+    for (ir::ValueId id : analysis.occupied_peak->values) {
+      if (const ir::Value* v = program.FindValue(id)) {
+        at_peak[static_cast<size_t>(v - program.values.data())] = true;
+      }
+    }
+    analysis.peak_groups = GroupValues(program, analysis.origins, analysis.occupied_peak->values);
+  }
+  std::vector<ir::ValueId> others;
+  for (const ir::ValueId id : LargestIds<ir::Value, ir::ValueId>(program.values, 0)) {
+    const ir::Value* v = program.FindValue(id);
+    if (!at_peak[static_cast<size_t>(v - program.values.data())]) others.push_back(id);
+  }
+  analysis.other_groups = GroupValues(program, analysis.origins, others);
+}
+
 }  // namespace
 
 Analysis Analysis::Run(const ir::Program& program, const Options& options) {
@@ -50,6 +69,7 @@ Analysis Analysis::Run(const ir::Program& program, const Options& options) {
   analysis.top_allocations =
       LargestIds<ir::Allocation, ir::AllocationId>(program.allocations, options.top_n);
   analysis.top_values = LargestIds<ir::Value, ir::ValueId>(program.values, options.top_n);
+  GroupLayers(program, analysis);
   return analysis;
 }
 

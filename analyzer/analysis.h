@@ -10,6 +10,7 @@
 #include "analyzer/memory_stats.h"
 #include "analyzer/occupied_memory.h"
 #include "analyzer/temp_arena.h"
+#include "analyzer/value_groups.h"
 #include "ir/program.h"
 
 namespace memplan::analyzer {
@@ -50,6 +51,13 @@ struct Analysis {
   AttributionNode attribution;
   std::vector<ir::AllocationId> top_allocations;  // largest first, then by id
   std::vector<ir::ValueId> top_values;            // largest first, then by id
+
+  // The values live at the headline peak (occupied_peak), grouped into
+  // identical layers (value_groups.h); empty without live ranges.
+  std::vector<ValueGroup> peak_groups;
+  // Every other value, grouped the same way: those not live at that peak, or
+  // every value where there is no peak. Members largest first, then by id.
+  std::vector<ValueGroup> other_groups;
 
   // Requires program.values and program.allocations sorted by id (parsers
   // produce them so).

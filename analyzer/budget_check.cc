@@ -2,24 +2,6 @@
 
 namespace memplan::analyzer {
 
-std::string_view MetricKey(Metric metric) {
-  switch (metric) {
-    case Metric::kPeak:
-      return "peak";
-    case Metric::kTemp:
-      return "temp";
-    case Metric::kArgument:
-      return "argument";
-    case Metric::kOutput:
-      return "output";
-    case Metric::kDeviceFootprint:
-      return "device_footprint";
-    case Metric::kTotalAllocation:
-      return "total_allocation";
-  }
-  return "?";
-}
-
 ModuleMetrics MetricsOf(const ir::Program& program, const Analysis& analysis) {
   ModuleMetrics m;
   m.module = program.module_name;

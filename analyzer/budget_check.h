@@ -1,6 +1,7 @@
 // `memplan check`'s evaluation: the numbers a budget limits, taken from an
 // analysis, held against limits and a baseline. Data only; viz/check_report.h
-// words it, cli reads the budget file and the inputs.
+// words it; parsers/budget_file.h reads the budget file and
+// parsers/analyze_json_metrics.h a baseline.
 #ifndef MEMPLAN_ANALYZER_BUDGET_CHECK_H_
 #define MEMPLAN_ANALYZER_BUDGET_CHECK_H_
 
@@ -12,33 +13,18 @@
 #include <vector>
 
 #include "analyzer/analysis.h"
+#include "ir/budget_metrics.h"
 #include "ir/notes.h"
 #include "ir/program.h"
 
 namespace memplan::analyzer {
 
-// What a budget can limit, in the order reports list them.
-enum class Metric { kPeak, kTemp, kArgument, kOutput, kDeviceFootprint, kTotalAllocation };
-inline constexpr int kNumMetrics = 6;
-inline constexpr Metric kAllMetrics[kNumMetrics] = {
-    Metric::kPeak,   Metric::kTemp,            Metric::kArgument,
-    Metric::kOutput, Metric::kDeviceFootprint, Metric::kTotalAllocation};
-
-// The budget file's key: "peak", "temp", "argument", "output",
-// "device_footprint", "total_allocation".
-std::string_view MetricKey(Metric metric);
-
-// The numbers a budget checks, for one module. Absent: the input cannot
-// tell (a live peak without live ranges, a category the input does not
-// state).
-struct ModuleMetrics {
-  std::string module;
-  std::string source;  // the file or directory it came from
-  std::array<std::optional<int64_t>, kNumMetrics> bytes;
-  // Why its numbers cannot be trusted: the input's ir::NoteCode::
-  // kInputEndsEarly note (it stops early: a cut paste), absent otherwise.
-  std::optional<ir::Note> untrusted;
-};
+// What a budget can limit and the numbers it checks (ir/budget_metrics.h).
+using ir::kAllMetrics;
+using ir::kNumMetrics;
+using ir::Metric;
+using ir::MetricKey;
+using ir::ModuleMetrics;
 
 // The peak is the occupied peak (analysis.occupied_peak: shared memory
 // counted once), not XLA's sum of live value sizes. `untrusted` is the

@@ -79,6 +79,35 @@ int64_t DriveFromTrace(const ir::Program& program, const ir::HeapTrace& trace,
   return replay;
 }
 
+// The values of `allocation` that `trace` does not name, and the bytes XLA
+// gives them below or above its heap (TempArenaReport says when).
+void FindUntraced(const ir::HeapTrace& trace, const ir::Allocation& allocation,
+                  const std::vector<const ir::Value*>& values, TempArenaReport& report) {
+  absl::flat_hash_map<ir::ValueId, bool> traced;
+  for (const ir::HeapTraceEvent& event : trace.events) traced[event.buffer] = true;
+  int64_t lowest_traced = allocation.size;
+  int64_t traced_end = 0;
+  int64_t lowest_untraced = allocation.size;
+  int64_t untraced_end = 0;
+  for (const ir::Value* v : values) {
+    if (v == nullptr) continue;
+    if (traced.contains(v->id)) {
+      lowest_traced = std::min(lowest_traced, v->offset);
+      traced_end = std::max(traced_end, v->offset + v->size);
+    } else {
+      ++report.untraced_values;
+      lowest_untraced = std::min(lowest_untraced, v->offset);
+      untraced_end = std::max(untraced_end, v->offset + v->size);
+    }
+  }
+  if (report.untraced_values == 0 || traced_end == 0) return;
+  if (untraced_end <= lowest_traced) {
+    report.untraced_prefix_bytes = lowest_traced;
+  } else if (lowest_untraced >= traced_end) {
+    report.untraced_suffix_bytes = untraced_end - traced_end;
+  }
+}
+
 // The trace for `allocation`: one naming it, else the only whole-module one.
 const ir::HeapTrace* TraceFor(const ir::Program& program, const ir::Allocation& allocation) {
   const ir::HeapTrace* whole_module = nullptr;
@@ -151,14 +180,16 @@ std::vector<TempArenaReport> SimulateTempArenas(const ir::Program& program) {
       report.lifetimes_from = "heap-simulator trace";
       report.trace_replay_size =
           DriveFromTrace(program, *trace, allocation, algorithms, &report.buffers);
+      FindUntraced(*trace, allocation, values, report);
     } else if (program.has_live_ranges) {
       report.lifetimes_from = "live ranges";
       DriveFromLiveRanges(values, algorithms, &report.buffers);
     } else {
       continue;
     }
-    report.best_fit_size = best_fit->Finish().heap_size;
-    report.lower_bound = bound->Finish().heap_size;
+    const int64_t untraced = report.untraced_prefix_bytes + report.untraced_suffix_bytes;
+    report.best_fit_size = untraced + best_fit->Finish().heap_size;
+    report.lower_bound = untraced + bound->Finish().heap_size;
     reports.push_back(std::move(report));
   }
   return reports;

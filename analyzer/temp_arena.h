@@ -19,12 +19,22 @@ struct TempArenaReport {
   int64_t xla_size = 0;          // the allocation's size
   int64_t best_fit_size = 0;     // our decreasing-size best-fit packing
   int64_t lower_bound = 0;       // most bytes live at once (no fragmentation)
+                                 // (both with untraced_prefix_bytes added)
   int64_t alignment = 1;         // inferred from XLA's offsets
   int64_t buffers = 0;           // values simulated
   std::string lifetimes_from;    // "heap-simulator trace" or "live ranges"
   // With XLA's own offsets, the highest byte the traced buffers reach
   // (equals xla_size when the trace is complete); trace inputs only.
   std::optional<int64_t> trace_replay_size;
+  // Trace inputs: the allocation's values the trace does not name (XLA's
+  // tuple index tables on CPU). When they all lie below every traced buffer,
+  // the bytes below XLA's heap (prefix); when they all lie at or above the
+  // end of every traced buffer, the bytes from that end to theirs (suffix);
+  // 0 otherwise. best_fit_size and lower_bound count those bytes as XLA
+  // placed them, around the heap simulated from the trace.
+  int64_t untraced_values = 0;
+  int64_t untraced_prefix_bytes = 0;
+  int64_t untraced_suffix_bytes = 0;
 
   // (best_fit - xla) / xla, in percent; signed.
   double BestFitErrorPercent() const;

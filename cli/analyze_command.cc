@@ -3,6 +3,7 @@
 
 #include "analyzer/analysis.h"
 #include "cli/commands.h"
+#include "cli/device_memory.h"
 #include "cli/output_file.h"
 #include "parsers/load_program.h"
 #include "viz/analyze_report.h"
@@ -58,8 +59,26 @@ int RunAnalyze(const AnalyzeFlags& flags) {
     return kExitBadInput;
   }
   options.attribution_key = *key;
+  if (flags.width < 0) {
+    std::fprintf(stderr, "memplan: --width=%d: expected a number of columns, or 0 for no limit\n",
+                 flags.width);
+    return kExitBadInput;
+  }
+  std::optional<viz::DeviceMemory> device;
+  if (!flags.device.empty()) {
+    const std::optional<int64_t> bytes = DeviceMemoryBytes(flags.device);
+    if (!bytes) {
+      std::fprintf(stderr, "memplan: --device=%s: expected %s\n", flags.device.c_str(),
+                   DeviceMemoryNames().c_str());
+      return kExitBadInput;
+    }
+    device = viz::DeviceMemory{flags.device, *bytes};
+  }
   const analyzer::Analysis analysis = analyzer::Analysis::Run(loaded->program, options);
-  const viz::AnalyzeReportInput input{loaded->program, analysis, viz::DescribeModuleChoice(*loaded), flags.top};
+  viz::AnalyzeReportInput input{loaded->program, analysis, viz::DescribeModuleChoice(*loaded),
+                                flags.top};
+  input.width = flags.width;
+  input.device = device;
   std::string rendered;
   switch (flags.format) {
     case AnalyzeFormat::kText:

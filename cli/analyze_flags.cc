@@ -25,6 +25,8 @@ class AnalyzeSubcommand : public Subcommand {
     flags.donate = donate_;
     flags.inline_calls = inline_calls_;
     flags.fused = jaxpr_model_ == "fused";
+    flags.width = width_;
+    flags.device = device_;
     if (jaxpr_model_ != "fused" && jaxpr_model_ != "every-value") {
       std::fprintf(stderr, "memplan: --jaxpr-model=%s: expected every-value or fused\n", jaxpr_model_.c_str());
       return kExitBadInput;
@@ -68,6 +70,14 @@ class AnalyzeSubcommand : public Subcommand {
   cl::opt<std::string> module_{"module", cl::sub(command_), cl::value_desc("name"),
                                cl::desc("Module to analyze in a dump directory "
                                         "(default: the largest)")};
+  cl::opt<int> width_{"width", cl::sub(command_), cl::init(120), cl::value_desc("columns"),
+                      cl::desc("Text: fit lines in this many columns, eliding the middle of "
+                               "long names (0: no limit; default 120)")};
+  cl::opt<std::string> device_{"device", cl::sub(command_), cl::value_desc("name"),
+                               cl::desc("Text: give each headline number's share of this "
+                                        "device's memory: a hardware preset (h100, see "
+                                        "'memplan hw list') or a name with its memory "
+                                        "(H100-80GB)")};
 };
 
 }  // namespace

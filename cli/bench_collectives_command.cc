@@ -1,6 +1,6 @@
 #include <sstream>
 
-#include "cli/check.h"
+#include "parsers/byte_count.h"
 #include "cli/executor_commands.h"
 #include "cli/executor_run.h"
 #include "cli/output_file.h"
@@ -16,8 +16,8 @@ constexpr int kCheckFailed = 1;
 constexpr int kBadInput = 2;
 
 absl::Status ParseOptions(const BenchCollectivesFlags& flags, executor::CollectiveBenchOptions* options) {
-  const std::optional<int64_t> min_bytes = ParseByteCount(flags.min_bytes);
-  const std::optional<int64_t> max_bytes = ParseByteCount(flags.max_bytes);
+  const std::optional<int64_t> min_bytes = parsers::ParseByteCount(flags.min_bytes);
+  const std::optional<int64_t> max_bytes = parsers::ParseByteCount(flags.max_bytes);
   if (!min_bytes || *min_bytes <= 0) {
     return absl::InvalidArgumentError(StrCat("--min-bytes: expected a byte count such as 32 or 1KiB; got '",
                                              flags.min_bytes, "'"));

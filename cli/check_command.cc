@@ -1,29 +1,18 @@
 // `memplan check`: loads the budgets, the modules and the baseline, runs
 // analyzer::CheckModule on each module and writes viz's reports.
-#include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <cstring>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <functional>
-#include <map>
-#include <memory>
-#include <set>
-#include <system_error>
+#include <optional>
+#include <string>
 #include <utility>
+#include <vector>
+
 #include "analyzer/analysis.h"
+#include "analyzer/budget_check.h"
 #include "cli/check.h"
 #include "cli/commands.h"
+#include "cli/device_memory.h"
 #include "cli/output_file.h"
-#include "ir/status_macros.h"
-#include "ir/strings.h"
-#include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/raw_ostream.h"
-#include "parsers/load_program.h"
-#include "viz/format.h"
+#include "parsers/budget_file.h"
 #include "viz/check_report.h"
 
 namespace memplan::cli {
@@ -32,6 +21,9 @@ namespace memplan::cli {
 // The command.
 
 namespace {
+
+using analyzer::kNumMetrics;
+using analyzer::ModuleMetrics;
 
 void ReportError(const absl::Status& status) {
   std::fprintf(stderr, "memplan: %.*s\n", static_cast<int>(status.message().size()),
@@ -59,7 +51,8 @@ const ModuleMetrics* MatchBaseline(const std::vector<ModuleMetrics>& current, si
 }  // namespace
 
 int RunCheck(const CheckFlags& flags) {
-  absl::StatusOr<BudgetFile> budgets = LoadBudgets(flags.budget);
+  absl::StatusOr<parsers::BudgetFile> budgets =
+      parsers::LoadBudgets(flags.budget, DeviceMemoryCatalog());
   if (!budgets.ok()) {
     ReportError(budgets.status());
     return kExitBadInput;
@@ -83,6 +76,7 @@ int RunCheck(const CheckFlags& flags) {
   std::vector<viz::CheckModuleReport> reports;
   bool any_checked = false;
   bool any_failed = false;
+  bool any_untrusted = false;  // failed because the input stops early
   analyzer::CheckOptions options;
   options.strict = flags.strict;
   options.check_untrusted = flags.allow_truncated;
@@ -91,12 +85,15 @@ int RunCheck(const CheckFlags& flags) {
     viz::CheckModuleReport report;
     report.module = m.module;
     report.source = m.source;
-    const std::optional<ResolvedBudget> budget = ResolveBudget(*budgets, m.module, names[i].second);
+    const std::optional<parsers::ResolvedBudget> budget =
+        parsers::ResolveBudget(*budgets, m.module, names[i].second);
     if (budget) {
       report.budget_key = budget->key;
       for (int k = 0; k < kNumMetrics; ++k) {
         // Limits written in bytes read as bytes; others as written.
-        if (!ParseByteCount(budget->limit_text[k])) report.limit_text[k] = budget->limit_text[k];
+        if (!parsers::ParseByteCount(budget->limit_text[k])) {
+          report.limit_text[k] = budget->limit_text[k];
+        }
       }
       const ModuleMetrics* base = nullptr;
       if (!flags.baseline.empty()) {
@@ -110,13 +107,15 @@ int RunCheck(const CheckFlags& flags) {
           report.notes.push_back({viz::CheckNote::Kind::kNoBaselineModule, m.module});
         }
       }
-      report.outcomes = analyzer::CheckModule(m, *budget, base, options);
+      const analyzer::BudgetLimits limits{budget->limit_bytes, budget->regression_percent};
+      report.outcomes = analyzer::CheckModule(m, limits, base, options);
       if (report.outcomes.empty()) {
         report.notes.push_back({viz::CheckNote::Kind::kBudgetSetsNoLimit, budget->key});
       }
       any_checked = any_checked || !report.outcomes.empty();
       for (const analyzer::CheckOutcome& o : report.outcomes) {
         any_failed = any_failed || analyzer::Fails(o);
+        any_untrusted = any_untrusted || (analyzer::Fails(o) && o.untrusted.has_value());
       }
     }
     reports.push_back(std::move(report));
@@ -140,6 +139,11 @@ int RunCheck(const CheckFlags& flags) {
   }
   // A budget this input cannot check does not fail the run (it says so)
   // unless --strict made it a failure; bad input exits 2 above.
+  if (any_untrusted) {
+    std::fprintf(stderr,
+                 "memplan: an input stops early, so its budgets fail whatever its numbers; "
+                 "--allow-truncated checks them anyway\n");
+  }
   if (any_failed) {
     std::fprintf(stderr, "memplan: check failed (budgets: %s)\n", flags.budget.c_str());
     return kExitCheckFailed;

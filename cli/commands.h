@@ -36,6 +36,10 @@ struct AnalyzeFlags {
   std::string donate;
   bool inline_calls = true;
   bool fused = false;  // --jaxpr-model=fused
+  // The text report's width in columns (0: no limit), and the device whose
+  // memory it gives shares of ("" for none).
+  int width = 120;
+  std::string device;
 };
 
 int RunAnalyze(const AnalyzeFlags& flags);

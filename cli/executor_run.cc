@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "cli/check.h"
+#include "parsers/byte_count.h"
 #include "executor/cuda_backend_loader.h"
 #include "executor/host_backend.h"
 #include "ir/strings.h"
@@ -25,7 +25,7 @@ absl::StatusOr<executor::BackendFactory> BackendFactoryFor(const ExecutorFlags& 
   if (flags.backend == ExecutorBackend::kHost) {
     executor::HostBackendOptions options;
     if (!flags.device_memory.empty()) {
-      const std::optional<int64_t> bytes = ParseByteCount(flags.device_memory);
+      const std::optional<int64_t> bytes = parsers::ParseByteCount(flags.device_memory);
       if (!bytes || *bytes <= 0) {
         return absl::InvalidArgumentError(StrCat("--device-memory: expected a byte count such as 16GiB; got '",
                                                  flags.device_memory, "'"));

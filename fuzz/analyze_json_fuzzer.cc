@@ -1,5 +1,6 @@
 // libFuzzer target: baselines for `memplan check --baseline`, the JSON of
-// `memplan analyze --format=json` (cli/check.h's MetricsFromAnalyzeJson).
+// `memplan analyze --format=json` (parsers/analyze_json_metrics.h's
+// MetricsFromAnalyzeJson).
 // Beyond "no crash, no sanitizer report, no hang" (deep nesting included) it
 // aborts when a promise breaks:
 //   - an error reads "fuzz-baseline.json:line:col: error: ... expected ...";
@@ -11,7 +12,8 @@
 #include <string>
 #include <string_view>
 
-#include "cli/check.h"
+#include "parsers/analyze_json_metrics.h"
+#include "viz/analyze_report.h"
 
 namespace {
 
@@ -28,7 +30,8 @@ constexpr std::string_view kName = "fuzz-baseline.json";
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace memplan;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  absl::StatusOr<cli::ModuleMetrics> m = cli::MetricsFromAnalyzeJson(text, std::string(kName));
+  absl::StatusOr<ir::ModuleMetrics> m = parsers::MetricsFromAnalyzeJson(
+      text, std::string(kName), viz::kAnalyzeJsonSchemaVersion);
   if (!m.ok()) {
     const std::string_view message(m.status().message().data(), m.status().message().size());
     // "fuzz-baseline.json:3:17: error: ..."

@@ -16,7 +16,9 @@
 
 #include <libxml/parser.h>
 
-#include "cli/check.h"
+#include "cli/device_memory.h"
+#include "parsers/analyze_json_metrics.h"
+#include "parsers/budget_file.h"
 #include "cli/output_file.h"
 #include "gtest/gtest.h"
 #include "ir/strings.h"
@@ -36,6 +38,11 @@ namespace memplan {
 namespace {
 
 using test::CommandResult;
+
+// The budget file reader with the CLI's device names.
+absl::StatusOr<parsers::BudgetFile> ParseBudgets(std::string_view text, const std::string& name) {
+  return parsers::ParseBudgets(text, name, cli::DeviceMemoryCatalog());
+}
 
 constexpr const char* kMlpDump =
     "samples/jax/mlp_train_step/"
@@ -74,23 +81,23 @@ void ExpectLocatedError(const absl::Status& status, std::string_view file) {
 
 TEST(HardenedBudgets, DeepFlowNestingIsAnErrorNotAStackOverflow) {
   const std::string text = "\"*\": " + std::string(40000, '[');
-  ExpectLocatedError(cli::ParseBudgets(text, "b.yaml").status(), "b.yaml:1:");
+  ExpectLocatedError(ParseBudgets(text, "b.yaml").status(), "b.yaml:1:");
   std::string braces = "\"*\": ";
   for (int i = 0; i < 50000; ++i) braces += "{a: ";
-  ExpectLocatedError(cli::ParseBudgets(braces, "b.yaml").status(), "b.yaml:1:");
+  ExpectLocatedError(ParseBudgets(braces, "b.yaml").status(), "b.yaml:1:");
 }
 
 TEST(HardenedBudgets, DeepBlockNestingIsAnErrorNotAStackOverflow) {
   std::string text;
   for (int i = 0; i < 50000; ++i) text += std::string(i, ' ') + "a:\n";
-  ExpectLocatedError(cli::ParseBudgets(text, "b.yaml").status(), "b.yaml:");
+  ExpectLocatedError(ParseBudgets(text, "b.yaml").status(), "b.yaml:");
   std::string dashes;
   for (int i = 0; i < 50000; ++i) dashes += "- ";
-  ExpectLocatedError(cli::ParseBudgets(dashes + "x\n", "b.yaml").status(), "b.yaml:1:");
+  ExpectLocatedError(ParseBudgets(dashes + "x\n", "b.yaml").status(), "b.yaml:1:");
   // Quoted brackets do not hide nesting: each level opens one more.
   std::string quoted = "\"*\": ";
   for (int i = 0; i < 50000; ++i) quoted += "[\"]\", ";
-  ExpectLocatedError(cli::ParseBudgets(quoted, "b.yaml").status(), "b.yaml:1:");
+  ExpectLocatedError(ParseBudgets(quoted, "b.yaml").status(), "b.yaml:1:");
 }
 
 TEST(HardenedBudgets, OrdinaryNestingStillReads) {
@@ -99,7 +106,7 @@ TEST(HardenedBudgets, OrdinaryNestingStillReads) {
       "\"*\": {peak: 1GiB, regression: 5%}\n"
       "'jit_[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]':\n"
       "  temp: 2GiB\n";
-  absl::StatusOr<cli::BudgetFile> file = cli::ParseBudgets(text, "b.yaml");
+  absl::StatusOr<parsers::BudgetFile> file = ParseBudgets(text, "b.yaml");
   ASSERT_TRUE(file.ok()) << file.status();
   EXPECT_EQ(file->modules.size(), 2u);
 }
@@ -109,7 +116,7 @@ TEST(HardenedBudgets, ManyEntriesParseInLinearTime) {
   std::string text;
   for (int i = 0; i < 400000; ++i) text += "m" + std::to_string(i) + ": {peak: 1GiB}\n";
   const auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<cli::BudgetFile> file = cli::ParseBudgets(text, "b.yaml");
+  absl::StatusOr<parsers::BudgetFile> file = ParseBudgets(text, "b.yaml");
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(file.ok()) << file.status();
@@ -120,7 +127,7 @@ TEST(HardenedBudgets, ManyEntriesParseInLinearTime) {
 
 TEST(HardenedBudgets, SecondDocumentIsAnError) {
   absl::Status status =
-      cli::ParseBudgets("\"*\": {peak: 1GiB}\n---\n\"*\": {peak: 2GiB}\n", "b.yaml").status();
+      ParseBudgets("\"*\": {peak: 1GiB}\n---\n\"*\": {peak: 2GiB}\n", "b.yaml").status();
   ExpectLocatedError(status, "b.yaml:3:");
 }
 
@@ -130,7 +137,7 @@ TEST(HardenedBudgets, HugeFractionsOfTheDeviceAreErrors) {
                            "\"*\": {device_memory: 8000PiB, peak: 2 * device}\n",
                            "\"*\": {device: H100, peak: 0 * device}\n"}) {
     SCOPED_TRACE(text);
-    ExpectLocatedError(cli::ParseBudgets(text, "b.yaml").status(), "b.yaml:1:");
+    ExpectLocatedError(ParseBudgets(text, "b.yaml").status(), "b.yaml:1:");
   }
   // And through the binary: exit 2, not -8 EiB.
   test::TempDir dir;
@@ -168,7 +175,7 @@ TEST(HardenedBudgets, EveryErrorSaysWhatWasExpected) {
   int count = 0;
   for (const char* text : kBad) {
     SCOPED_TRACE(text);
-    absl::StatusOr<cli::BudgetFile> file = cli::ParseBudgets(text, "b.yaml");
+    absl::StatusOr<parsers::BudgetFile> file = ParseBudgets(text, "b.yaml");
     if (file.ok()) {
       ADD_FAILURE() << "accepted";
       continue;
@@ -208,11 +215,11 @@ TEST(HardenedBaselines, BadValuesAreLocatedErrors) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.text.substr(0, 120));
-    absl::StatusOr<cli::ModuleMetrics> m = cli::MetricsFromAnalyzeJson(c.text, "old.json");
+    absl::StatusOr<ir::ModuleMetrics> m = parsers::MetricsFromAnalyzeJson(c.text, "old.json", 2);
     ExpectLocatedError(m.status(), c.at);
   }
-  absl::StatusOr<cli::ModuleMetrics> good =
-      cli::MetricsFromAnalyzeJson(Baseline("2", "9223372036854775807"), "old.json");
+  absl::StatusOr<ir::ModuleMetrics> good =
+      parsers::MetricsFromAnalyzeJson(Baseline("2", "9223372036854775807"), "old.json", 2);
   ASSERT_TRUE(good.ok()) << good.status();
 }
 

@@ -1,5 +1,6 @@
 #include <string>
 
+#include "analyzer/value_groups.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 #include "viz/analyze_report.h"
@@ -173,6 +174,31 @@ void WritePeak(OStream& j, const AnalyzeReportInput& input) {
   });
 }
 
+// Groups of identical layers (analyzer/value_groups.h): one object each.
+void WriteGroups(OStream& j, llvm::StringRef key, const std::vector<analyzer::ValueGroup>& groups) {
+  j.attributeArray(key, [&] {
+    for (const analyzer::ValueGroup& g : groups) {
+      j.object([&] {
+        j.attribute("count", static_cast<int64_t>(g.values.size()));
+        j.attribute("shape", Text(g.shape));
+        j.attribute("category", Ref(analyzer::CategoryName(g.category)));
+        j.attribute("bytes_each", g.bytes_each);
+        j.attribute("total_bytes", g.total_bytes);
+        StringOrNull(j, "source_file", g.source_file);
+        if (g.source_line > 0) {
+          j.attribute("source_line", g.source_line);
+        } else {
+          j.attribute("source_line", nullptr);
+        }
+        StringOrNull(j, "op_name", g.op_name);
+        j.attributeArray("value_ids", [&] {
+          for (ir::ValueId id : g.values) j.value(id.value());
+        });
+      });
+    }
+  });
+}
+
 // The headline peak: memory the live values occupy, shared bytes once.
 void WriteOccupiedPeak(OStream& j, const AnalyzeReportInput& input) {
   const auto& peak = input.analysis.occupied_peak;
@@ -187,6 +213,7 @@ void WriteOccupiedPeak(OStream& j, const AnalyzeReportInput& input) {
     WriteBytesByCategory(j, "bytes_by_category", peak->bytes_by_category);
     j.attribute("occupied_at_live_peak_step", input.analysis.occupied_at_xla_peak);
     j.attribute("value_count", static_cast<int64_t>(peak->values.size()));
+    WriteGroups(j, "groups", input.analysis.peak_groups);
   });
 }
 
@@ -208,6 +235,9 @@ void WriteTempArenas(OStream& j, const analyzer::Analysis& analysis) {
         } else {
           j.attribute("trace_replay_size", nullptr);
         }
+        j.attribute("untraced_values", r.untraced_values);
+        j.attribute("untraced_prefix_bytes", r.untraced_prefix_bytes);
+        j.attribute("untraced_suffix_bytes", r.untraced_suffix_bytes);
       });
     }
   });

@@ -93,7 +93,7 @@ std::string RenderCallTreeDot(const CallTreeReportInput& in) {
   if (shown_count < s.by_function.size()) {
     StrAppend(&out, "\n  note [shape=note, style=filled, fillcolor=\"#ffffe0\", label=",
               DotQuote(StrCat(s.by_function.size() - shown_count, " functions and ", hidden_edges,
-                              " call edges with fewer calls not drawn (--top N)")),
+                              " call edges with fewer calls not drawn (a larger limit draws them)")),
               "];\n");
   }
   out += "}\n";

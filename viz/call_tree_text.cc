@@ -168,7 +168,7 @@ void AppendCollapsed(const CallTreeReportInput& in, std::string* out) {
     stack.pop_back();
     if (printed == budget) {
       StrAppend(out, "  ... ", GroupedBytes(static_cast<int64_t>(visible - printed)),
-                " more lines (--top 0 shows all)\n");
+                " more lines (no row limit shows them all)\n");
       return;
     }
     // Prefix letters: T = a child with siblings below, L = the last child.

@@ -40,10 +40,10 @@ std::string WhyUnknown(Metric metric) {
   return "the input does not state it";
 }
 
-// A number from an input that stops early, failed unless checked anyway.
+// A number from an input that stops early, failed unless checked anyway
+// (how to ask for that is the caller's to say).
 std::string DescribeUntrusted(const CheckOutcome& o) {
-  return StrCat("cannot be trusted: ", viz::DescribeNote(*o.untrusted),
-                " (--allow-truncated checks it anyway)");
+  return StrCat("cannot be trusted: ", viz::DescribeNote(*o.untrusted));
 }
 
 std::string DescribeBudget(const CheckOutcome& o, const std::string& limit_text) {

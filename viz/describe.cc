@@ -106,10 +106,10 @@ std::string DescribeNote(const ir::Note& note) {
                     Text(note, 0), "', within 0.5%)");
     case C::kOomAliasUnknown: {
       std::string s =
-          "alias bytes unknown: the message does not say which parameters are donated, so "
+          "alias bytes unknown: the message does not say which arguments are donated, so "
           "alias reads 0";
       if (Number(note, 0) > 0) {
-        StrAppend(&s, "; parameter + constant + maybe_live_out + temp exceed the total by about ",
+        StrAppend(&s, "; argument + constant + output + temp exceed the total by about ",
                   Number(note, 0), " bytes, which suggests that many are donated");
       }
       return s;
@@ -184,7 +184,7 @@ std::string DescribeSharedAtXlaPeak(int64_t xla_bytes, int64_t occupied_bytes,
                                     int64_t total_allocation_bytes) {
   std::string text = StrCat("the live values occupy ", GroupedBytes(occupied_bytes), " bytes there: ",
                             GroupedBytes(xla_bytes - occupied_bytes),
-                            " bytes count twice,\n    a value and its in-place successor "
+                            " bytes count twice, a value and its in-place successor "
                             "sharing one slice of an allocation");
   if (xla_bytes > total_allocation_bytes) {
     StrAppend(&text, "; so it exceeds the total allocation");
@@ -216,6 +216,23 @@ std::string DescribeStatedPeakMismatch(const analyzer::StatedPeakComparison& cmp
           ", while the most bytes are live at step ", peak.step, " (", peak.bytes, " bytes)");
   }
   return "";
+}
+
+std::string_view CategoryWord(analyzer::ValueCategory category) {
+  using C = analyzer::ValueCategory;
+  switch (category) {
+    case C::kParameter:
+      return "argument";
+    case C::kOutput:
+      return "output";
+    case C::kTemporary:
+      return "temp";
+    case C::kConstant:
+      return "constant";
+    case C::kThreadLocal:
+      return "thread-local";
+  }
+  return "unknown";
 }
 
 std::string_view AttributionScopeName(analyzer::Analysis::AttributionScope scope) {

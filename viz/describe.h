@@ -29,6 +29,11 @@ std::string XlaPeakRule();
 std::string DescribeSharedAtXlaPeak(int64_t xla_bytes, int64_t occupied_bytes,
                                     int64_t total_allocation_bytes);
 
+// The word for a category in every view a person reads: "argument",
+// "output", "temp", "constant", "thread-local" (JSON keys keep
+// analyzer::CategoryName's, its schema).
+std::string_view CategoryWord(analyzer::ValueCategory category);
+
 // "live peak" or "all values".
 std::string_view AttributionScopeName(analyzer::Analysis::AttributionScope scope);
 

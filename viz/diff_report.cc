@@ -93,7 +93,7 @@ std::string RenderDiffText(const DiffReportInput& input) {
   StrAppend(&out, table.Render());
   if (diff.changed_values > static_cast<int64_t>(diff.changes.size())) {
     StrAppend(&out, "  ... ", diff.changed_values - static_cast<int64_t>(diff.changes.size()),
-              " more (--top 0 lists all)\n");
+              " more (no row limit lists them all)\n");
   }
   return out;
 }

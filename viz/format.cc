@@ -68,9 +68,12 @@ std::string Percent(double percent) {
 
 std::string AllocationKindLabel(const ir::Allocation& a) {
   std::vector<std::string> kinds;
-  if (a.is_entry_parameter()) kinds.push_back(StrCat("parameter ", *a.parameter_number));
-  if (a.output_shape_text) kinds.push_back("output tuple");
-  if (a.maybe_live_out) kinds.push_back("live-out");
+  if (a.is_entry_parameter()) kinds.push_back(StrCat("argument ", *a.parameter_number));
+  if (a.output_shape_text) {
+    kinds.push_back("output tuple");
+  } else if (a.maybe_live_out) {
+    kinds.push_back("output");
+  }
   if (a.is_preallocated_temp) kinds.push_back("temp");
   if (a.is_constant) kinds.push_back("constant");
   if (a.is_thread_local) kinds.push_back("thread-local");
@@ -105,6 +108,78 @@ std::string_view Utf8Prefix(std::string_view text, size_t max_bytes) {
   // Back up over continuation bytes to the start of the cut sequence.
   while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
   return text.substr(0, end);
+}
+
+namespace {
+
+bool IsContinuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+// The byte offset after the first `columns` code points of `text`.
+size_t PrefixBytes(std::string_view text, size_t columns) {
+  size_t i = 0;
+  for (size_t seen = 0; i < text.size(); ++i) {
+    if (IsContinuation(text[i])) continue;
+    if (seen == columns) break;
+    ++seen;
+  }
+  return i;
+}
+
+}  // namespace
+
+size_t DisplayWidth(std::string_view text) {
+  size_t n = 0;
+  for (const char c : text) n += IsContinuation(c) ? 0 : 1;
+  return n;
+}
+
+std::string ElideMiddle(std::string_view text, size_t width) {
+  const size_t have = DisplayWidth(text);
+  if (have <= width) return std::string(text);
+  if (width < 4) {
+    // The end alone: the part of a name that differs most.
+    return std::string(text.substr(PrefixBytes(text, have - width)));
+  }
+  const size_t keep = width - 3;
+  const size_t head = (keep + 1) / 2;
+  const size_t tail = keep - head;
+  return StrCat(text.substr(0, PrefixBytes(text, head)), "...",
+                text.substr(PrefixBytes(text, have - tail)));
+}
+
+std::string ElideStart(std::string_view text, size_t width) {
+  const size_t have = DisplayWidth(text);
+  if (have <= width) return std::string(text);
+  if (width < 4) return std::string(text.substr(PrefixBytes(text, have - width)));
+  return StrCat("...", text.substr(PrefixBytes(text, have - (width - 3))));
+}
+
+std::string WrapText(std::string_view text, size_t width, std::string_view indent,
+                     size_t first_column) {
+  if (width == 0) return std::string(text);
+  std::string out;
+  size_t column = first_column;
+  bool line_empty = true;
+  const size_t indent_width = DisplayWidth(indent);
+  while (!text.empty()) {
+    const size_t space = text.find(' ');
+    std::string_view word = text.substr(0, space);
+    text = space == std::string_view::npos ? std::string_view() : text.substr(space + 1);
+    if (word.empty()) continue;
+    const size_t need = DisplayWidth(word) + (line_empty ? 0 : 1);
+    if (!line_empty && column + need > width) {
+      StrAppend(&out, "\n", indent);
+      column = indent_width;
+      line_empty = true;
+    }
+    const size_t room = width > column + (line_empty ? 0 : 1) ? width - column - (line_empty ? 0 : 1) : 0;
+    const std::string fitted = DisplayWidth(word) > room && room >= 4 ? ElideMiddle(word, room)
+                                                                       : std::string(word);
+    StrAppend(&out, line_empty ? "" : " ", fitted);
+    column += DisplayWidth(fitted) + (line_empty ? 0 : 1);
+    line_empty = false;
+  }
+  return out;
 }
 
 }  // namespace memplan::viz

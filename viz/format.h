@@ -24,7 +24,7 @@ std::string SignedPercent(double percent);
 // An unsigned one: "12.50%".
 std::string Percent(double percent);
 
-// What an allocation is, in words: "parameter 5", "output tuple, live-out",
+// What an allocation is, in words: "argument 5", "output tuple", "output",
 // "temp", "constant", "color 1", ...; "other" when nothing applies.
 std::string AllocationKindLabel(const ir::Allocation& allocation);
 
@@ -37,6 +37,26 @@ std::string MarkupSafeText(std::string_view text);
 
 // `text` cut to at most `max_bytes` bytes without splitting a UTF-8 sequence.
 std::string_view Utf8Prefix(std::string_view text, size_t max_bytes);
+
+// Display columns of `text`: its UTF-8 code points (bytes that do not
+// continue a sequence).
+size_t DisplayWidth(std::string_view text);
+
+// `text` in at most `width` display columns: unchanged when it fits, else
+// its start and end around "..." (its end alone below 4 columns), never
+// splitting a UTF-8 sequence.
+std::string ElideMiddle(std::string_view text, size_t width);
+
+// `text` in at most `width` display columns: unchanged when it fits, else
+// "..." and its end (its end alone below 4 columns).
+std::string ElideStart(std::string_view text, size_t width);
+
+// `text` broken at spaces into lines of at most `width` display columns
+// (a word longer than a line is elided), each line after the first starting
+// with `indent`; no trailing newline. `first_column` is where the first
+// line starts. With `width` 0, `text` unchanged.
+std::string WrapText(std::string_view text, size_t width, std::string_view indent,
+                     size_t first_column);
 
 }  // namespace memplan::viz
 

@@ -54,7 +54,7 @@ std::string KindLabel(const JaxprBuffer& b) {
     case JaxprBuffer::Kind::kLoopSlice:
       return "loop slice";
     case JaxprBuffer::Kind::kValue:
-      return b.output ? "output" : "temporary";
+      return b.output ? "output" : "temp";
   }
   return "";
 }
@@ -190,10 +190,10 @@ std::string RenderJaxprText(const JaxprReportInput& in) {
   StrAppend(&out, "\nLive peak: ", GroupedBytes(l.peak.total()), " B (", HumanBytes(l.peak.total()),
             ") at step ", l.peak_step, " of ", std::max<size_t>(1, s.steps.size()), "\n");
   StrAppend(&out, "  arguments ", GroupedBytes(l.peak.arguments), " B, outputs ", GroupedBytes(l.peak.outputs),
-            " B, temporaries ", GroupedBytes(l.peak.temps), " B\n");
+            " B, temp ", GroupedBytes(l.peak.temps), " B\n");
   const std::string at = DescribeJaxprStep(in.module, s, l.peak_step);
   if (!at.empty()) StrAppend(&out, "  step ", l.peak_step, ": ", at, "\n");
-  StrAppend(&out, "Temporaries' peak: ", GroupedBytes(l.temp_peak_bytes), " B (", HumanBytes(l.temp_peak_bytes),
+  StrAppend(&out, "Temp peak: ", GroupedBytes(l.temp_peak_bytes), " B (", HumanBytes(l.temp_peak_bytes),
             ")");
   const std::string temp_at = DescribeJaxprStep(in.module, s, l.temp_peak_step);
   if (!temp_at.empty()) StrAppend(&out, " at step ", l.temp_peak_step, ": ", temp_at);

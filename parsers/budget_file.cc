@@ -1,152 +1,28 @@
-// `memplan check`: the budget file (LLVM's YAML parser), byte counts and
-// device presets. Compiled with -fno-rtti: it uses llvm::yaml classes, and
-// LLVM is built without RTTI. Includes no protobuf header.
+// The budget file of `memplan check`: LLVM's YAML parser for the syntax,
+// walked node by node. Compiled with -fno-rtti: it uses llvm::yaml classes,
+// and LLVM is built without RTTI.
+#include "parsers/budget_file.h"
+
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <cstring>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <functional>
-#include <map>
 #include <memory>
 #include <set>
 #include <system_error>
 #include <utility>
-#include "analyzer/analysis.h"
-#include "cli/check.h"
-#include "cli/commands.h"
-#include "cli/output_file.h"
+
 #include "ir/status_macros.h"
 #include "ir/strings.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Casting.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLParser.h"
 #include "llvm/Support/raw_ostream.h"
-#include "parsers/load_program.h"
+#include "parsers/byte_count.h"
+#include "parsers/human_bytes.h"
 #include "parsers/source_text.h"
-#include "viz/format.h"
-#include "viz/junit.h"
 
-namespace memplan::cli {
-
-// ---------------------------------------------------------------------------
-// Byte counts, percents, device presets.
-
-namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-// A non-negative decimal number at the start of `s` ("12", "1.5", ".5");
-// advances `s` past it.
-std::optional<double> ReadNumber(std::string_view& s) {
-  size_t n = 0;
-  bool digits = false;
-  while (n < s.size() && s[n] >= '0' && s[n] <= '9') ++n, digits = true;
-  if (n < s.size() && s[n] == '.') {
-    ++n;
-    while (n < s.size() && s[n] >= '0' && s[n] <= '9') ++n, digits = true;
-  }
-  if (!digits) return std::nullopt;
-  double value = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + n, value);
-  if (ec != std::errc() || end != s.data() + n) return std::nullopt;
-  s.remove_prefix(n);
-  return value;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    const char x = (a[i] >= 'A' && a[i] <= 'Z') ? a[i] - 'A' + 'a' : a[i];
-    const char y = (b[i] >= 'A' && b[i] <= 'Z') ? b[i] - 'A' + 'a' : b[i];
-    if (x != y) return false;
-  }
-  return true;
-}
-
-struct DevicePreset {
-  const char* name;
-  int64_t gib;
-};
-// The number in each name, taken as GiB. Set device_memory for the exact
-// usable bytes of a particular machine.
-constexpr DevicePreset kDevicePresets[] = {
-    {"A100-40GB", 40}, {"A100-80GB", 80}, {"H100-80GB", 80},  {"H100-94GB", 94},
-    {"H200-141GB", 141}, {"B200-192GB", 192}, {"L4-24GB", 24}, {"V100-16GB", 16},
-    {"V100-32GB", 32}, {"A100", 80},        {"H100", 80},      {"H200", 141},
-    {"B200", 192},
-};
-
-}  // namespace
-
-std::optional<int64_t> ParseByteCount(std::string_view text) {
-  std::string_view s = Trim(text);
-  const std::optional<double> number = ReadNumber(s);
-  if (!number) return std::nullopt;
-  const std::string_view unit = Trim(s);
-  static constexpr struct {
-    const char* unit;
-    double multiplier;
-  } kUnits[] = {
-      {"", 1},
-      {"B", 1},
-      {"K", 1024.0},
-      {"KiB", 1024.0},
-      {"KB", 1e3},
-      {"M", 1048576.0},
-      {"MiB", 1048576.0},
-      {"MB", 1e6},
-      {"G", 1073741824.0},
-      {"GiB", 1073741824.0},
-      {"GB", 1e9},
-      {"T", 1099511627776.0},
-      {"TiB", 1099511627776.0},
-      {"TB", 1e12},
-      {"P", 1125899906842624.0},
-      {"PiB", 1125899906842624.0},
-      {"PB", 1e15},
-  };
-  for (const auto& u : kUnits) {
-    if (!EqualsIgnoreCase(unit, u.unit)) continue;
-    const long double bytes = static_cast<long double>(*number) * u.multiplier;
-    if (u.multiplier == 1 && bytes != std::floor(bytes)) return std::nullopt;  // "1.5B"
-    if (bytes >= 9.2e18L) return std::nullopt;
-    return static_cast<int64_t>(std::llround(bytes));
-  }
-  return std::nullopt;
-}
-
-std::optional<double> ParsePercent(std::string_view text) {
-  std::string_view s = Trim(text);
-  const std::optional<double> number = ReadNumber(s);
-  if (!number || Trim(s) != "%") return std::nullopt;
-  return number;
-}
-
-std::optional<int64_t> DevicePresetBytes(std::string_view name) {
-  for (const DevicePreset& p : kDevicePresets) {
-    if (EqualsIgnoreCase(Trim(name), p.name)) return p.gib * (int64_t{1} << 30);
-  }
-  return std::nullopt;
-}
-
-std::string DevicePresetNames() {
-  std::string out;
-  for (const DevicePreset& p : kDevicePresets) {
-    if (!out.empty()) out += ", ";
-    out += p.name;
-  }
-  return out;
-}
+namespace memplan::parsers {
 
 const ModuleBudget* BudgetFile::Find(std::string_view key) const {
   for (const ModuleBudget& m : modules) {
@@ -163,14 +39,14 @@ namespace {
 
 // "0.8 * device", "device": the fraction; nullopt otherwise.
 std::optional<double> ParseDeviceFraction(std::string_view text) {
-  std::string_view s = Trim(text);
+  std::string_view s = TrimSpaces(text);
   if (s == "device") return 1.0;
-  const std::optional<double> number = ReadNumber(s);
+  const std::optional<double> number = ReadDecimal(s);
   if (!number) return std::nullopt;
-  s = Trim(s);
+  s = TrimSpaces(s);
   if (s.empty() || s.front() != '*') return std::nullopt;
   s.remove_prefix(1);
-  if (Trim(s) != "device") return std::nullopt;
+  if (TrimSpaces(s) != "device") return std::nullopt;
   return number;
 }
 
@@ -304,7 +180,7 @@ std::optional<std::string> ScalarText(llvm::yaml::Node* node) {
 // One module's entry as read, before "*" is applied.
 struct RawModule {
   ModuleBudget budget;
-  std::array<const char*, kNumMetrics> fraction_at{};  // where each fraction is
+  std::array<const char*, ir::kNumMetrics> fraction_at{};  // where each fraction is
 };
 
 constexpr std::string_view kLimitExpected =
@@ -312,16 +188,16 @@ constexpr std::string_view kLimitExpected =
     "(0.8 * device)";
 
 // Reads one field of a module's mapping into `raw`.
-absl::Status ReadField(const BudgetSource& source, const std::string& key,
-                       llvm::yaml::Node* key_node, llvm::yaml::Node* value_node,
-                       RawModule& raw) {
+absl::Status ReadField(const BudgetSource& source, const DeviceCatalog& devices,
+                       const std::string& key, llvm::yaml::Node* key_node,
+                       llvm::yaml::Node* value_node, RawModule& raw) {
   ModuleBudget& budget = raw.budget;
   const std::optional<std::string> value = ScalarText(value_node);
   const char* where =
       value_node != nullptr ? value_node->getSourceRange().Start.getPointer() : nullptr;
   if (where == nullptr) where = key_node->getSourceRange().Start.getPointer();
-  for (Metric metric : kAllMetrics) {
-    if (key != MetricKey(metric)) continue;
+  for (ir::Metric metric : ir::kAllMetrics) {
+    if (key != ir::MetricKey(metric)) continue;
     if (!value) return source.Error(where, std::string(kLimitExpected));
     Limit limit;
     limit.text = *value;
@@ -352,10 +228,11 @@ absl::Status ReadField(const BudgetSource& source, const std::string& key,
                                  "statement of the device's memory)");
     }
     if (key == "device") {
-      const std::optional<int64_t> bytes = value ? DevicePresetBytes(*value) : std::nullopt;
-      if (!bytes) {
+      std::optional<int64_t> bytes;
+      if (value && devices.memory_of) bytes = devices.memory_of(*value);
+      if (!bytes || *bytes <= 0) {
         return source.Error(where, StrCat("unknown device '", value.value_or(""),
-                                          "'; expected one of ", DevicePresetNames(),
+                                          "'; expected ", devices.names,
                                           ", or give device_memory instead"));
       }
       budget.device_memory = *bytes;
@@ -370,14 +247,15 @@ absl::Status ReadField(const BudgetSource& source, const std::string& key,
     return absl::OkStatus();
   }
   std::string known;
-  for (Metric metric : kAllMetrics) StrAppend(&known, MetricKey(metric), ", ");
+  for (ir::Metric metric : ir::kAllMetrics) StrAppend(&known, ir::MetricKey(metric), ", ");
   return source.Error(key_node, StrCat("unknown key '", key, "'; expected one of ", known,
                                        "regression, device, device_memory"));
 }
 
 // Reads one module's mapping.
-absl::StatusOr<RawModule> ReadModule(const BudgetSource& source, const std::string& key,
-                                     llvm::yaml::Node* key_node, llvm::yaml::Node* value_node) {
+absl::StatusOr<RawModule> ReadModule(const BudgetSource& source, const DeviceCatalog& devices,
+                                     const std::string& key, llvm::yaml::Node* key_node,
+                                     llvm::yaml::Node* value_node) {
   RawModule raw;
   raw.budget.key = key;
   auto* map = llvm::dyn_cast_or_null<llvm::yaml::MappingNode>(value_node);
@@ -394,13 +272,14 @@ absl::StatusOr<RawModule> ReadModule(const BudgetSource& source, const std::stri
     if (!seen.insert(*field).second) {
       return source.Error(kv.getKey(), StrCat("duplicate key '", *field, "'; expected each key once"));
     }
-    RETURN_IF_ERROR(ReadField(source, *field, kv.getKey(), kv.getValue(), raw));
+    RETURN_IF_ERROR(ReadField(source, devices, *field, kv.getKey(), kv.getValue(), raw));
   }
   return raw;
 }
 
 // The budget file's entries in file order, each checked on its own.
 absl::StatusOr<std::vector<RawModule>> ReadEntries(const BudgetSource& source,
+                                                   const DeviceCatalog& devices,
                                                    std::string& diagnostics) {
   llvm::SourceMgr sources;
   sources.setDiagHandler(CollectDiagnostic, &diagnostics);
@@ -417,7 +296,7 @@ absl::StatusOr<std::vector<RawModule>> ReadEntries(const BudgetSource& source,
       if (!seen.insert(*key).second) {
         return source.Error(kv.getKey(), StrCat("duplicate key '", *key, "'; expected each module once"));
       }
-      ASSIGN_OR_RETURN(RawModule raw, ReadModule(source, *key, kv.getKey(), kv.getValue()));
+      ASSIGN_OR_RETURN(RawModule raw, ReadModule(source, devices, *key, kv.getKey(), kv.getValue()));
       modules.push_back(std::move(raw));
       if (stream.failed()) break;
     }
@@ -435,7 +314,8 @@ absl::StatusOr<std::vector<RawModule>> ReadEntries(const BudgetSource& source,
 
 }  // namespace
 
-absl::StatusOr<BudgetFile> ParseBudgets(std::string_view text, const std::string& file_name) {
+absl::StatusOr<BudgetFile> ParseBudgets(std::string_view text, const std::string& file_name,
+                                        const DeviceCatalog& devices) {
   BudgetSource source(text, file_name);
   // Pointers into the source's own copy of the text, for its locations.
   const llvm::StringRef copy = source.Buffer().getBuffer();
@@ -445,7 +325,7 @@ absl::StatusOr<BudgetFile> ParseBudgets(std::string_view text, const std::string
                                      " columns of indentation deep"));
   }
   std::string diagnostics;
-  absl::StatusOr<std::vector<RawModule>> read = ReadEntries(source, diagnostics);
+  absl::StatusOr<std::vector<RawModule>> read = ReadEntries(source, devices, diagnostics);
   if (!diagnostics.empty()) {
     // A syntax error from LLVM's YAML parser: say what was wanted too.
     std::string message = TrimNewlines(diagnostics);
@@ -479,7 +359,7 @@ absl::StatusOr<BudgetFile> ParseBudgets(std::string_view text, const std::string
   file.modules.reserve(modules.size());
   for (RawModule& m : modules) {
     const bool device_known = m.budget.device_memory.has_value() || fallback_has_device;
-    for (int i = 0; i < kNumMetrics; ++i) {
+    for (int i = 0; i < ir::kNumMetrics; ++i) {
       const std::optional<Limit>& limit = m.budget.limits[i];
       if (!limit || !limit->device_fraction) continue;
       if (!device_known) {
@@ -492,7 +372,7 @@ absl::StatusOr<BudgetFile> ParseBudgets(std::string_view text, const std::string
       if (*limit->device_fraction * static_cast<double>(largest_device) >= kMaxLimitBytes) {
         return source.Error(m.fraction_at[i],
                             StrCat("expected a limit below 8 EiB; '", limit->text, "' of ",
-                                   viz::HumanBytes(largest_device), " is more"));
+                                   FormatXlaHumanBytes(largest_device), " is more"));
       }
     }
     file.modules.push_back(std::move(m.budget));
@@ -500,7 +380,7 @@ absl::StatusOr<BudgetFile> ParseBudgets(std::string_view text, const std::string
   return file;
 }
 
-absl::StatusOr<BudgetFile> LoadBudgets(const std::string& path) {
+absl::StatusOr<BudgetFile> LoadBudgets(const std::string& path, const DeviceCatalog& devices) {
   // A regular file, or a pipe read once up to parsers::SourceText's bound.
   absl::StatusOr<std::shared_ptr<const parsers::SourceText>> file =
       parsers::SourceText::FromFile(path);
@@ -508,7 +388,7 @@ absl::StatusOr<BudgetFile> LoadBudgets(const std::string& path) {
     return absl::InvalidArgumentError(
         StrCat("cannot read the budget file: ", file.status().message()));
   }
-  return ParseBudgets((*file)->text(), path);
+  return ParseBudgets((*file)->text(), path, devices);
 }
 
 std::optional<ResolvedBudget> ResolveBudget(const BudgetFile& file, std::string_view module,
@@ -527,7 +407,7 @@ std::optional<ResolvedBudget> ResolveBudget(const BudgetFile& file, std::string_
   if (!r.regression_percent && fallback != nullptr) {
     r.regression_percent = fallback->regression_percent;
   }
-  for (int i = 0; i < kNumMetrics; ++i) {
+  for (int i = 0; i < ir::kNumMetrics; ++i) {
     const std::optional<Limit>* limit = &first->limits[i];
     if (!limit->has_value() && fallback != nullptr) limit = &fallback->limits[i];
     if (!limit->has_value()) continue;
@@ -544,4 +424,4 @@ std::optional<ResolvedBudget> ResolveBudget(const BudgetFile& file, std::string_
   return r;
 }
 
-}  // namespace memplan::cli
+}  // namespace memplan::parsers
