@@ -1,5 +1,6 @@
 #include "fuzz/markup_check.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <vector>
@@ -384,8 +385,12 @@ std::optional<std::string> DotProblem(std::string_view dot) {
       if (open.empty() || open.back() != (c == '}' ? '{' : '[')) return At(i, "unbalanced bracket");
       open.pop_back();
       if (open.empty() && c == '}') closed = true;
-    } else if (c == '/' && i + 1 < dot.size() && (dot[i + 1] == '/' || dot[i + 1] == '*')) {
-      return At(i, "comment");  // memplan writes none; input text must not open one
+    } else if (c == '/' && i + 1 < dot.size() && dot[i + 1] == '/') {
+      i = std::min(dot.find('\n', i), dot.size());  // a line comment
+    } else if (c == '/' && i + 1 < dot.size() && dot[i + 1] == '*') {
+      const size_t end = dot.find("*/", i + 2);
+      if (end == std::string_view::npos) return At(i, "comment not closed");
+      i = end + 1;
     } else if (c == '#' && (i == 0 || dot[i - 1] == '\n')) {
       return At(i, "preprocessor line");
     }
@@ -395,7 +400,12 @@ std::optional<std::string> DotProblem(std::string_view dot) {
 }
 
 std::optional<std::string> JsonProblem(std::string_view json) {
-  if (Problem p = TextProblem(json)) return p;
+  // JSON allows DEL unescaped; the parser refuses raw C0 controls itself.
+  for (size_t i = 0; i < json.size();) {
+    const size_t length = DecodeUtf8(json, i).second;
+    if (length == 0) return At(i, "invalid UTF-8");
+    i += length;
+  }
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
   if (!parsed) return llvm::toString(parsed.takeError());
   return std::nullopt;

@@ -33,11 +33,13 @@ std::optional<std::string> HtmlProblem(std::string_view html);
 
 // A Graphviz DOT graph: TextProblem's rules, "digraph" or "graph" first,
 // double-quoted strings closed on their line (escapes only before a
-// character), no HTML-like label, braces and brackets balanced outside
-// strings, nothing after the closing brace but whitespace.
+// character), no HTML-like label, comments closed, braces and brackets
+// balanced outside strings and comments, nothing after the closing brace
+// but whitespace.
 std::optional<std::string> DotProblem(std::string_view dot);
 
-// JSON (llvm::json::parse) that is also valid UTF-8 without raw controls.
+// JSON that llvm::json::parse reads, in valid UTF-8 (no raw C0 controls in
+// strings: the parser refuses them; DEL is allowed, as RFC 8259 allows it).
 std::optional<std::string> JsonProblem(std::string_view json);
 
 }  // namespace memplan::fuzz

@@ -232,7 +232,7 @@ TEST(MarkupCheck, RejectsMalformedDocuments) {
   EXPECT_FALSE(fuzz::DotProblem("digraph g {\n  \"a\\\"b\" -> c [label=\"x\"];\n}\n"));
   for (const char* bad : {"digraph g {", "digraph g { \"a }", "digraph g { a [label=<b>] }",
                           "digraph g { \"a\n\" }", "digraph g { ] }", "digraph g {} x",
-                          "graph { /* c */ }", "digraph g { \"\xff\" }"}) {
+                          "graph { /* c }", "digraph g { \"\xff\" }"}) {
     EXPECT_TRUE(fuzz::DotProblem(bad)) << bad;
   }
   EXPECT_FALSE(fuzz::JsonProblem("{\"a\": [1, \"\\u0001\"]}"));
