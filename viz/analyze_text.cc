@@ -224,7 +224,7 @@ std::string RenderAnalyzeText(const AnalyzeReportInput& input) {
                    input.analysis.top_values.size());
   out += "\n";
   AppendWarnings(out, program);
-  return out;
+  return MarkupSafeText(out);  // names come from the input: no terminal escapes
 }
 
 }  // namespace memplan::viz
