@@ -28,8 +28,6 @@ class SourceText {
   // directory (a FIFO, /dev/stdin, a device) is read once, as a stream, and
   // refused with InvalidArgument when longer than kMaxStreamBytes (so
   // /dev/zero or /dev/urandom end in an error, not in exhausted memory).
-  // A stream is read once per process: a second call for the same path
-  // returns the same text (or error), so a FIFO can be sniffed and parsed.
   // NotFound / InvalidArgument naming the path on failure.
   static absl::StatusOr<std::shared_ptr<const SourceText>> FromFile(
       const std::string& path);

@@ -28,9 +28,7 @@ std::string Percent(double percent);
 // "temp", "constant", "color 1", ...; "other" when nothing applies.
 std::string AllocationKindLabel(const ir::Allocation& allocation);
 
-// `text` made safe to embed in a markup or graph format (XML, SVG, HTML, DOT)
-// or to print to a terminal (the text views end with it: no escape sequence
-// in a name reaches the terminal):
+// `text` made safe to embed in a markup or graph format (XML, SVG, HTML, DOT):
 // valid UTF-8 with each byte that does not start a well-formed sequence
 // replaced by U+FFFD, and each control character other than tab and newline
 // (U+0000-U+001F but those two, U+007F) replaced by U+FFFD too. Escaping of
