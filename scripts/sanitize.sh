@@ -21,12 +21,13 @@ cmake -S . -B "$build" -G Ninja \
 # parsers and analyzer libraries, their unit tests and the fuzz corpora of
 # the parsers that need no more (HLO text, the HloProto's module graph).
 # =full: every fuzz corpus too (the viz, simulator, executor and cli
-# libraries instrumented as well; about twice the build).
+# libraries instrumented as well; about twice the build), and Graphviz's SVG
+# rendered twice in one process (fuzz_svg_render_twice).
 scope="${MEMPLAN_SANITIZE_SCOPE:-lean}"
 targets="memplan_unit_tests memplan_hlo_module_tests"
 fuzz_tests='^fuzz_(hlo_text|hlo_proto_module)_corpus$'
 if [ "$scope" = full ]; then
-  targets="$targets $(sed -n 's/^memplan_fuzzer(\([a-z_]*\) .*/\1/p' fuzz/CMakeLists.txt)"
+  targets="$targets svg_render_check $(sed -n 's/^memplan_fuzzer(\([a-z_]*\) .*/\1/p' fuzz/CMakeLists.txt)"
   fuzz_tests='^fuzz_'
 else
   targets="$targets hlo_text_fuzzer hlo_proto_module_fuzzer"
