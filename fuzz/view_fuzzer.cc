@@ -60,11 +60,11 @@ void CheckViews(const ir::Program& program, const analyzer::Analysis& analysis) 
   }
   limits.regression_percent = 5.0;
   viz::CheckModuleReport report;
-  report.module = program.name;
+  report.module = program.module_name;
   report.source = program.source_files.empty() ? "" : program.source_files.front();
-  report.budget_key = program.name;
+  report.budget_key = program.module_name;
   report.baseline = report.source;
-  report.limit_text[0] = "0.5 * " + program.name;
+  report.limit_text[0] = "0.5 * " + program.module_name;
   report.outcomes = analyzer::CheckModule(metrics, limits, &baseline);
   viz::CheckModuleReport skipped = report;
   skipped.budget_key.clear();
