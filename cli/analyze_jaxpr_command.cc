@@ -14,6 +14,7 @@
 #include "cli/output_file.h"
 #include "parsers/alpa_stage_profile_parser.h"
 #include "parsers/jaxpr_parser.h"
+#include "parsers/load_program.h"
 #include "viz/jaxpr_report.h"
 
 namespace memplan::cli {
@@ -74,7 +75,7 @@ int RunAnalyzeJaxpr(const AnalyzeFlags& flags) {
                  flags.donate.c_str());
     return kExitBadInput;
   }
-  absl::StatusOr<std::shared_ptr<const parsers::SourceText>> source = parsers::SourceText::FromFile(flags.path);
+  absl::StatusOr<std::shared_ptr<const parsers::SourceText>> source = parsers::ReadInputFile(flags.path);
   if (!source.ok()) {
     PrintError(source.status());
     return kExitBadInput;
@@ -103,7 +104,7 @@ int RunAnalyzeJaxpr(const AnalyzeFlags& flags) {
 
 int RunAnalyzeAlpa(const AnalyzeFlags& flags) {
   if (!TextOrJson(flags, "an Alpa stage profile")) return kExitBadInput;
-  absl::StatusOr<std::shared_ptr<const parsers::SourceText>> source = parsers::SourceText::FromFile(flags.path);
+  absl::StatusOr<std::shared_ptr<const parsers::SourceText>> source = parsers::ReadInputFile(flags.path);
   if (!source.ok()) {
     PrintError(source.status());
     return kExitBadInput;

@@ -118,12 +118,7 @@ const InputFormat* FormatFor(const SourceText& main) {
 // standard input.
 absl::StatusOr<std::shared_ptr<const SourceText>> ReadInput(const std::string& path,
                                                             InputCleanup* cleanup) {
-  std::shared_ptr<const SourceText> raw;
-  if (path == kStandardInputPath) {
-    ASSIGN_OR_RETURN(raw, ReadStandardInput(kStandardInputLimit));
-  } else {
-    ASSIGN_OR_RETURN(raw, SourceText::FromFile(path));
-  }
+  ASSIGN_OR_RETURN(std::shared_ptr<const SourceText> raw, ReadInputFile(path));
   // An HloProto is bytes, not text, whatever they look like.
   const std::string file_name = std::filesystem::path(path).filename().string();
   if (LooksLikeHloProto(raw->text().substr(0, kSniffBytes), file_name)) return raw;
@@ -265,15 +260,22 @@ absl::StatusOr<ir::Program> LoadJaxprProgram(const std::string& path, const std:
 
 AnalyzeInputKind SniffAnalyzeInput(const std::string& path) {
   std::error_code ec;
-  // A stream (a FIFO, standard input) can be read only once: the program
-  // loader reads it, so only regular files are sniffed for jaxprs.
-  if (!std::filesystem::is_regular_file(path, ec)) return AnalyzeInputKind::kProgram;
-  absl::StatusOr<std::shared_ptr<const SourceText>> source = SourceText::FromFile(path);
+  if (path != kStandardInputPath && std::filesystem::is_directory(path, ec)) {
+    return AnalyzeInputKind::kProgram;
+  }
+  // A stream (a FIFO, standard input) is read once, within its size bound,
+  // and kept: the reader that parses it gets the same text.
+  absl::StatusOr<std::shared_ptr<const SourceText>> source = ReadInputFile(path);
   if (!source.ok()) return AnalyzeInputKind::kProgram;
   const std::string_view head = (*source)->text().substr(0, kSniffBytes);
   if (LooksLikeAlpaStageProfile(head)) return AnalyzeInputKind::kAlpaStageProfile;
   if (LooksLikeJaxpr(head)) return AnalyzeInputKind::kJaxpr;
   return AnalyzeInputKind::kProgram;
+}
+
+absl::StatusOr<std::shared_ptr<const SourceText>> ReadInputFile(const std::string& path) {
+  if (path == kStandardInputPath) return ReadStandardInput(kStandardInputLimit);
+  return SourceText::FromFile(path);
 }
 
 }  // namespace memplan::parsers

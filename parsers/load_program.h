@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "ir/program.h"
 #include "parsers/dump_files.h"
+#include "parsers/source_text.h"
 
 namespace memplan::parsers {
 
@@ -44,11 +45,17 @@ absl::StatusOr<LoadedProgram> LoadProgram(const std::string& path,
 // (nothing donated). Errors name file:line:column as the jaxpr parser does.
 absl::StatusOr<ir::Program> LoadJaxprProgram(const std::string& path, const std::vector<bool>& donated);
 
+// `path` as read, once: standard input for "-" (ReadStandardInput), else
+// SourceText::FromFile (a FIFO or device read once, within its size bound,
+// and the same text returned to every later call).
+absl::StatusOr<std::shared_ptr<const SourceText>> ReadInputFile(const std::string& path);
+
 // What a path given to `memplan analyze` holds: an XLA program (a dump, an
 // HLO module, a report, an OOM message), a jaxpr, or Alpa's stage profiling
 // log. A directory, or a file that cannot be read, is kProgram (LoadProgram
 // then says what is wrong). Alpa's sniff rule is tried first: its log holds
-// jaxprs.
+// jaxprs. A stream ("-", a FIFO) is sniffed from its one read
+// (ReadInputFile), which the reader then parses.
 enum class AnalyzeInputKind { kProgram, kJaxpr, kAlpaStageProfile };
 AnalyzeInputKind SniffAnalyzeInput(const std::string& path);
 

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 #include <fcntl.h>
+#include <map>
+#include <mutex>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -75,8 +77,21 @@ absl::StatusOr<std::shared_ptr<const SourceText>> SourceText::FromFile(
     const std::string& path) {
   struct stat info;
   if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode)) {
-    ASSIGN_OR_RETURN(std::string contents, ReadStream(path));
-    return std::shared_ptr<const SourceText>(new SourceText(path, std::move(contents)));
+    // A stream can be read only once (a FIFO's second open waits for a
+    // writer that never comes): the first read is kept for the process.
+    static std::mutex mutex;
+    static std::map<std::string, absl::StatusOr<std::shared_ptr<const SourceText>>> read;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto [it, inserted] = read.try_emplace(path, absl::UnknownError(""));
+    if (inserted) {
+      absl::StatusOr<std::string> contents = ReadStream(path);
+      if (contents.ok()) {
+        it->second = std::shared_ptr<const SourceText>(new SourceText(path, *std::move(contents)));
+      } else {
+        it->second = contents.status();
+      }
+    }
+    return it->second;
   }
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false,

@@ -17,16 +17,22 @@ cmake -S . -B "$build" -G Ninja \
   -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
   -DMEMPLAN_BUILD_FUZZ=ON -DMEMPLAN_BUILD_TESTS=ON -DMEMPLAN_BUILD_BENCH=OFF \
   "${launcher[@]}" >/dev/null
-# MEMPLAN_SANITIZE_SCOPE=lean (CI's default, about 100 objects): the ir,
-# parsers and analyzer libraries, their unit tests and the fuzz corpora of
-# the parsers that need no more (HLO text, the HloProto's module graph).
-# =full: every fuzz corpus too (the viz, simulator, executor and cli
-# libraries instrumented as well; about twice the build).
-scope="${MEMPLAN_SANITIZE_SCOPE:-lean}"
+# MEMPLAN_SANITIZE_SCOPE=full (CI's default): every fuzz target built with
+# the viz, simulator, executor and cli libraries instrumented, every fuzz
+# corpus replayed, and Graphviz's SVG rendered twice in one process
+# (fuzz_svg_render_twice). About 250 objects: 6-9 minutes on 2 cores without
+# a cache, tests included (measured: 3.3 CPU-s per object, 12 sampled; see
+# fuzz/README.md). A corpus replayed with assertions on catches what the
+# release replay in ctest cannot (an invalid-UTF-8 assert in the Chrome
+# trace went unseen that way).
+# =lean (about 120 objects, half the time): the ir, parsers and analyzer
+# libraries, their unit tests and the fuzz corpora of the parsers that need
+# no more (HLO text, the HloProto's module graph).
+scope="${MEMPLAN_SANITIZE_SCOPE:-full}"
 targets="memplan_unit_tests memplan_hlo_module_tests"
 fuzz_tests='^fuzz_(hlo_text|hlo_proto_module)_corpus$'
-if [ "$scope" = full ]; then
-  targets="$targets $(sed -n 's/^memplan_fuzzer(\([a-z_]*\) .*/\1/p' fuzz/CMakeLists.txt)"
+if [ "$scope" != lean ]; then
+  targets="$targets svg_render_check $(sed -n 's/^memplan_fuzzer(\([a-z_]*\) .*/\1/p' fuzz/CMakeLists.txt)"
   fuzz_tests='^fuzz_'
 else
   targets="$targets hlo_text_fuzzer hlo_proto_module_fuzzer"

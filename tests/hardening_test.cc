@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <functional>
 #include <csignal>
 #include <fstream>
 #include <string>
@@ -276,6 +278,83 @@ TEST(HardenedInputs, AFifoIsReadOnce) {
   };
   EXPECT_FALSE(values_line(direct.out).empty()) << Describe(direct);
   EXPECT_EQ(values_line(r.out), values_line(direct.out)) << Describe(r);
+}
+
+// Writes `contents` into the FIFO `fifo` from a thread, while `run` reads it;
+// unblocks the writer when the reader never opened the FIFO.
+CommandResult RunWithFifo(const std::string& fifo, const std::string& contents,
+                          const std::function<CommandResult()>& run) {
+  std::signal(SIGPIPE, SIG_IGN);
+  std::thread writer([&] {
+    std::ofstream out(fifo, std::ios::binary);
+    out << contents;
+  });
+  CommandResult r = run();
+  const int fd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // a writer still waiting
+  if (fd >= 0) ::close(fd);
+  writer.join();
+  return r;
+}
+
+std::string AfterFirstLine(const std::string& text) {
+  const size_t newline = text.find('\n');
+  return newline == std::string::npos ? std::string() : text.substr(newline + 1);
+}
+
+// A jaxpr or an Alpa profile on a FIFO is sniffed from the one read the
+// parser then uses: the same report as the regular file, no second open.
+TEST(HardenedInputs, AFifoIsSniffedFromItsOneRead) {
+  for (const char* sample :
+       {"samples/jaxpr/mlp_grad.jaxpr", "samples/alpa/seed003_alpa_stage_profile_jaxpr.txt"}) {
+    SCOPED_TRACE(sample);
+    test::TempDir dir;
+    const std::string fifo = dir.File("input");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const std::string contents = test::ReadFileOrDie(test::SourcePath(sample));
+    CommandResult r = RunWithFifo(fifo, contents, [&] { return Memplan({"analyze", fifo}, 30); });
+    ASSERT_EQ(r.exit_code, 0) << Describe(r);  // 124: the FIFO was opened twice
+    CommandResult direct = Memplan({"analyze", sample});
+    ASSERT_EQ(direct.exit_code, 0) << Describe(direct);
+    EXPECT_EQ(AfterFirstLine(r.out), AfterFirstLine(direct.out));  // the first names the file
+  }
+}
+
+// Standard input ("-") likewise: read once, sniffed, parsed.
+TEST(HardenedInputs, StandardInputIsSniffedFromItsOneRead) {
+  const std::string sample = "samples/jaxpr/mlp_grad.jaxpr";
+  CommandResult r = test::RunCommand(
+      {"/bin/sh", "-c",
+       std::string("/usr/bin/timeout 30 ") + MEMPLAN_BINARY + " analyze - < " + sample},
+      MEMPLAN_SOURCE_DIR);
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  CommandResult direct = Memplan({"analyze", sample});
+  ASSERT_EQ(direct.exit_code, 0) << Describe(direct);
+  EXPECT_TRUE(r.out.starts_with("Jaxpr <stdin>:")) << r.out;
+  EXPECT_EQ(AfterFirstLine(r.out), AfterFirstLine(direct.out));
+}
+
+// A FIFO longer than the stream bound ends in the bound's error, read once.
+TEST(HardenedInputs, AnEndlessFifoEndsInAnError) {
+  test::TempDir dir;
+  const std::string fifo = dir.File("endless");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::signal(SIGPIPE, SIG_IGN);
+  std::atomic<bool> stop = false;
+  std::thread writer([&] {
+    const int fd = ::open(fifo.c_str(), O_WRONLY);
+    if (fd < 0) return;
+    const std::string block(1 << 16, 'x');
+    while (!stop && ::write(fd, block.data(), block.size()) > 0) {
+    }
+    ::close(fd);
+  });
+  CommandResult r = Memplan({"analyze", fifo}, 60);
+  stop = true;
+  const int fd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  if (fd >= 0) ::close(fd);
+  writer.join();
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_TRUE(Contains(r.err, "not a regular file")) << Describe(r);
 }
 
 TEST(HardenedInputs, EmptyProgramIsAWarning) {

@@ -378,7 +378,7 @@ std::string RenderAnalyzeText(const AnalyzeReportInput& input) {
                  analysis.other_groups);
   }
   AppendWarnings(w);
-  return std::move(w.out);
+  return MarkupSafeText(w.out);  // names come from the input: no terminal escapes
 }
 
 }  // namespace memplan::viz

@@ -296,7 +296,7 @@ std::string RenderCallTreeText(const CallTreeReportInput& in) {
       StrAppend(&out, "  ", GroupedBytes(w.count), " x ", w.kind, " (first at ", w.first_location, ")\n");
     }
   }
-  return out;
+  return MarkupSafeText(out);  // names come from the input: no terminal escapes
 }
 
 std::string FunctionLabel(const ir::Function& function) {

@@ -175,7 +175,7 @@ std::string RenderCheckText(const std::vector<CheckModuleReport>& reports) {
     if (unchecked > 0) StrAppend(&out, ", ", unchecked, " could not be checked for this input");
     out += "\n";
   }
-  return out;
+  return MarkupSafeText(out);  // names come from the input: no terminal escapes
 }
 
 std::string RenderCheckJUnit(const std::vector<CheckModuleReport>& reports) {

@@ -26,6 +26,13 @@ constexpr size_t kMaxScheduleSlices = 100000;
 
 llvm::StringRef Ref(std::string_view s) { return llvm::StringRef(s.data(), s.size()); }
 
+// A JSON string of text from the input: llvm::json asserts strings are UTF-8,
+// and names in a dump need not be (invalid bytes become U+FFFD).
+llvm::json::Value Text(std::string_view s) {
+  if (LLVM_LIKELY(llvm::json::isUTF8(Ref(s)))) return Ref(s);
+  return llvm::json::fixUTF8(Ref(s));
+}
+
 // One track of slices: an allocation, or another lane of one.
 struct Track {
   ir::AllocationId allocation;
@@ -134,7 +141,7 @@ std::string RenderChromeTrace(const ir::Program& program, const analyzer::Analys
   OStream j(os, /*IndentSize=*/0);
   j.object([&] {
     j.attributeArray("traceEvents", [&] {
-      Metadata(j, "process_name", -1, "name", StrCat("memplan: ", program.module_name));
+      Metadata(j, "process_name", -1, "name", Text(StrCat("memplan: ", program.module_name)));
       Metadata(j, "thread_name", kScheduleTid, "name", "schedule");
       Metadata(j, "thread_sort_index", kScheduleTid, "sort_index", kScheduleTid);
       for (const Track& t : tracks) {
@@ -170,14 +177,14 @@ std::string RenderChromeTrace(const ir::Program& program, const analyzer::Analys
         j.attributeObject("args", [&] {
           j.attribute("bytes", peak.bytes);
           j.attribute("size", HumanBytes(peak.bytes));
-          j.attribute("instruction", Ref(InstructionLabel(program, peak.instruction)));
+          j.attribute("instruction", Text(InstructionLabel(program, peak.instruction)));
           j.attribute("values", static_cast<int64_t>(peak.values.size()));
         });
       });
       if (schedule_track) {
         for (size_t step = 0; step < sequence.size(); ++step) {
           j.object([&] {
-            j.attribute("name", Ref(InstructionLabel(program, sequence[step])));
+            j.attribute("name", Text(InstructionLabel(program, sequence[step])));
             j.attribute("cat", "instruction");
             j.attribute("ph", "X");
             j.attribute("pid", kPid);
@@ -192,7 +199,7 @@ std::string RenderChromeTrace(const ir::Program& program, const analyzer::Analys
           const ir::Allocation* a = program.FindAllocation(v->allocation);
           const ValueLabels labels = LabelsOf(program, analysis, *v);
           j.object([&] {
-            j.attribute("name", labels.name);
+            j.attribute("name", Text(labels.name));
             j.attribute("cat", Ref(analyzer::CategoryName(analyzer::CategoryOf(*a))));
             j.attribute("ph", "X");
             j.attribute("pid", kPid);
@@ -200,11 +207,11 @@ std::string RenderChromeTrace(const ir::Program& program, const analyzer::Analys
             j.attribute("ts", v->live_range->start);
             j.attribute("dur", v->live_range->end - v->live_range->start + 1);
             j.attributeObject("args", [&] {
-              j.attribute("shape", Ref(v->shape_text));
+              j.attribute("shape", Text(v->shape_text));
               j.attribute("size", v->size);
               j.attribute("size_human", HumanBytes(v->size));
-              j.attribute("op_name", Ref(labels.op_name));
-              j.attribute("source", labels.source);
+              j.attribute("op_name", Text(labels.op_name));
+              j.attribute("source", Text(labels.source));
               j.attribute("allocation", v->allocation.value());
               j.attribute("offset", v->offset);
               j.attribute("value_id", v->id.value());
@@ -215,7 +222,7 @@ std::string RenderChromeTrace(const ir::Program& program, const analyzer::Analys
     });
     j.attribute("displayTimeUnit", "ms");
     j.attributeObject("otherData", [&] {
-      j.attribute("module", program.module_name);
+      j.attribute("module", Text(program.module_name));
       j.attribute("time_unit", "1 us = 1 schedule step");
       if (has_ranges) {
         j.attribute("live_peak_bytes", analysis.peak->bytes);

@@ -95,7 +95,7 @@ std::string RenderDiffText(const DiffReportInput& input) {
     StrAppend(&out, "  ... ", diff.changed_values - static_cast<int64_t>(diff.changes.size()),
               " more (no row limit lists them all)\n");
   }
-  return out;
+  return MarkupSafeText(out);  // names come from the input: no terminal escapes
 }
 
 std::string RenderDiffJson(const DiffReportInput& input) {

@@ -75,7 +75,9 @@ std::string RenderModulesText(const std::vector<ModuleRow>& rows) {
     }
     table.AddRow(std::move(cells));
   }
-  return StrCat(table.Render(), "* the module analyze reads by default (the most instructions)\n");
+  // Names come from the input: no terminal escapes.
+  return MarkupSafeText(
+      StrCat(table.Render(), "* the module analyze reads by default (the most instructions)\n"));
 }
 
 std::string RenderModulesJson(const std::vector<ModuleRow>& rows) {
