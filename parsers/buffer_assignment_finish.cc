@@ -2,6 +2,7 @@
 // attach BufferLiveRange entries to values by name, and check what a
 // well-formed dump promises (each value inside its allocation).
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 #include <string>
 #include <vector>
@@ -48,23 +49,49 @@ void SortById(ir::Program& program) {
 }
 
 // BufferLiveRange names values "instruction{index}" (no value id), so match
-// on the defining instruction and index.
+// on the defining instruction and index: the first value (by id) with both.
+// Instruction ids are dense, so the values of each instruction form a chain
+// through arrays indexed by instruction id and value position (one or two
+// values per instruction), with no hash of a ShapeIndex per value.
 void AttachLiveRanges(ParseState& state) {
   ir::Program& program = state.program;
-  absl::flat_hash_map<std::pair<ir::InstructionId, ir::ShapeIndex>, size_t> by_position;
-  by_position.reserve(program.values.size());
-  for (size_t i = 0; i < program.values.size(); ++i) {
-    by_position.emplace(std::make_pair(program.values[i].instruction, program.values[i].index), i);
+  constexpr uint32_t kEnd = UINT32_MAX;
+  const size_t instructions = program.module.instruction_count();
+  std::vector<uint32_t> first(instructions, kEnd);
+  std::vector<uint32_t> next(program.values.size(), kEnd);
+  // Values whose instruction id is outside the module (none when the parse
+  // resolved every name): matched through a map, as any id could be.
+  absl::flat_hash_map<std::pair<ir::InstructionId, ir::ShapeIndex>, size_t> others;
+  for (size_t i = program.values.size(); i-- > 0;) {  // chains in ascending order
+    const ir::Value& value = program.values[i];
+    const int64_t id = value.instruction.value();
+    if (id >= 0 && static_cast<size_t>(id) < instructions && i < kEnd) {
+      next[i] = first[id];
+      first[id] = static_cast<uint32_t>(i);
+    } else {
+      others.insert_or_assign(std::make_pair(value.instruction, value.index), i);
+    }
   }
+  const auto find = [&](const RawLiveRange& raw) -> size_t {
+    const int64_t id = raw.instruction.value();
+    if (id >= 0 && static_cast<size_t>(id) < instructions) {
+      for (uint32_t i = first[id]; i != kEnd; i = next[i]) {
+        if (program.values[i].index == raw.index) return i;
+      }
+    }
+    if (others.empty()) return kEnd;
+    auto it = others.find(std::make_pair(raw.instruction, raw.index));
+    return it == others.end() ? kEnd : it->second;
+  };
   for (const RawLiveRange& raw : state.raw_live_ranges) {
-    auto it = by_position.find(std::make_pair(raw.instruction, raw.index));
-    if (it == by_position.end()) {
+    const size_t i = find(raw);
+    if (i == kEnd) {
       program.diagnostics.Warn(
           "live range of a value the buffer assignment does not list (ignored)",
           [&] { return raw.source->LocationString(raw.at); });
       continue;
     }
-    program.values[it->second].live_range = raw.range;
+    program.values[i].live_range = raw.range;
   }
   const ir::ScheduleStep max_time = program.schedule.max_time;
   for (const ir::Value& value : program.values) {

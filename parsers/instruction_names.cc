@@ -12,6 +12,7 @@ InstructionNames::InstructionNames(ir::Module& module) : module_(module) {
 }
 
 ir::InstructionId InstructionNames::Resolve(std::string_view name) {
+  if (name == last_name_ && last_id_.valid()) return last_id_;
   auto [it, inserted] = by_name_.try_emplace(ToAbsl(name));
   if (inserted) {
     ir::Instruction instruction;
@@ -19,6 +20,8 @@ ir::InstructionId InstructionNames::Resolve(std::string_view name) {
     it->second = module_.AddInstruction(std::move(instruction));
     ++added_;
   }
+  last_name_ = name;
+  last_id_ = it->second;
   return it->second;
 }
 

@@ -49,6 +49,12 @@ class InstructionNames {
  private:
   ir::Module& module_;
   absl::flat_hash_map<absl::string_view, ir::InstructionId> by_name_;
+  // The name Resolve answered last and its id: a dump names one instruction
+  // on several lines in a row (a value, its position, its defining
+  // instruction), and comparing with the last name costs less than a hash
+  // probe whose key compare reads a name far back in the file.
+  std::string_view last_name_;
+  ir::InstructionId last_id_;
   int64_t added_ = 0;
 };
 

@@ -11,6 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "ir/status_macros.h"
 #include "ir/strings.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -161,10 +165,47 @@ size_t SourceText::RootOffset(size_t offset) const {
   return origin_->RootOffset(entry.origin + (offset - entry.derived));
 }
 
+namespace {
+
+// The number of '\n' bytes in [p, p + n): 16 bytes per step where SSE2 is
+// there (every x86-64), for the location of a line near the end of a
+// gigabyte file.
+int64_t CountNewlines(const char* p, size_t n) {
+  int64_t count = 0;
+  size_t i = 0;
+#if defined(__SSE2__)
+  const __m128i newline = _mm_set1_epi8('\n');
+  while (n - i >= 16) {
+    // Each byte lane counts its matches (as -1s subtracted) for at most 255
+    // steps, then the lanes are summed.
+    __m128i lanes = _mm_setzero_si128();
+    const size_t steps = std::min<size_t>((n - i) / 16, 255);
+    for (size_t k = 0; k < steps; ++k, i += 16) {
+      const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+      lanes = _mm_sub_epi8(lanes, _mm_cmpeq_epi8(bytes, newline));
+    }
+    const __m128i sums = _mm_sad_epu8(lanes, _mm_setzero_si128());
+    count += _mm_cvtsi128_si64(sums) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
+  }
+#endif
+  for (; i < n; ++i) count += p[i] == '\n' ? 1 : 0;
+  return count;
+}
+
+}  // namespace
+
 SourceText::LineColumn SourceText::LocateHere(size_t offset) const {
   offset = std::min(offset, text_.size());
   const std::string_view before = text_.substr(0, offset);
   LineColumn lc;
+  if (!cr_line_breaks_) {
+    // Only '\n' ends a line ("\r\n" at its '\n'): count them, find the last.
+    lc.line += CountNewlines(before.data(), before.size());
+    const size_t last = before.rfind('\n');
+    const size_t line_start = last == std::string_view::npos ? 0 : last + 1;
+    lc.column = static_cast<int64_t>(offset - line_start) + 1;
+    return lc;
+  }
   size_t line_start = 0;
   for (size_t i = 0; i < before.size(); ++i) {
     const char c = before[i];

@@ -1,6 +1,7 @@
 // SourceText: mapped input, locations, and releasing parsed pages.
 #include "parsers/source_text.h"
 
+#include <cstdint>
 #include <fstream>
 #include <string>
 
@@ -38,6 +39,36 @@ TEST(SourceText, ReleaseLeavesCopiedTextAlone) {
   auto source = SourceText::FromString("inline", expected);
   source->ReleaseResident(source->text().data(), source->text().data() + source->text().size());
   EXPECT_TRUE(source->text() == expected);
+}
+
+// Locate counts lines many bytes at a time; every offset of a text longer
+// than one counting block (255 x 16 bytes), with lines of every length
+// (empty, "\r\n" ends, lone '\r's that do not end lines), must give what
+// counting byte by byte gives.
+TEST(SourceText, LocatesLikeCountingByteByByte) {
+  std::string text;
+  uint32_t state = 12345;
+  while (text.size() < 3 * 255 * 16 + 7) {
+    state = state * 1103515245u + 12345u;
+    const size_t length = (state >> 16) % 90;
+    for (size_t k = 0; k < length; ++k) text += static_cast<char>('a' + (k % 26));
+    if ((state >> 8) % 7 == 0) text += '\r';
+    text += (state >> 4) % 5 == 0 ? "\r\n" : "\n";
+  }
+  auto source = SourceText::FromString("generated", text);
+  int64_t line = 1;
+  int64_t column = 1;
+  for (size_t offset = 0; offset <= text.size(); ++offset) {
+    const SourceText::LineColumn lc = source->Locate(offset);
+    ASSERT_EQ(lc.line, line) << "offset " << offset;
+    ASSERT_EQ(lc.column, column) << "offset " << offset;
+    if (offset < text.size() && text[offset] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
 }
 
 TEST(SourceText, LocatesLineAndColumn) {
