@@ -49,7 +49,7 @@ th,td{padding:3px 8px;border-bottom:1px solid var(--line);text-align:left;vertic
 th{background:var(--panel);font-weight:600;font-size:13px}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.mono{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:12px;
-overflow-wrap:anywhere}
+overflow-wrap:anywhere;min-width:13ch}
 tr:hover td{background:#eef4fd}
 .legend{display:flex;flex-wrap:wrap;gap:14px;margin:4px 0;font-size:13px}
 .legend .swatch{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:5px;
