@@ -205,10 +205,10 @@ TEST(HtmlReport, Seed004HasEverySection) {
   EXPECT_NE(html.find("peak 1.02 GiB at step 158 (tuple)"), std::string::npos);
   // The timeline's tooltip data: every schedule step's name.
   EXPECT_NE(html.find("\"bucketed\":false"), std::string::npos);
-  // Allocation maps: the temp arena (53) and the two live-out allocations
+  // Allocation maps: the temp arena (53) and the two output allocations
   // holding several values.
   EXPECT_NE(html.find("Allocation 53 (temp arena)"), std::string::npos);
-  EXPECT_NE(html.find("Allocation 3 (live-out)"), std::string::npos);
+  EXPECT_NE(html.find("Allocation 3 (output)"), std::string::npos);
   EXPECT_NE(html.find("p5.32.0"), std::string::npos);
   EXPECT_NE(html.find("bf16[151936,1024]{1,0}"), std::string::npos);
   EXPECT_NE(html.find("<details open>"), std::string::npos);

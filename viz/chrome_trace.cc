@@ -120,7 +120,7 @@ std::string TrackName(const ir::Program& program, const Track& track) {
   const ir::Allocation* a = program.FindAllocation(track.allocation);
   std::string name = StrCat("allocation ", track.allocation.value());
   if (track.lane > 0) return StrCat(name, " (overlap ", track.lane + 1, ")");
-  return StrCat(name, ": ", analyzer::CategoryName(analyzer::CategoryOf(*a)), ", ",
+  return StrCat(name, ": ", CategoryWord(analyzer::CategoryOf(*a)), ", ",
                 HumanBytes(a->size));
 }
 
@@ -160,7 +160,7 @@ std::string RenderChromeTrace(const ir::Program& program, const analyzer::Analys
           j.attributeObject("args", [&] {
             for (int c = 0; c < analyzer::kNumValueCategories; ++c) {
               j.attribute(
-                  Ref(analyzer::CategoryName(static_cast<analyzer::ValueCategory>(c))),
+                  Ref(CategoryWord(static_cast<analyzer::ValueCategory>(c))),
                   point.bytes[c]);
             }
           });
@@ -200,7 +200,7 @@ std::string RenderChromeTrace(const ir::Program& program, const analyzer::Analys
           const ValueLabels labels = LabelsOf(program, analysis, *v);
           j.object([&] {
             j.attribute("name", Text(labels.name));
-            j.attribute("cat", Ref(analyzer::CategoryName(analyzer::CategoryOf(*a))));
+            j.attribute("cat", Ref(CategoryWord(analyzer::CategoryOf(*a))));
             j.attribute("ph", "X");
             j.attribute("pid", kPid);
             j.attribute("tid", t.tid);

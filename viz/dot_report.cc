@@ -226,7 +226,7 @@ std::string RenderDot(const ir::Program& program, const analyzer::Analysis& anal
 
   out += "\n  subgraph cluster_legend {\n    label=\"category\"; fontsize=10; color=\"#bbbbbb\";\n";
   for (int c = 0; c < analyzer::kNumValueCategories; ++c) {
-    const std::string_view name = analyzer::CategoryName(static_cast<analyzer::ValueCategory>(c));
+    const std::string_view name = CategoryWord(static_cast<analyzer::ValueCategory>(c));
     StrAppend(&out, "    \"legend:", name, "\" [shape=box, style=filled, fillcolor=\"",
               CategoryColor(c), "\", fontcolor=\"#ffffff\", label=\"", name, "\"];\n");
   }

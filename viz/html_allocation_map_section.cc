@@ -53,8 +53,8 @@ bool WorthAPanel(const ir::Program& program, const ir::Allocation& a) {
 std::string AllocationTitle(const ir::Allocation& a, size_t values) {
   std::string kind;
   if (a.is_preallocated_temp) kind = "temp arena";
-  else if (a.is_entry_parameter()) kind = StrCat("parameter ", *a.parameter_number);
-  else if (a.maybe_live_out) kind = "live-out";
+  else if (a.is_entry_parameter()) kind = StrCat("argument ", *a.parameter_number);
+  else if (a.maybe_live_out) kind = "output";
   else if (a.is_constant) kind = "constant";
   else if (a.is_thread_local) kind = "thread-local";
   else kind = "other";

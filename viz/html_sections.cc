@@ -70,7 +70,7 @@ std::string CategoryBreakdown(const analyzer::BytesByCategory& bytes) {
   for (int c = 0; c < analyzer::kNumValueCategories; ++c) {
     if (bytes[c] == 0) continue;
     if (!out.empty()) out += ", ";
-    StrAppend(&out, analyzer::CategoryName(static_cast<analyzer::ValueCategory>(c)), " ",
+    StrAppend(&out, CategoryWord(static_cast<analyzer::ValueCategory>(c)), " ",
               HumanBytes(bytes[c]));
   }
   return out.empty() ? "nothing" : out;
@@ -95,11 +95,13 @@ void AppendCategoryTable(std::string& out, const analyzer::MemoryStats& s) {
   };
   using analyzer::StatsField;
   using analyzer::ValueCategory;
-  row("argument", StatsField::kArgument, "entry parameters",
+  row("argument", StatsField::kArgument, "the entry computation's arguments",
       static_cast<int>(ValueCategory::kParameter));
-  row("output", StatsField::kOutput, "maybe-live-out", static_cast<int>(ValueCategory::kOutput));
-  row("alias", StatsField::kAlias, "parameters that are also outputs (donated)");
-  row("temp", StatsField::kTemp, "preallocated-temp", static_cast<int>(ValueCategory::kTemporary));
+  row("output", StatsField::kOutput, "the program's outputs (XLA: maybe-live-out)",
+      static_cast<int>(ValueCategory::kOutput));
+  row("alias", StatsField::kAlias, "arguments that are also outputs (donated)");
+  row("temp", StatsField::kTemp, "XLA's preallocated temp buffers",
+      static_cast<int>(ValueCategory::kTemporary));
   row("constant", StatsField::kConstant, "", static_cast<int>(ValueCategory::kConstant));
   row("thread-local", StatsField::kThreadLocal, "",
       static_cast<int>(ValueCategory::kThreadLocal));
@@ -127,7 +129,7 @@ void AppendValueRow(std::string& out, const ir::Program& program, const Analysis
   std::string category;
   std::string where;
   if (const ir::Allocation* a = program.FindAllocation(v.allocation)) {
-    category = std::string(analyzer::CategoryName(analyzer::CategoryOf(*a)));
+    category = std::string(CategoryWord(analyzer::CategoryOf(*a)));
     where = StrCat(a->id.value(), " @ ", GroupedBytes(v.offset));
   }
   const std::string range =
@@ -240,7 +242,8 @@ std::string RenderSummarySection(const ReportContext& context) {
               : s.TotalMatchesStated() ? std::string("equals the dump's 'Total bytes used'")
                                        : std::string("DIFFERS from the dump"));
   const std::optional<int64_t> temp = s.Get(analyzer::StatsField::kTemp);
-  out += Card("temp", temp ? HumanBytes(*temp) : std::string("not stated"), "preallocated-temp");
+  out += Card("temp", temp ? HumanBytes(*temp) : std::string("not stated"),
+              "XLA's preallocated temp buffers");
   out += "</div>\n";
 
   StrAppend(&out, "<table>\n<tr><th>module</th><td class=\"mono\">",

@@ -268,7 +268,7 @@ void AppendTooltipData(std::string& out, const ReportContext& context,
   out += "<script type=\"application/json\" id=\"timeline-data\">{\"categories\":[";
   for (int c = 0; c < kNumValueCategories; ++c) {
     StrAppend(&out, c ? "," : "",
-              JsonStringForScript(analyzer::CategoryName(static_cast<analyzer::ValueCategory>(c))));
+              JsonStringForScript(CategoryWord(static_cast<analyzer::ValueCategory>(c))));
   }
   StrAppend(&out, "],\"bucketed\":", bucketed ? "true" : "false",
             ",\"names_per_row\":", names_per_row ? "true" : "false", ",\"names\":[");
@@ -358,7 +358,7 @@ std::string RenderTimelineSection(const ReportContext& context) {
     const int c = static_cast<int>(category);
     if (any[c] == 0) continue;
     StrAppend(&out, "<span><span class=\"swatch\" style=\"background:", CategoryColor(c),
-              "\"></span>", analyzer::CategoryName(category), "</span>");
+              "\"></span>", CategoryWord(category), "</span>");
   }
   if (added_differs) {
     out += "<span><span class=\"swatch line\"></span>live value sizes added (XLA)</span>";
