@@ -1,6 +1,7 @@
 #include "cli/plan_file.h"
 
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "ir/entry_arguments.h"
@@ -18,6 +19,21 @@ absl::StatusOr<ir::ResolvedPlan> ReadPlanFile(const std::string& path, const ir:
   absl::StatusOr<std::vector<ir::EntryArgument>> arguments = ir::EntryArguments(module);
   if (!arguments.ok()) return arguments.status();
   return parsers::ResolvePlan(*plan, *arguments, ir::EntryOutputs(module));
+}
+
+absl::StatusOr<ir::ResolvedPlan> ReadLabelledPlanFile(const std::string& path,
+                                                      const ir::Module& module) {
+  absl::StatusOr<ir::ResolvedPlan> plan = ReadPlanFile(path, module);
+  if (!plan.ok()) return plan.status();
+  std::string stem = path.substr(path.find_last_of('/') + 1);
+  for (std::string_view suffix : {".plan.yaml", ".yaml", ".yml", ".json"}) {
+    if (stem.size() > suffix.size() && stem.ends_with(suffix)) {
+      stem.resize(stem.size() - suffix.size());
+      break;
+    }
+  }
+  plan->label = stem;
+  return plan;
 }
 
 }  // namespace memplan::cli

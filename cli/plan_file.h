@@ -15,6 +15,11 @@ namespace memplan::cli {
 // outputs; errors name path:line:column.
 absl::StatusOr<ir::ResolvedPlan> ReadPlanFile(const std::string& path, const ir::Module& module);
 
+// ReadPlanFile, the plan labelled by its file name without .plan.yaml,
+// .yaml, .yml or .json (how sweeps and rankings name a plan file's row).
+absl::StatusOr<ir::ResolvedPlan> ReadLabelledPlanFile(const std::string& path,
+                                                      const ir::Module& module);
+
 }  // namespace memplan::cli
 
 #endif  // MEMPLAN_CLI_PLAN_FILE_H_

@@ -10,6 +10,7 @@
 #include "analyzer/memory_stats.h"
 #include "analyzer/plan_families.h"
 #include "cli/output_file.h"
+#include "cli/plan_file.h"
 #include "cli/predict_commands.h"
 #include "ir/entry_arguments.h"
 #include "ir/status_macros.h"
@@ -40,22 +41,11 @@ struct Candidates {
 
 // A plan file as a candidate, labelled by its file name without .plan.yaml,
 // .yaml, .yml or .json.
-absl::StatusOr<predictor::SweepCandidate> PlanFileCandidate(
-    const std::string& path, const ir::Module& module,
-    const std::vector<ir::EntryArgument>& arguments) {
-  ASSIGN_OR_RETURN(auto source, SourceText::FromFile(path));
-  ASSIGN_OR_RETURN(parsers::PlanFile file, parsers::ParsePlan(source));
+absl::StatusOr<predictor::SweepCandidate> PlanFileCandidate(const std::string& path,
+                                                           const ir::Module& module) {
   predictor::SweepCandidate c;
   c.source = path;
-  ASSIGN_OR_RETURN(c.plan, parsers::ResolvePlan(file, arguments, ir::EntryOutputs(module)));
-  std::string stem = path.substr(path.find_last_of('/') + 1);
-  for (std::string_view suffix : {".plan.yaml", ".yaml", ".yml", ".json"}) {
-    if (stem.size() > suffix.size() && stem.ends_with(suffix)) {
-      stem.resize(stem.size() - suffix.size());
-      break;
-    }
-  }
-  c.plan.label = stem;
+  ASSIGN_OR_RETURN(c.plan, ReadLabelledPlanFile(path, module));
   return c;
 }
 
@@ -130,7 +120,7 @@ absl::StatusOr<Candidates> BuildCandidates(const PredictSweepFlags& flags, const
     }
   }
   for (const std::string& path : flags.plans) {
-    ASSIGN_OR_RETURN(predictor::SweepCandidate c, PlanFileCandidate(path, module, arguments));
+    ASSIGN_OR_RETURN(predictor::SweepCandidate c, PlanFileCandidate(path, module));
     out.predict.push_back(std::move(c));
   }
   return out;

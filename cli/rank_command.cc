@@ -8,6 +8,7 @@
 
 #include "analyzer/plan_families.h"
 #include "cli/commands.h"
+#include "cli/plan_file.h"
 #include "cli/output_file.h"
 #include "cli/rank_commands.h"
 #include "executor/candidate_plan.h"
@@ -85,21 +86,11 @@ absl::StatusOr<simulator::Enumeration> Families(const RankFlags& flags,
 
 // A plan file as a candidate (its label: the file name without .plan.yaml,
 // .yaml, .yml or .json).
-absl::StatusOr<simulator::Candidate> PlanCandidate(const std::string& path, const ir::Module& module,
-                                                   const std::vector<ir::EntryArgument>& arguments) {
-  ASSIGN_OR_RETURN(auto source, parsers::SourceText::FromFile(path));
-  ASSIGN_OR_RETURN(parsers::PlanFile file, parsers::ParsePlan(source));
+absl::StatusOr<simulator::Candidate> PlanCandidate(const std::string& path,
+                                                   const ir::Module& module) {
   simulator::Candidate c;
   c.source = path;
-  ASSIGN_OR_RETURN(c.plan, parsers::ResolvePlan(file, arguments, ir::EntryOutputs(module)));
-  std::string stem = path.substr(path.find_last_of('/') + 1);
-  for (std::string_view suffix : {".plan.yaml", ".yaml", ".yml", ".json"}) {
-    if (stem.size() > suffix.size() && stem.ends_with(suffix)) {
-      stem.resize(stem.size() - suffix.size());
-      break;
-    }
-  }
-  c.plan.label = stem;
+  ASSIGN_OR_RETURN(c.plan, ReadLabelledPlanFile(path, module));
   return c;
 }
 
@@ -136,7 +127,7 @@ int RunRank(const RankFlags& flags) {
   absl::StatusOr<simulator::Enumeration> enumeration = Families(flags, *arguments);
   if (!enumeration.ok()) return Fail(FromAbsl(enumeration.status().message()));
   for (const std::string& path : flags.plans) {
-    absl::StatusOr<simulator::Candidate> c = PlanCandidate(path, module, *arguments);
+    absl::StatusOr<simulator::Candidate> c = PlanCandidate(path, module);
     if (!c.ok()) return Fail(FromAbsl(c.status().message()));
     enumeration->candidates.push_back(*std::move(c));
   }
