@@ -404,7 +404,7 @@ ir::Program HostileProgram() {
   param.id = ir::AllocationId(0);
   param.size = 1 << 20;
   param.parameter_number = 0;
-  param.parameter_shape_text = std::string(kHostile[2]);
+  param.parameter_shape_text = program.Intern(std::string(kHostile[2]));
   ir::Allocation temp;
   temp.id = ir::AllocationId(1);
   temp.size = 64 << 10;
@@ -418,7 +418,7 @@ ir::Program HostileProgram() {
     v.offset = offset;
     v.allocation = a.id;
     v.live_range = range;
-    v.shape_text = StrCat("f32[", kHostile[step % n], "]");
+    v.shape_text = program.Intern(StrCat("f32[", kHostile[step % n], "]"));
     a.values.push_back(v.id);
     program.values.push_back(std::move(v));
   };
