@@ -58,8 +58,8 @@ absl::StatusOr<ir::FamilyInputs> ReadFamilyInputs(const FamilyInputFlags& flags)
 
 std::optional<std::string> MissingFamilyInput(std::string_view family,
                                               const std::vector<std::string>& axes,
-                                              const ir::FamilyInputs& inputs,
-                                              std::string_view file_flag) {
+                                              const ir::FamilyInputs& inputs) {
+  constexpr std::string_view file_flag = "family-inputs";
   auto has = [&](std::string_view axis) { return std::find(axes.begin(), axes.end(), axis) != axes.end(); };
   if ((has("dp") || has("fsdp") || has("ep")) && inputs.data.empty()) {
     return StrCat("family '", family, "' shards the data: expected --data (or `data` in --",

@@ -1,4 +1,4 @@
-// Family inputs from the command line (`memplan plan`, `memplan rank`): a
+// Family inputs from the command line (`memplan plan`, `predict` and `rank`): a
 // families.yaml, overridden by --data, --ep, --tp-plan and
 // --min-fsdp-elements; and the check that a family has what it needs.
 #ifndef MEMPLAN_CLI_FAMILY_INPUTS_H_
@@ -30,12 +30,11 @@ absl::StatusOr<std::vector<std::string>> CommaList(std::string_view flag, const 
 absl::StatusOr<ir::FamilyInputs> ReadFamilyInputs(const FamilyInputFlags& flags);
 
 // Why `family` (with mesh axes `axes`) cannot be built from `inputs`: the
-// flag that would give what is missing; nullopt when nothing is.
-// `file_flag` is the name of the flag that reads a families.yaml.
+// flag that would give what is missing (or --family-inputs, the file that
+// would); nullopt when nothing is.
 std::optional<std::string> MissingFamilyInput(std::string_view family,
                                               const std::vector<std::string>& axes,
-                                              const ir::FamilyInputs& inputs,
-                                              std::string_view file_flag);
+                                              const ir::FamilyInputs& inputs);
 
 // The title line of a written plan file: "mlp_train_step under dp8" (the
 // module name without jit_).

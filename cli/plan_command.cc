@@ -30,14 +30,8 @@ std::shared_ptr<const SourceText> Flag(std::string_view name, const std::string&
 }
 
 absl::StatusOr<ir::FamilyInputs> Inputs(const PlanFlags& flags, const std::vector<std::string>& axes) {
-  FamilyInputFlags input_flags;
-  input_flags.families_file = flags.families;
-  input_flags.data = flags.data;
-  input_flags.ep = flags.ep;
-  input_flags.tp_plan = flags.tp_plan;
-  input_flags.min_fsdp_elements = flags.min_fsdp_elements;
-  ASSIGN_OR_RETURN(ir::FamilyInputs inputs, ReadFamilyInputs(input_flags));
-  if (std::optional<std::string> missing = MissingFamilyInput(flags.family, axes, inputs, "families")) {
+  ASSIGN_OR_RETURN(ir::FamilyInputs inputs, ReadFamilyInputs(flags.inputs));
+  if (std::optional<std::string> missing = MissingFamilyInput(flags.family, axes, inputs)) {
     return absl::InvalidArgumentError(*missing);
   }
   return inputs;

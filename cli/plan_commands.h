@@ -9,23 +9,21 @@
 #include <optional>
 #include <string>
 
+#include "cli/family_inputs.h"
+
 namespace memplan::cli {
 
 class Subcommand;
 std::unique_ptr<Subcommand> MakePlanSubcommand();
 
-// memplan plan PROGRAM --family F --mesh M [--families FILE] [--data a,b]
+// memplan plan PROGRAM --family F --mesh M [--family-inputs FILE] [--data a,b]
 // [--tp-plan FILE] [--ep globs] [--min-fsdp-elements N] [-o FILE]
 struct PlanFlags {
   std::string path;                    // the program
   std::string module;                  // for a dump directory
   std::string family;                  // "dp", "fsdp+tp", ...
   std::string mesh;                    // "dp=2,tp=4" or a Mesh repr
-  std::string families;                // a families.yaml
-  std::optional<std::string> data;     // "x,y" (overrides the families file)
-  std::string tp_plan;                 // glob -> style file (overrides)
-  std::optional<std::string> ep;       // "glob,glob" (overrides)
-  std::optional<int64_t> min_fsdp_elements;
+  FamilyInputFlags inputs;             // families.yaml and the flags over it
   std::string output = "-";
 };
 

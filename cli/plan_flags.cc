@@ -1,3 +1,4 @@
+#include "cli/family_input_flags.h"
 #include "cli/plan_commands.h"
 #include "cli/subcommand.h"
 #include "llvm/Support/CommandLine.h"
@@ -17,11 +18,7 @@ class PlanSubcommand : public Subcommand {
     flags.module = module_;
     flags.family = family_;
     flags.mesh = mesh_;
-    flags.families = families_;
-    if (data_.getNumOccurrences() > 0) flags.data = data_;
-    flags.tp_plan = tp_plan_;
-    if (ep_.getNumOccurrences() > 0) flags.ep = ep_;
-    if (min_fsdp_elements_.getNumOccurrences() > 0) flags.min_fsdp_elements = min_fsdp_elements_;
+    flags.inputs = inputs_.Flags();
     flags.output = output_;
     return RunPlan(flags);
   }
@@ -39,19 +36,7 @@ class PlanSubcommand : public Subcommand {
                                         "dp+ep; the mesh has one axis of each name")};
   cl::opt<std::string> mesh_{"mesh", cl::sub(command_), cl::value_desc("mesh"),
                              cl::desc("The mesh, major to minor: dp=2,tp=4")};
-  cl::opt<std::string> families_{"families", cl::sub(command_), cl::value_desc("file"),
-                                 cl::desc("Family inputs (families.yaml: data, min_fsdp_elements, tp, ep)")};
-  cl::opt<std::string> data_{"data", cl::sub(command_), cl::value_desc("names"),
-                             cl::desc("Data arguments (top-level names), sharded on their leading "
-                                      "dimension: x,y")};
-  cl::opt<std::string> tp_plan_{"tp-plan", cl::sub(command_), cl::value_desc("file"),
-                                cl::desc("Tensor-parallel plan: a YAML/JSON mapping glob -> colwise | "
-                                         "rowwise | sequence")};
-  cl::opt<std::string> ep_{"ep", cl::sub(command_), cl::value_desc("globs"),
-                           cl::desc("Expert parameters (globs), sharded on dimension 0 over ep")};
-  cl::opt<int64_t> min_fsdp_elements_{"min-fsdp-elements", cl::sub(command_), cl::value_desc("N"),
-                                      cl::desc("fsdp shards parameters of at least N elements "
-                                               "(default 262144)")};
+  FamilyInputOptions inputs_{command_};
   cl::opt<std::string> output_{"o", cl::sub(command_), cl::init("-"), cl::value_desc("file"),
                                cl::desc("Write the plan to <file> (atomically)")};
 };

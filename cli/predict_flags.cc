@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/family_input_flags.h"
 #include "cli/predict_commands.h"
 #include "cli/subcommand.h"
 #include "llvm/Support/CommandLine.h"
@@ -16,16 +17,9 @@ class PredictSubcommand : public Subcommand {
 
   int Run() override {
     if (args_.empty()) return kExitBadInput;
-    // `--plans A.yaml B.yaml`: the files after the first go to the positionals.
-    std::vector<std::string> plans(plans_.begin(), plans_.end());
-    if (args_.size() > 1) {
-      if (plans_.empty()) {
-        std::fprintf(stderr, "memplan predict: unexpected argument '%s'; expected one PROGRAM "
-                             "(plan files follow --plans)\n", args_[1].c_str());
-        return kExitBadInput;
-      }
-      plans.insert(plans.end(), args_.begin() + 1, args_.end());
-    }
+    std::optional<std::vector<std::string>> files = PlanFilesOf("predict", args_, plans_);
+    if (!files) return kExitBadInput;
+    std::vector<std::string> plans = std::move(*files);
     const bool sweep = !plans.empty() || families_.getNumOccurrences() > 0 ||
                        !meshes_.empty() || devices_.getNumOccurrences() > 0;
     if (!plan_.empty()) {
@@ -49,13 +43,7 @@ class PredictSubcommand : public Subcommand {
     if (families_.getNumOccurrences() > 0) flags.families = families_;
     flags.meshes.assign(meshes_.begin(), meshes_.end());
     if (devices_.getNumOccurrences() > 0) flags.devices = devices_;
-    flags.inputs.families_file = family_inputs_;
-    if (data_.getNumOccurrences() > 0) flags.inputs.data = data_;
-    if (ep_.getNumOccurrences() > 0) flags.inputs.ep = ep_;
-    flags.inputs.tp_plan = tp_plan_;
-    if (min_fsdp_elements_.getNumOccurrences() > 0) {
-      flags.inputs.min_fsdp_elements = min_fsdp_elements_;
-    }
+    flags.inputs = inputs_.Flags();
     flags.format = format_;
     flags.output = output_;
     return RunPredictSweep(flags);
@@ -79,19 +67,7 @@ class PredictSubcommand : public Subcommand {
                                 cl::desc("A mesh for --family, such as dp=2,tp=4; repeat for several")};
   cl::opt<int64_t> devices_{"devices", cl::sub(command_), cl::value_desc("N"),
                             cl::desc("Predict --family on every mesh of N devices")};
-  cl::opt<std::string> family_inputs_{"family-inputs", cl::sub(command_), cl::value_desc("file"),
-                                      cl::desc("Family inputs (families.yaml: data, "
-                                               "min_fsdp_elements, tp, ep)")};
-  cl::opt<std::string> data_{"data", cl::sub(command_), cl::value_desc("names"),
-                             cl::desc("Data arguments (top-level names), sharded on their leading "
-                                      "dimension by dp, fsdp and ep")};
-  cl::opt<std::string> tp_plan_{"tp-plan", cl::sub(command_), cl::value_desc("file"),
-                                cl::desc("Tensor-parallel plan: a YAML/JSON mapping glob -> "
-                                         "colwise | rowwise | sequence")};
-  cl::opt<std::string> ep_{"ep", cl::sub(command_), cl::value_desc("globs"),
-                           cl::desc("Expert parameters (globs), sharded on dimension 0 over ep")};
-  cl::opt<int64_t> min_fsdp_elements_{"min-fsdp-elements", cl::sub(command_), cl::value_desc("N"),
-                                      cl::desc("fsdp shards parameters of at least N elements")};
+  FamilyInputOptions inputs_{command_};
   cl::opt<PredictFormat> format_{
       "format", cl::sub(command_), cl::init(PredictFormat::kText), cl::desc("Output format"),
       cl::values(clEnumValN(PredictFormat::kText, "text", "aligned text"),

@@ -104,7 +104,7 @@ absl::StatusOr<Candidates> BuildCandidates(const PredictSweepFlags& flags, const
     for (const std::string& family : families) {
       absl::StatusOr<std::vector<std::string>> axes = analyzer::FamilyAxes(family);
       if (!axes.ok()) return absl::InvalidArgumentError(StrCat("--family: ", FromAbsl(axes.status().message())));
-      if (auto missing = MissingFamilyInput(family, *axes, inputs, "family-inputs")) {
+      if (auto missing = MissingFamilyInput(family, *axes, inputs)) {
         return absl::InvalidArgumentError(*missing);
       }
     }

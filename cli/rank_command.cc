@@ -74,7 +74,7 @@ absl::StatusOr<simulator::Enumeration> Families(const RankFlags& flags,
   for (const std::string& family : listed) {
     absl::StatusOr<std::vector<std::string>> axes = analyzer::FamilyAxes(family);
     if (!axes.ok()) return absl::InvalidArgumentError(StrCat("--families: ", FromAbsl(axes.status().message())));
-    if (auto missing = MissingFamilyInput(family, *axes, inputs, "family-inputs")) {
+    if (auto missing = MissingFamilyInput(family, *axes, inputs)) {
       if (named) return absl::InvalidArgumentError(*missing);
       std::fprintf(stderr, "memplan rank: leaving out %s\n", missing->c_str());
       continue;

@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/family_input_flags.h"
 #include "cli/rank_commands.h"
 #include "cli/subcommand.h"
 #include "llvm/Support/CommandLine.h"
@@ -16,31 +17,18 @@ class RankSubcommand : public Subcommand {
 
   int Run() override {
     RankFlags flags;
-    // `--plans A.yaml B.yaml`: the files after the first go to the positionals.
     if (args_.empty()) return kExitBadInput;
     flags.path = args_[0];
-    flags.plans.assign(plans_.begin(), plans_.end());
-    if (args_.size() > 1) {
-      if (plans_.empty()) {
-        std::fprintf(stderr, "memplan rank: unexpected argument '%s'; expected one PROGRAM (plan "
-                             "files follow --plans)\n", args_[1].c_str());
-        return kExitBadInput;
-      }
-      flags.plans.insert(flags.plans.end(), args_.begin() + 1, args_.end());
-    }
+    std::optional<std::vector<std::string>> plans = PlanFilesOf("rank", args_, plans_);
+    if (!plans) return kExitBadInput;
+    flags.plans = std::move(*plans);
     flags.module = module_;
     flags.devices = devices_;
     flags.hw = hw_;
     if (nodes_.getNumOccurrences() > 0) flags.nodes = nodes_;
     flags.budget = budget_;
     if (families_.getNumOccurrences() > 0) flags.families = families_;
-    flags.inputs.families_file = family_inputs_;
-    if (data_.getNumOccurrences() > 0) flags.inputs.data = data_;
-    if (ep_.getNumOccurrences() > 0) flags.inputs.ep = ep_;
-    flags.inputs.tp_plan = tp_plan_;
-    if (min_fsdp_elements_.getNumOccurrences() > 0) {
-      flags.inputs.min_fsdp_elements = min_fsdp_elements_;
-    }
+    flags.inputs = inputs_.Flags();
     flags.overlap = overlap_;
     flags.f32_dots = f32_dots_;
     flags.format = format_;
@@ -70,19 +58,7 @@ class RankSubcommand : public Subcommand {
                                  cl::desc("Families to enumerate, comma-separated (default: "
                                           "dp,fsdp,tp,dp+tp,fsdp+tp, those with inputs; none "
                                           "with --plans)")};
-  cl::opt<std::string> family_inputs_{"family-inputs", cl::sub(command_), cl::value_desc("file"),
-                                      cl::desc("Family inputs (families.yaml: data, "
-                                               "min_fsdp_elements, tp, ep)")};
-  cl::opt<std::string> data_{"data", cl::sub(command_), cl::value_desc("names"),
-                             cl::desc("Data arguments (top-level names), sharded on their leading "
-                                      "dimension by dp and fsdp")};
-  cl::opt<std::string> tp_plan_{"tp-plan", cl::sub(command_), cl::value_desc("file"),
-                                cl::desc("Tensor-parallel plan: a YAML/JSON mapping glob -> "
-                                         "colwise | rowwise | sequence")};
-  cl::opt<std::string> ep_{"ep", cl::sub(command_), cl::value_desc("globs"),
-                           cl::desc("Expert parameters (globs), sharded on dimension 0 over ep")};
-  cl::opt<int64_t> min_fsdp_elements_{"min-fsdp-elements", cl::sub(command_), cl::value_desc("N"),
-                                      cl::desc("fsdp shards parameters of at least N elements")};
+  FamilyInputOptions inputs_{command_};
   cl::list<std::string> plans_{"plans", cl::sub(command_), cl::value_desc("file"),
                                cl::desc("Plan files to rank as well (docs/plan-format.md)")};
   cl::opt<std::string> overlap_{"overlap", cl::sub(command_), cl::init("per-collective"),

@@ -25,7 +25,7 @@ TEST(PlanCli, FamiliesFileGivesTheCorpusPlan) {
   test::TempDir dir;
   const std::string out = dir.File("p.yaml");
   const CommandResult r = Plan({"samples/sharded/transformer_train_adam", "--family", "fsdp+tp", "--mesh",
-                                "fsdp=4,tp=2", "--families", "samples/sharded/transformer_train_adam/families.yaml",
+                                "fsdp=4,tp=2", "--family-inputs", "samples/sharded/transformer_train_adam/families.yaml",
                                 "-o", out});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_EQ(test::ReadFileOrDie(out),

@@ -136,7 +136,7 @@ TEST(RankCli, EmittedPlanIsThePlanCommandsAndPredicts) {
   EXPECT_NE(r.out.find("Chosen: fsdp8"), std::string::npos) << r.out;
   // The same file `memplan plan` writes for that family and mesh.
   const test::CommandResult p = Memplan(
-      {"plan", kProgram, "--family", "fsdp", "--mesh", "fsdp=8", "--families", kInputs});
+      {"plan", kProgram, "--family", "fsdp", "--mesh", "fsdp=8", "--family-inputs", kInputs});
   ASSERT_EQ(p.exit_code, 0) << p.err;
   EXPECT_EQ(test::ReadFileOrDie(plan), p.out);
   EXPECT_EQ(Memplan({"predict", kProgram, "--plan", plan}).exit_code, 0);
