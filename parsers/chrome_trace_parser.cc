@@ -10,10 +10,18 @@
 
 #include "ir/status_macros.h"
 #include "ir/strings.h"
+#include "parsers/chrome_trace_tracks.h"
 #include "parsers/json_reader.h"
 
 namespace memplan::parsers {
 namespace {
+
+using internal::OpenBegin;
+using internal::PendingMemory;
+using internal::Slice;
+using internal::TraceEvents;
+using internal::TrackData;
+using internal::BuildTraceTree;
 
 constexpr std::string_view kMemoryEventName = "[memory]";
 constexpr std::string_view kOutOfMemoryEventName = "[OutOfMemory]";
@@ -49,53 +57,6 @@ bool NeedsArgs(std::string_view ph) {
   return ph.empty() || ph == "i" || ph == "I" || ph == "C" || ph == "M";
 }
 
-struct Slice {
-  int64_t start_ns = 0;
-  int64_t dur_ns = 0;
-  std::string name;
-  int32_t category = -1;
-  size_t order = 0;  // input order, the last tie-breaker
-};
-
-struct OpenBegin {
-  int64_t start_ns;
-  std::string name;
-  int32_t category;
-};
-
-struct PendingMemory {
-  ir::MemoryEvent event;
-  size_t order = 0;
-};
-
-struct TrackData {
-  std::string pid;
-  std::string tid;
-  std::vector<Slice> slices;
-  std::vector<OpenBegin> open;  // "B" events not yet ended
-  std::vector<PendingMemory> memory;
-};
-
-// Sort key of a pid or tid: numbers by value first, then strings.
-struct IdKey {
-  bool is_string;
-  int64_t number;
-  std::string_view text;
-  friend bool operator<(const IdKey& a, const IdKey& b) {
-    if (a.is_string != b.is_string) return !a.is_string;
-    if (a.number != b.number) return a.number < b.number;
-    return a.text < b.text;
-  }
-};
-
-IdKey KeyOf(std::string_view id) {
-  int64_t number = 0;
-  if (ParseDecimalScaled(id, 0, &number) && id.find_first_of(".eE") == std::string_view::npos) {
-    return {false, number, id};
-  }
-  return {true, 0, id};
-}
-
 class TraceReader {
  public:
   explicit TraceReader(const SourceText& source)
@@ -113,7 +74,7 @@ class TraceReader {
                            "events");
     }
     if (!json_.AtEnd()) return json_.ErrorAt(json_.position(), "expected the end of the trace");
-    return Build();
+    return BuildTraceTree(std::move(events_), std::move(builder_), source_.name());
   }
 
  private:
@@ -420,203 +381,20 @@ class TraceReader {
     }
   }
 
-  absl::StatusOr<ir::CallTree> Build();
-  void BuildTrack(TrackData& data, ir::TrackId track_id, std::vector<PendingMemory>* memory);
-
   const SourceText& source_;
   JsonReader json_;
   ir::CallTreeBuilder builder_;
-  size_t order_ = 0;
-  std::vector<TrackData> tracks_;
+  TraceEvents events_;
+  size_t& order_ = events_.next_order;
+  std::vector<TrackData>& tracks_ = events_.tracks;
   std::map<std::pair<std::string, std::string>, size_t> track_index_;
-  std::map<std::string, std::string> process_names_;
-  std::map<std::pair<std::string, std::string>, std::string> thread_names_;
-  std::vector<ir::CounterSeries> counters_;
+  std::map<std::string, std::string>& process_names_ = events_.process_names;
+  std::map<std::pair<std::string, std::string>, std::string>& thread_names_ = events_.thread_names;
+  std::vector<ir::CounterSeries>& counters_ = events_.counters;
   std::map<std::tuple<std::string, std::string, std::string>, size_t> counter_index_;
 };
 
-absl::StatusOr<ir::CallTree> TraceReader::Build() {
-  // Tracks by (pid, tid); numbers by value.
-  std::vector<size_t> order(tracks_.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const IdKey pa = KeyOf(tracks_[a].pid), pb = KeyOf(tracks_[b].pid);
-    if (pa < pb) return true;
-    if (pb < pa) return false;
-    return KeyOf(tracks_[a].tid) < KeyOf(tracks_[b].tid);
-  });
-  std::vector<PendingMemory> memory;
-  for (size_t i : order) {
-    TrackData& data = tracks_[i];
-    if (!data.open.empty()) {
-      builder_.tree().diagnostics.Warn("\"B\" event without a matching \"E\" (ends at the trace's end)",
-                                       source_.name());
-    }
-    BuildTrack(data, ir::TrackId(static_cast<int64_t>(builder_.tree().tracks.size())), &memory);
-  }
-  std::stable_sort(memory.begin(), memory.end(), [](const PendingMemory& a, const PendingMemory& b) {
-    if (a.event.ts_ns != b.event.ts_ns) return a.event.ts_ns < b.event.ts_ns;
-    return a.order < b.order;
-  });
-  for (PendingMemory& m : memory) builder_.tree().memory_events.push_back(std::move(m.event));
-  std::sort(counters_.begin(), counters_.end(), [](const ir::CounterSeries& a, const ir::CounterSeries& b) {
-    const IdKey pa = KeyOf(a.pid), pb = KeyOf(b.pid);
-    if (pa < pb) return true;
-    if (pb < pa) return false;
-    return std::tie(a.name, a.series) < std::tie(b.name, b.series);
-  });
-  for (ir::CounterSeries& series : counters_) {
-    std::stable_sort(series.samples.begin(), series.samples.end(),
-                     [](const auto& a, const auto& b) { return a.ts_ns < b.ts_ns; });
-  }
-  builder_.tree().counters = std::move(counters_);
-  return std::move(builder_).Finish();
-}
-
-void TraceReader::BuildTrack(TrackData& data, ir::TrackId track_id,
-                             std::vector<PendingMemory>* memory) {
-  // "B" events never ended close at the last time seen on the track.
-  int64_t last_ns = 0;
-  bool any_time = false;
-  for (const Slice& s : data.slices) {
-    last_ns = any_time ? std::max(last_ns, s.start_ns + s.dur_ns) : s.start_ns + s.dur_ns;
-    any_time = true;
-  }
-  for (const OpenBegin& b : data.open) {
-    last_ns = any_time ? std::max(last_ns, b.start_ns) : b.start_ns;
-    any_time = true;
-  }
-  while (!data.open.empty()) {
-    OpenBegin b = std::move(data.open.back());
-    data.open.pop_back();
-    data.slices.push_back(Slice{b.start_ns, std::max<int64_t>(0, last_ns - b.start_ns),
-                                std::move(b.name), b.category, order_++});
-  }
-  std::sort(data.slices.begin(), data.slices.end(), [](const Slice& a, const Slice& b) {
-    if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
-    if (a.dur_ns != b.dur_ns) return a.dur_ns > b.dur_ns;  // the enclosing one first
-    return a.order < b.order;
-  });
-  std::stable_sort(data.memory.begin(), data.memory.end(),
-                   [](const PendingMemory& a, const PendingMemory& b) {
-                     return a.event.ts_ns < b.event.ts_ns;
-                   });
-
-  ir::CallTree& tree = builder_.tree();
-  ir::Track track;
-  track.id = track_id;
-  track.pid = data.pid;
-  track.tid = data.tid;
-  if (auto it = process_names_.find(data.pid); it != process_names_.end()) {
-    track.process_name = it->second;
-  }
-  if (auto it = thread_names_.find({data.pid, data.tid}); it != thread_names_.end()) {
-    track.thread_name = it->second;
-  }
-  const ir::CallNodeId track_node = builder_.AddNode(tree.root(), ir::CallNodeKind::kTrack, {});
-  builder_.node(track_node).track = track_id;
-  track.node = track_node;
-  tree.tracks.push_back(std::move(track));
-
-  int64_t track_start = 0, track_end = 0;
-  bool first = true;
-  auto extend = [&](int64_t start, int64_t end) {
-    track_start = first ? start : std::min(track_start, start);
-    track_end = first ? end : std::max(track_end, end);
-    first = false;
-  };
-
-  struct Open {
-    int64_t end_ns;
-    ir::CallNodeId node;
-  };
-  std::vector<Open> open;
-  size_t next_memory = 0;
-  auto enclosing_at = [&](int64_t ts) {
-    while (!open.empty() && open.back().end_ns <= ts) open.pop_back();
-    return open.empty() ? track_node : open.back().node;
-  };
-  auto flush_memory_before = [&](int64_t ts, bool all) {
-    while (next_memory < data.memory.size() &&
-           (all || data.memory[next_memory].event.ts_ns < ts)) {
-      PendingMemory m = std::move(data.memory[next_memory++]);
-      m.event.track = track_id;
-      m.event.enclosing = enclosing_at(m.event.ts_ns);
-      extend(m.event.ts_ns, m.event.ts_ns);
-      memory->push_back(std::move(m));
-    }
-  };
-  bool overlap_warned = false;
-  for (Slice& s : data.slices) {
-    flush_memory_before(s.start_ns, /*all=*/false);
-    const int64_t end = s.start_ns + s.dur_ns;
-    const ir::CallNodeId parent = enclosing_at(s.start_ns);
-    if (!open.empty() && end > open.back().end_ns && !overlap_warned) {
-      tree.diagnostics.Warn("slice ends after the slice it starts in (kept as its child)",
-                            StrCat(source_.name(), ": track pid ", data.pid, " tid ", data.tid));
-      overlap_warned = true;
-    }
-    std::string_view function = s.name, file;
-    int64_t line = 0;
-    SplitPythonFrameName(s.name, &function, &file, &line);
-    const ir::FunctionId fn = builder_.InternFunction(function, file, line);
-    const ir::CallNodeId id = builder_.AddNode(parent, ir::CallNodeKind::kCall, fn);
-    ir::CallNode& node = builder_.node(id);
-    node.start_ns = s.start_ns;
-    node.duration_ns = s.dur_ns;
-    node.category = s.category;
-    extend(s.start_ns, end);
-    open.push_back(Open{end, id});
-  }
-  flush_memory_before(0, /*all=*/true);
-  ir::CallNode& node = builder_.node(track_node);
-  node.start_ns = first ? 0 : track_start;
-  node.duration_ns = first ? 0 : track_end - track_start;
-}
-
 }  // namespace
-
-bool SplitPythonFrameName(std::string_view slice_name, std::string_view* function,
-                          std::string_view* file, int64_t* line) {
-  auto parse_line = [](std::string_view digits, int64_t* out) {
-    if (digits.empty() || digits.size() > 12) return false;
-    int64_t v = 0;
-    for (char c : digits) {
-      if (c < '0' || c > '9') return false;
-      v = v * 10 + (c - '0');
-    }
-    *out = v;
-    return true;
-  };
-  // JAX / TSL Python tracer: "$file.py:132 func".
-  if (!slice_name.empty() && slice_name.front() == '$') {
-    const std::string_view rest = slice_name.substr(1);
-    const size_t space = rest.find(' ');
-    if (space == std::string_view::npos) return false;
-    const std::string_view location = rest.substr(0, space);
-    const size_t colon = location.rfind(':');
-    int64_t n = 0;
-    if (colon == std::string_view::npos || !parse_line(location.substr(colon + 1), &n)) return false;
-    *file = location.substr(0, colon);
-    *line = n;
-    *function = rest.substr(space + 1);
-    return !function->empty();
-  }
-  // PyTorch python_function: "path/train.py(45): forward".
-  const size_t close = slice_name.find("): ");
-  if (close == std::string_view::npos) return false;
-  const size_t open = slice_name.rfind('(', close);
-  if (open == std::string_view::npos || open < 3 || slice_name.substr(open - 3, 3) != ".py") {
-    return false;
-  }
-  int64_t n = 0;
-  if (!parse_line(slice_name.substr(open + 1, close - open - 1), &n)) return false;
-  if (close + 3 >= slice_name.size()) return false;
-  *file = slice_name.substr(0, open);
-  *line = n;
-  *function = slice_name.substr(close + 3);
-  return true;
-}
 
 bool LooksLikeChromeTrace(std::string_view head) {
   for (char c : head) {
