@@ -14,6 +14,7 @@
 #include "analyzer/value_groups.h"
 #include "cli/device_memory.h"
 #include "gtest/gtest.h"
+#include "llvm/Support/JSON.h"
 #include "parsers/load_program.h"
 #include "tests/test_util.h"
 #include "viz/analyze_report.h"
@@ -201,9 +202,20 @@ TEST(AnalyzeText, DeviceShareIsFootprintOverCapacity) {
     EXPECT_NE(r.out.find(std::string("the footprint ") + share), std::string::npos) << r.out;
     EXPECT_NE(r.out.find(std::string("the peak is ") + peak_share), std::string::npos) << r.out;
     EXPECT_NE(r.out.find(std::string("Device:     ") + device), std::string::npos) << r.out;
+    // JSON names the device and its memory; without --device it is null.
+    const CommandResult json = Analyze(sample, {std::string("--device=") + device, "--format=json"});
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    llvm::Expected<llvm::json::Value> doc = llvm::json::parse(json.out);
+    ASSERT_TRUE(static_cast<bool>(doc)) << llvm::toString(doc.takeError());
+    const llvm::json::Object* named = doc->getAsObject()->getObject("device");
+    ASSERT_NE(named, nullptr);
+    EXPECT_EQ(named->getString("name").getValueOr("").str(), device);
+    EXPECT_EQ(named->getInteger("memory_bytes").getValueOr(-1), capacity);
   }
   const CommandResult none = Analyze(sample, {});
   EXPECT_EQ(none.out.find("Device:"), std::string::npos);
+  const CommandResult none_json = Analyze(sample, {"--format=json"});
+  EXPECT_NE(none_json.out.find("\"device\": null"), std::string::npos);
   const CommandResult unknown = Analyze(sample, {"--device=Z100"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("--device=Z100: expected a hardware preset"), std::string::npos)

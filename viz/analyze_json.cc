@@ -343,6 +343,16 @@ void WriteAnalyzeJson(const AnalyzeReportInput& input, llvm::raw_ostream& os) {
     stated("constant_bytes", analyzer::StatsField::kConstant);
     stated("thread_local_bytes", analyzer::StatsField::kThreadLocal);
     stated("device_footprint_bytes", analyzer::StatsField::kDeviceFootprint);
+    // The device the text report measures shares against (--device); null
+    // when none was named.
+    if (input.device) {
+      j.attributeObject("device", [&] {
+        j.attribute("name", Text(input.device->name));
+        j.attribute("memory_bytes", input.device->bytes);
+      });
+    } else {
+      j.attribute("device", nullptr);
+    }
     WriteOccupiedPeak(j, input);
     WritePeak(j, input);
     WriteTimeline(j, input.analysis.timeline);
