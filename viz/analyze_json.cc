@@ -1,5 +1,6 @@
 #include <string>
 
+#include "viz/json_text.h"
 #include "analyzer/value_groups.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -11,21 +12,12 @@ namespace {
 
 using llvm::json::OStream;
 
-llvm::StringRef Ref(std::string_view s) { return llvm::StringRef(s.data(), s.size()); }
-
-// A JSON string of text from the input. JSON strings must be UTF-8 (llvm::json
-// asserts it) and dumps need not be: invalid bytes become U+FFFD.
-llvm::json::Value Text(std::string_view s) {
-  if (LLVM_LIKELY(llvm::json::isUTF8(Ref(s)))) return Ref(s);
-  return llvm::json::fixUTF8(Ref(s));
-}
-
 // A string, or null when empty.
 void StringOrNull(OStream& j, llvm::StringRef key, std::string_view s) {
   if (s.empty()) {
     j.attribute(key, nullptr);
   } else {
-    j.attribute(key, Text(s));
+    j.attribute(key, JsonText(s));
   }
 }
 
@@ -40,16 +32,16 @@ void WriteValue(OStream& j, const ir::Program& program, const analyzer::Analysis
   const ValueLabels labels = LabelsOf(program, analysis, v);
   j.object([&] {
     j.attribute("id", v.id.value());
-    j.attribute("name", Text(labels.name));
-    j.attribute("instruction", Text(program.InstructionName(v.instruction)));
+    j.attribute("name", JsonText(labels.name));
+    j.attribute("instruction", JsonText(program.InstructionName(v.instruction)));
     WriteIndex(j, "index", v.index);
     j.attribute("size", v.size);
     j.attribute("allocation", v.allocation.valid() ? llvm::json::Value(v.allocation.value())
                                                    : llvm::json::Value(nullptr));
     j.attribute("offset", v.offset);
-    j.attribute("shape", Text(v.shape_text));
+    j.attribute("shape", JsonText(v.shape_text));
     if (const ir::Allocation* a = program.FindAllocation(v.allocation)) {
-      j.attribute("category", Ref(analyzer::CategoryName(analyzer::CategoryOf(*a))));
+      j.attribute("category", JsonRef(analyzer::CategoryName(analyzer::CategoryOf(*a))));
     } else {
       j.attribute("category", nullptr);
     }
@@ -91,7 +83,7 @@ void WriteAllocation(OStream& j, const ir::Allocation& a) {
     j.attribute("color", a.color);
     if (a.is_entry_parameter()) {
       j.attribute("parameter_number", *a.parameter_number);
-      j.attribute("parameter_shape", Text(a.parameter_shape_text));
+      j.attribute("parameter_shape", JsonText(a.parameter_shape_text));
       WriteIndex(j, "parameter_index", a.parameter_index);
     } else {
       j.attribute("parameter_number", nullptr);
@@ -101,7 +93,7 @@ void WriteAllocation(OStream& j, const ir::Allocation& a) {
     j.attribute("preallocated_temp", a.is_preallocated_temp);
     j.attribute("constant", a.is_constant);
     j.attribute("thread_local", a.is_thread_local);
-    j.attribute("category", Ref(analyzer::CategoryName(analyzer::CategoryOf(a))));
+    j.attribute("category", JsonRef(analyzer::CategoryName(analyzer::CategoryOf(a))));
     j.attribute("value_count", static_cast<int64_t>(a.values.size()));
   });
 }
@@ -109,7 +101,7 @@ void WriteAllocation(OStream& j, const ir::Allocation& a) {
 void WriteBytesByCategory(OStream& j, llvm::StringRef key, const analyzer::BytesByCategory& b) {
   j.attributeObject(key, [&] {
     for (int c = 0; c < analyzer::kNumValueCategories; ++c) {
-      j.attribute(Ref(analyzer::CategoryName(static_cast<analyzer::ValueCategory>(c))), b[c]);
+      j.attribute(JsonRef(analyzer::CategoryName(static_cast<analyzer::ValueCategory>(c))), b[c]);
     }
   });
 }
@@ -125,7 +117,7 @@ void WriteTimeline(OStream& j, const analyzer::Timeline& timeline) {
     j.attribute("last_step", timeline.last_step);
     j.attributeArray("categories", [&] {
       for (int c = 0; c < analyzer::kNumValueCategories; ++c) {
-        j.value(Ref(analyzer::CategoryName(static_cast<analyzer::ValueCategory>(c))));
+        j.value(JsonRef(analyzer::CategoryName(static_cast<analyzer::ValueCategory>(c))));
       }
     });
     j.attributeArray("points", [&] {
@@ -180,8 +172,8 @@ void WriteGroups(OStream& j, llvm::StringRef key, const std::vector<analyzer::Va
     for (const analyzer::ValueGroup& g : groups) {
       j.object([&] {
         j.attribute("count", static_cast<int64_t>(g.values.size()));
-        j.attribute("shape", Text(g.shape));
-        j.attribute("category", Ref(analyzer::CategoryName(g.category)));
+        j.attribute("shape", JsonText(g.shape));
+        j.attribute("category", JsonRef(analyzer::CategoryName(g.category)));
         j.attribute("bytes_each", g.bytes_each);
         j.attribute("total_bytes", g.total_bytes);
         StringOrNull(j, "source_file", g.source_file);
@@ -245,7 +237,7 @@ void WriteTempArenas(OStream& j, const analyzer::Analysis& analysis) {
 
 void WriteAttributionNode(OStream& j, const analyzer::AttributionNode& node) {
   j.object([&] {
-    j.attribute("name", Text(node.name));
+    j.attribute("name", JsonText(node.name));
     j.attribute("bytes", node.bytes);
     j.attribute("values", node.values);
     j.attributeArray("children", [&] {
@@ -260,8 +252,8 @@ void WriteAttribution(OStream& j, const analyzer::Analysis& analysis) {
     return;
   }
   j.attributeObject("attribution", [&] {
-    j.attribute("by", Ref(analyzer::AttributionKeyName(analysis.attribution_key)));
-    j.attribute("scope", Ref(AttributionScopeName(analysis.attribution_scope)));
+    j.attribute("by", JsonRef(analyzer::AttributionKeyName(analysis.attribution_key)));
+    j.attribute("scope", JsonRef(AttributionScopeName(analysis.attribution_scope)));
     j.attributeBegin("root");
     WriteAttributionNode(j, analysis.attribution);
     j.attributeEnd();
@@ -273,9 +265,9 @@ void WriteWarnings(OStream& j, const ir::Program& program) {
   j.attributeArray("warnings", [&] {
     for (const ir::Warning& w : program.diagnostics.warnings()) {
       j.object([&] {
-        j.attribute("kind", Text(w.kind));
+        j.attribute("kind", JsonText(w.kind));
         j.attribute("count", w.count);
-        j.attribute("first_location", Text(w.first_location));
+        j.attribute("first_location", JsonText(w.first_location));
       });
     }
   });
@@ -297,23 +289,23 @@ void WriteAnalyzeJson(const AnalyzeReportInput& input, llvm::raw_ostream& os) {
   OStream j(os, /*IndentSize=*/2);
   j.object([&] {
     j.attribute("schema_version", kAnalyzeJsonSchemaVersion);
-    j.attribute("module", Text(program.module_name));
+    j.attribute("module", JsonText(program.module_name));
     j.attributeArray("source_files", [&] {
-      for (const std::string& f : program.source_files) j.value(Text(f));
+      for (const std::string& f : program.source_files) j.value(JsonText(f));
     });
     StringOrNull(j, "module_choice", input.choice);
     j.attribute("input_format", program.input_format);
     j.attributeArray("notes", [&] {
       for (const ir::Note& note : program.notes) {
         j.object([&] {
-          j.attribute("code", Ref(ir::NoteCodeName(note.code)));
+          j.attribute("code", JsonRef(ir::NoteCodeName(note.code)));
           j.attributeArray("numbers", [&] {
             for (int64_t n : note.numbers) j.value(n);
           });
           j.attributeArray("texts", [&] {
-            for (const std::string& t : note.texts) j.value(Text(t));
+            for (const std::string& t : note.texts) j.value(JsonText(t));
           });
-          j.attribute("text", Text(DescribeNote(note)));
+          j.attribute("text", JsonText(DescribeNote(note)));
         });
       }
     });
@@ -347,7 +339,7 @@ void WriteAnalyzeJson(const AnalyzeReportInput& input, llvm::raw_ostream& os) {
     // when none was named.
     if (input.device) {
       j.attributeObject("device", [&] {
-        j.attribute("name", Text(input.device->name));
+        j.attribute("name", JsonText(input.device->name));
         j.attribute("memory_bytes", input.device->bytes);
       });
     } else {

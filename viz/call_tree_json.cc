@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <string>
 
+#include "viz/json_text.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 #include "viz/call_tree_peak.h"
@@ -11,14 +12,6 @@ namespace {
 
 using llvm::json::OStream;
 
-llvm::StringRef Ref(std::string_view s) { return llvm::StringRef(s.data(), s.size()); }
-
-// Input text may not be UTF-8; llvm::json requires it.
-llvm::json::Value Text(std::string_view s) {
-  if (LLVM_LIKELY(llvm::json::isUTF8(Ref(s)))) return Ref(s);
-  return llvm::json::fixUTF8(Ref(s));
-}
-
 void OptionalNs(OStream& j, llvm::StringRef key, int64_t ns) {
   if (ns >= 0) {
     j.attribute(key, ns);
@@ -28,11 +21,11 @@ void OptionalNs(OStream& j, llvm::StringRef key, int64_t ns) {
 }
 
 void WriteFunctionRef(OStream& j, const ir::Function& f) {
-  j.attribute("name", Text(f.name));
+  j.attribute("name", JsonText(f.name));
   if (f.file.empty()) {
     j.attribute("file", nullptr);
   } else {
-    j.attribute("file", Text(f.file));
+    j.attribute("file", JsonText(f.file));
   }
   if (f.line > 0) {
     j.attribute("line", f.line);
@@ -52,7 +45,7 @@ void WriteStack(OStream& j, const CallTreeReportInput& in, analyzer::ContextId i
     for (analyzer::ContextId c : path) {
       const analyzer::CallingContext& context = in.summary.contexts[static_cast<size_t>(c)];
       if (context.kind == ir::CallNodeKind::kTrack) {
-        j.value(Text(TrackLabel(in.tree.track(context.track))));
+        j.value(JsonText(TrackLabel(in.tree.track(context.track))));
       } else {
         j.value(context.function.value());
       }
@@ -70,7 +63,7 @@ void WriteMemory(OStream& j, const CallTreeReportInput& in) {
     j.attributeArray("devices", [&] {
       for (const analyzer::DeviceMemory& d : in.memory.devices) {
         j.object([&] {
-          j.attribute("device_type", Text(DeviceTypeName(d.device_type)));
+          j.attribute("device_type", JsonText(DeviceTypeName(d.device_type)));
           j.attribute("device_id", d.device_id);
           j.attribute("events", d.events);
           j.attribute("allocations", d.allocations);
@@ -132,7 +125,7 @@ std::string RenderCallTreeJson(const CallTreeReportInput& in) {
   OStream j(os, 1);
   j.object([&] {
     j.attribute("schema", "memplan.calltree/1");
-    j.attribute("source", Text(tree.source_name));
+    j.attribute("source", JsonText(tree.source_name));
     j.attribute("format", timed ? "chrome-trace" : "text-tree");
     j.attribute("calls", s.calls);
     j.attribute("max_depth", s.max_depth);
@@ -159,7 +152,7 @@ std::string RenderCallTreeJson(const CallTreeReportInput& in) {
     j.attributeArray("files", [&] {
       for (const analyzer::FileCalls& f : s.by_file) {
         j.object([&] {
-          j.attribute("file", f.file.empty() ? llvm::json::Value(nullptr) : Text(f.file));
+          j.attribute("file", f.file.empty() ? llvm::json::Value(nullptr) : JsonText(f.file));
           j.attribute("calls", f.calls);
           j.attribute("functions", f.functions);
           OptionalNs(j, "self_ns", f.self_ns);
@@ -205,10 +198,10 @@ std::string RenderCallTreeJson(const CallTreeReportInput& in) {
       for (const ir::Track& t : tree.tracks) {
         const ir::CallNode& node = tree.node(t.node);
         j.object([&] {
-          j.attribute("pid", Text(t.pid));
-          j.attribute("tid", Text(t.tid));
-          j.attribute("process_name", Text(t.process_name));
-          j.attribute("thread_name", Text(t.thread_name));
+          j.attribute("pid", JsonText(t.pid));
+          j.attribute("tid", JsonText(t.tid));
+          j.attribute("process_name", JsonText(t.process_name));
+          j.attribute("thread_name", JsonText(t.thread_name));
           j.attribute("slices", node.subtree_end.value() - node.id.value() - 1);
           j.attribute("start_ns", node.start_ns - s.start_ns);
           j.attribute("duration_ns", node.duration_ns);
@@ -218,9 +211,9 @@ std::string RenderCallTreeJson(const CallTreeReportInput& in) {
     j.attributeArray("counters", [&] {
       for (const ir::CounterSeries& c : tree.counters) {
         j.object([&] {
-          j.attribute("pid", Text(c.pid));
-          j.attribute("name", Text(c.name));
-          j.attribute("series", Text(c.series));
+          j.attribute("pid", JsonText(c.pid));
+          j.attribute("name", JsonText(c.name));
+          j.attribute("series", JsonText(c.series));
           j.attribute("samples", static_cast<int64_t>(c.samples.size()));
         });
       }
@@ -229,9 +222,9 @@ std::string RenderCallTreeJson(const CallTreeReportInput& in) {
     j.attributeArray("warnings", [&] {
       for (const ir::Warning& w : tree.diagnostics.warnings()) {
         j.object([&] {
-          j.attribute("kind", Text(w.kind));
+          j.attribute("kind", JsonText(w.kind));
           j.attribute("count", w.count);
-          j.attribute("first_location", Text(w.first_location));
+          j.attribute("first_location", JsonText(w.first_location));
         });
       }
     });

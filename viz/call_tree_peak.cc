@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "viz/json_text.h"
 #include "absl/strings/str_cat.h"
 #include "viz/call_tree_report.h"
 #include "viz/format.h"
@@ -12,13 +13,6 @@ namespace {
 
 using absl::StrAppend;
 using absl::StrCat;
-
-llvm::StringRef Ref(std::string_view s) { return llvm::StringRef(s.data(), s.size()); }
-
-llvm::json::Value Text(std::string_view s) {
-  if (llvm::json::isUTF8(Ref(s))) return Ref(s);
-  return llvm::json::fixUTF8(Ref(s));
-}
 
 std::string NodeLabel(const ir::CallTree& tree, const ir::CallNode& node) {
   if (node.kind == ir::CallNodeKind::kRoot) return "(all)";
@@ -77,7 +71,7 @@ std::string RenderCallTreePeakText(const CallTreePeakInput& in) {
 void WriteCallTreePeakJson(const CallTreePeakInput& in, llvm::json::OStream& j) {
   const analyzer::CallTreePeak& p = in.peak;
   j.object([&] {
-    j.attribute("program", Text(in.program.module_name));
+    j.attribute("program", JsonText(in.program.module_name));
     j.attribute("step", p.step);
     j.attribute("peak_bytes", p.peak_bytes);
     j.attribute("placed_bytes", p.placed_bytes);
@@ -111,13 +105,13 @@ void WriteCallTreePeakJson(const CallTreePeakInput& in, llvm::json::OStream& j) 
         const ir::Value* value = in.program.FindValue(v.value);
         j.object([&] {
           j.attribute("value", v.value.value());
-          j.attribute("name", Text(value ? in.program.ValueName(*value) : std::string()));
+          j.attribute("name", JsonText(value ? in.program.ValueName(*value) : std::string()));
           j.attribute("bytes", v.bytes);
           if (v.file.empty()) {
             j.attribute("file", nullptr);
             j.attribute("line", nullptr);
           } else {
-            j.attribute("file", Text(v.file));
+            j.attribute("file", JsonText(v.file));
             j.attribute("line", v.line);
           }
           if (v.node.valid()) {

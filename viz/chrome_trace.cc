@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "viz/json_text.h"
 #include "analyzer/value_category.h"
 #include "ir/strings.h"
 #include "llvm/Support/JSON.h"
@@ -23,15 +24,6 @@ constexpr int64_t kScheduleTid = 0;
 // Beyond this many steps the per-instruction schedule track is left out
 // (it would dominate the file); counters and values are always written.
 constexpr size_t kMaxScheduleSlices = 100000;
-
-llvm::StringRef Ref(std::string_view s) { return llvm::StringRef(s.data(), s.size()); }
-
-// A JSON string of text from the input: llvm::json asserts strings are UTF-8,
-// and names in a dump need not be (invalid bytes become U+FFFD).
-llvm::json::Value Text(std::string_view s) {
-  if (LLVM_LIKELY(llvm::json::isUTF8(Ref(s)))) return Ref(s);
-  return llvm::json::fixUTF8(Ref(s));
-}
 
 // One track of slices: an allocation, or another lane of one.
 struct Track {
@@ -141,7 +133,7 @@ std::string RenderChromeTrace(const ir::Program& program, const analyzer::Analys
   OStream j(os, /*IndentSize=*/0);
   j.object([&] {
     j.attributeArray("traceEvents", [&] {
-      Metadata(j, "process_name", -1, "name", Text(StrCat("memplan: ", program.module_name)));
+      Metadata(j, "process_name", -1, "name", JsonText(StrCat("memplan: ", program.module_name)));
       Metadata(j, "thread_name", kScheduleTid, "name", "schedule");
       Metadata(j, "thread_sort_index", kScheduleTid, "sort_index", kScheduleTid);
       for (const Track& t : tracks) {
@@ -160,7 +152,7 @@ std::string RenderChromeTrace(const ir::Program& program, const analyzer::Analys
           j.attributeObject("args", [&] {
             for (int c = 0; c < analyzer::kNumValueCategories; ++c) {
               j.attribute(
-                  Ref(CategoryWord(static_cast<analyzer::ValueCategory>(c))),
+                  JsonRef(CategoryWord(static_cast<analyzer::ValueCategory>(c))),
                   point.bytes[c]);
             }
           });
@@ -177,14 +169,14 @@ std::string RenderChromeTrace(const ir::Program& program, const analyzer::Analys
         j.attributeObject("args", [&] {
           j.attribute("bytes", peak.bytes);
           j.attribute("size", HumanBytes(peak.bytes));
-          j.attribute("instruction", Text(InstructionLabel(program, peak.instruction)));
+          j.attribute("instruction", JsonText(InstructionLabel(program, peak.instruction)));
           j.attribute("values", static_cast<int64_t>(peak.values.size()));
         });
       });
       if (schedule_track) {
         for (size_t step = 0; step < sequence.size(); ++step) {
           j.object([&] {
-            j.attribute("name", Text(InstructionLabel(program, sequence[step])));
+            j.attribute("name", JsonText(InstructionLabel(program, sequence[step])));
             j.attribute("cat", "instruction");
             j.attribute("ph", "X");
             j.attribute("pid", kPid);
@@ -199,19 +191,19 @@ std::string RenderChromeTrace(const ir::Program& program, const analyzer::Analys
           const ir::Allocation* a = program.FindAllocation(v->allocation);
           const ValueLabels labels = LabelsOf(program, analysis, *v);
           j.object([&] {
-            j.attribute("name", Text(labels.name));
-            j.attribute("cat", Ref(CategoryWord(analyzer::CategoryOf(*a))));
+            j.attribute("name", JsonText(labels.name));
+            j.attribute("cat", JsonRef(CategoryWord(analyzer::CategoryOf(*a))));
             j.attribute("ph", "X");
             j.attribute("pid", kPid);
             j.attribute("tid", t.tid);
             j.attribute("ts", v->live_range->start);
             j.attribute("dur", v->live_range->end - v->live_range->start + 1);
             j.attributeObject("args", [&] {
-              j.attribute("shape", Text(v->shape_text));
+              j.attribute("shape", JsonText(v->shape_text));
               j.attribute("size", v->size);
               j.attribute("size_human", HumanBytes(v->size));
-              j.attribute("op_name", Text(labels.op_name));
-              j.attribute("source", Text(labels.source));
+              j.attribute("op_name", JsonText(labels.op_name));
+              j.attribute("source", JsonText(labels.source));
               j.attribute("allocation", v->allocation.value());
               j.attribute("offset", v->offset);
               j.attribute("value_id", v->id.value());
@@ -222,7 +214,7 @@ std::string RenderChromeTrace(const ir::Program& program, const analyzer::Analys
     });
     j.attribute("displayTimeUnit", "ms");
     j.attributeObject("otherData", [&] {
-      j.attribute("module", Text(program.module_name));
+      j.attribute("module", JsonText(program.module_name));
       j.attribute("time_unit", "1 us = 1 schedule step");
       if (has_ranges) {
         j.attribute("live_peak_bytes", analysis.peak->bytes);

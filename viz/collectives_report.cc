@@ -2,14 +2,13 @@
 
 #include <cstdio>
 
+#include "viz/json_text.h"
 #include "executor/collective_data.h"
 #include "ir/strings.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace memplan::viz {
 namespace {
-
-llvm::StringRef Ref(std::string_view s) { return llvm::StringRef(s.data(), s.size()); }
 
 bool Reduces(executor::CollectiveKind kind) {
   return kind == executor::CollectiveKind::kAllReduce || kind == executor::CollectiveKind::kReduceScatter;
@@ -25,10 +24,10 @@ std::string Format(const char* format, double value) {
 
 void WriteCollectiveRecord(llvm::json::OStream& j, executor::CollectiveKind kind, int64_t bytes,
                            executor::WireType type, int ranks, double seconds, int64_t wrong) {
-  j.attribute("collective", Ref(executor::CollectiveName(kind)));
+  j.attribute("collective", JsonRef(executor::CollectiveName(kind)));
   j.attribute("bytes", bytes);
   j.attribute("count", bytes / executor::WireBytes(type));
-  j.attribute("dtype", Ref(executor::WireTypeName(type)));
+  j.attribute("dtype", JsonRef(executor::WireTypeName(type)));
   j.attribute("time_us", seconds * 1e6);
   j.attribute("algbw_gbps", executor::AlgorithmBandwidthGBps(bytes, seconds));
   j.attribute("busbw_gbps", executor::BusBandwidthGBps(kind, ranks, bytes, seconds));
@@ -89,10 +88,10 @@ std::string RenderCollectiveBenchJson(const executor::CollectiveBenchReport& rep
   llvm::json::OStream j(os, 2);
   j.object([&] {
     j.attribute("schema", kCollectivesSchema);
-    j.attribute("backend", Ref(report.backend));
+    j.attribute("backend", JsonRef(report.backend));
     j.attribute("ranks", report.ranks);
-    j.attribute("device", llvm::json::fixUTF8(Ref(report.device)));
-    j.attribute("transport", Ref(report.transport));
+    j.attribute("device", llvm::json::fixUTF8(JsonRef(report.device)));
+    j.attribute("transport", JsonRef(report.transport));
     j.attribute("iterations", report.iterations);
     j.attribute("warmup", report.warmup);
     j.attributeArray("results", [&] {

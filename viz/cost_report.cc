@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "viz/json_text.h"
 #include "ir/strings.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -16,13 +17,6 @@ namespace memplan::viz {
 namespace {
 
 using simulator::InstructionCompute;
-
-llvm::StringRef Ref(std::string_view s) { return llvm::StringRef(s.data(), s.size()); }
-
-llvm::json::Value Text(std::string_view s) {
-  if (llvm::json::isUTF8(Ref(s))) return Ref(s);
-  return llvm::json::fixUTF8(Ref(s));
-}
 
 // 15717040128 -> "15,717,040,128" (counts are whole numbers).
 std::string Grouped(double v) {
@@ -187,13 +181,13 @@ std::string RenderCostJson(const CostReportInput& in) {
   llvm::json::OStream j(os, 2);
   j.object([&] {
     j.attribute("schema", "memplan.cost.v1");
-    j.attribute("module", Text(in.module_name));
+    j.attribute("module", JsonText(in.module_name));
     j.attributeObject("hardware", [&] {
-      j.attribute("name", Text(in.hardware.name));
+      j.attribute("name", JsonText(in.hardware.name));
       j.attribute("matmul_efficiency", in.hardware.efficiency.matmul);
       j.attribute("vector_efficiency", in.hardware.efficiency.vector);
       j.attribute("memory_efficiency", in.hardware.efficiency.memory);
-      j.attribute("f32_dot_rate", Ref(simulator::PrecisionName(in.options.f32_dot)));
+      j.attribute("f32_dot_rate", JsonRef(simulator::PrecisionName(in.options.f32_dot)));
     });
     j.attributeObject("xla", [&] {
       j.attribute("flops", c.xla.flops);
@@ -216,7 +210,7 @@ std::string RenderCostJson(const CostReportInput& in) {
       j.object([&] {
         for (analyzer::StepPhase p : analyzer::kStepPhases) {
           const simulator::PhaseCompute& pc = c.phases.of(p);
-          j.attributeObject(Ref(analyzer::StepPhaseName(p)), [&] {
+          j.attributeObject(JsonRef(analyzer::StepPhaseName(p)), [&] {
             j.attribute("seconds", pc.seconds);
             j.attribute("flops", pc.flops);
             j.attribute("bytes_accessed", pc.bytes_accessed);
@@ -232,10 +226,10 @@ std::string RenderCostJson(const CostReportInput& in) {
         const ir::Instruction& instruction = in.module.instruction(i->instruction);
         j.object([&] {
           j.attribute("id", i->instruction.value());
-          j.attribute("name", Text(instruction.name));
-          j.attribute("opcode", Text(instruction.opcode_text));
-          j.attribute("class", Ref(simulator::OpClassName(i->op_class)));
-          j.attribute("rate", Ref(simulator::PrecisionName(i->precision)));
+          j.attribute("name", JsonText(instruction.name));
+          j.attribute("opcode", JsonText(instruction.opcode_text));
+          j.attribute("class", JsonRef(simulator::OpClassName(i->op_class)));
+          j.attribute("rate", JsonRef(simulator::PrecisionName(i->precision)));
           j.attribute("flops", i->xla.flops);
           j.attribute("transcendentals", i->xla.transcendentals);
           j.attribute("bytes_accessed", i->xla.bytes_accessed);

@@ -53,6 +53,10 @@ std::string HumanSeconds(double s) {
   return buffer;
 }
 
+double ChangePercent(int64_t now, int64_t before) {
+  return before == 0 ? 0.0 : 100.0 * static_cast<double>(now - before) / static_cast<double>(before);
+}
+
 std::string SignedPercent(double percent) {
   if (percent > -0.005 && percent < 0.005) return "0.00%";
   char buffer[32];

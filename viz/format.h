@@ -19,6 +19,10 @@ std::string GroupedBytes(int64_t bytes);
 // "1.234 s", "5.678 ms", "56.700 us", "890.0 ns".
 std::string HumanSeconds(double seconds);
 
+// The change from `before` to `now` in percent of `before` (0 when `before`
+// is 0): 110 against 100 is 10.0.
+double ChangePercent(int64_t now, int64_t before);
+
 // A signed percentage with two decimals: "+1.25%", "-0.40%", "0.00%".
 std::string SignedPercent(double percent);
 // An unsigned one: "12.50%".

@@ -13,10 +13,6 @@
 namespace memplan::viz {
 namespace {
 
-double ChangePercent(int64_t now, int64_t before) {
-  return before == 0 ? 0.0 : 100.0 * static_cast<double>(now - before) / static_cast<double>(before);
-}
-
 std::string Card(std::string_view label, std::string_view big, std::string_view small) {
   return StrCat("<div class=\"card\"><div class=\"label\">", HtmlEscape(label),
                 "</div><div class=\"big\">", HtmlEscape(big), "</div><div class=\"small\">",

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "viz/json_text.h"
 #include "ir/strings.h"
 #include "llvm/Support/JSON.h"
 #include "viz/format.h"
@@ -15,13 +16,6 @@ namespace {
 using analyzer::JaxprBuffer;
 using Align = TextTable::Align;
 using llvm::json::OStream;
-
-llvm::StringRef Ref(std::string_view s) { return llvm::StringRef(s.data(), s.size()); }
-
-llvm::json::Value Text(std::string_view s) {
-  if (LLVM_LIKELY(llvm::json::isUTF8(Ref(s)))) return Ref(s);
-  return llvm::json::fixUTF8(Ref(s));
-}
 
 // "1.23e+09": flops for reading; exact integers below a million.
 std::string Flops(double flops) {
@@ -97,16 +91,16 @@ void WriteSource(OStream& j, const ir::JaxprEqn& eqn) {
     j.attribute("source", nullptr);
   } else {
     j.attributeObject("source", [&] {
-      j.attribute("file", Text(eqn.source.file));
+      j.attribute("file", JsonText(eqn.source.file));
       j.attribute("line", eqn.source.line);
       j.attribute("column", eqn.source.column);
-      j.attribute("function", Text(eqn.source.function));
+      j.attribute("function", JsonText(eqn.source.function));
     });
   }
   if (eqn.name_stack.empty()) {
     j.attribute("name_stack", nullptr);
   } else {
-    j.attribute("name_stack", Text(eqn.name_stack));
+    j.attribute("name_stack", JsonText(eqn.name_stack));
   }
 }
 
@@ -119,14 +113,14 @@ void WriteStep(OStream& j, const JaxprReportInput& in, int32_t step) {
   const ir::JaxprEqn& eqn = in.module.eqn(in.schedule.steps[step].eqn);
   j.object([&] {
     j.attribute("step", step);
-    j.attribute("primitive", Text(eqn.primitive));
+    j.attribute("primitive", JsonText(eqn.primitive));
     j.attribute("line", eqn.input_line);
     WriteSource(j, eqn);
     std::vector<int32_t> path;
     for (int32_t p = in.schedule.steps[step].parent; p >= 0; p = in.schedule.steps[p].parent) path.push_back(p);
     std::reverse(path.begin(), path.end());
     j.attributeArray("within", [&] {
-      for (int32_t p : path) j.value(Text(CallName(in.module.eqn(in.schedule.steps[p].eqn))));
+      for (int32_t p : path) j.value(JsonText(CallName(in.module.eqn(in.schedule.steps[p].eqn))));
     });
   });
 }
@@ -230,7 +224,7 @@ void WriteJaxprJson(const JaxprReportInput& in, llvm::raw_ostream& os) {
   OStream j(os, 2);
   j.object([&] {
     j.attribute("input", "jaxpr");
-    j.attribute("file", Text(in.module.source_name));
+    j.attribute("file", JsonText(in.module.source_name));
     j.attribute("equations", static_cast<int64_t>(in.module.eqns.size()));
     j.attribute("steps", static_cast<int64_t>(s.steps.size()));
     j.attribute("inlined_calls", s.inlined_calls);
@@ -256,8 +250,8 @@ void WriteJaxprJson(const JaxprReportInput& in, llvm::raw_ostream& os) {
           j.object([&] {
             j.attribute("bytes", b.bytes);
             j.attribute("kind", KindKey(b));
-            j.attribute("value", Text(VarName(in.module, b)));
-            j.attribute("aval", Text(AvalText(in.module, b)));
+            j.attribute("value", JsonText(VarName(in.module, b)));
+            j.attribute("aval", JsonText(AvalText(in.module, b)));
             j.attributeArray("tiles", [&] {
               for (int64_t t : b.tiles) j.value(t);
             });
@@ -363,7 +357,7 @@ void WriteAlpaJson(const AlpaReportInput& in, llvm::raw_ostream& os) {
   OStream j(os, 2);
   j.object([&] {
     j.attribute("input", "alpa-stage-profile");
-    j.attribute("file", Text(in.document.source_name));
+    j.attribute("file", JsonText(in.document.source_name));
     j.attributeArray("stages", [&] {
       for (const analyzer::AlpaStageMemory& stage : in.stages) {
         j.object([&] {
@@ -373,7 +367,7 @@ void WriteAlpaJson(const AlpaReportInput& in, llvm::raw_ostream& os) {
           j.attributeArray("modules", [&] {
             for (const analyzer::AlpaModuleMemory& m : stage.modules) {
               j.object([&] {
-                j.attribute("name", Text(m.name));
+                j.attribute("name", JsonText(m.name));
                 j.attribute("argument_bytes", m.argument_bytes);
                 j.attribute("output_bytes", m.output_bytes);
                 j.attribute("donated_bytes", m.donated_bytes);

@@ -1,5 +1,6 @@
 #include "viz/modules_table.h"
 
+#include "viz/json_text.h"
 #include "analyzer/memory_stats.h"
 #include "ir/strings.h"
 #include "llvm/Support/JSON.h"
@@ -32,8 +33,6 @@ std::string_view BasisName(parsers::InstructionCountBasis basis) {
   }
   return "none";
 }
-
-llvm::StringRef Ref(std::string_view s) { return {s.data(), s.size()}; }
 
 }  // namespace
 
@@ -93,16 +92,16 @@ std::string RenderModulesJson(const std::vector<ModuleRow>& rows) {
         } else {
           j.attribute("number", nullptr);
         }
-        j.attribute("name", Ref(m.name));
-        j.attribute("stem", Ref(m.stem));
+        j.attribute("name", JsonRef(m.name));
+        j.attribute("stem", JsonRef(m.stem));
         j.attribute("default", row.chosen);
         j.attribute("instructions", m.instruction_count);
-        j.attribute("instructions_from", Ref(BasisName(m.instruction_count_basis)));
+        j.attribute("instructions_from", JsonRef(BasisName(m.instruction_count_basis)));
         j.attributeArray("files", [&] {
-          for (const std::string& f : m.files) j.value(Ref(f));
+          for (const std::string& f : m.files) j.value(JsonRef(f));
         });
         if (row.analysis == nullptr) {
-          j.attribute("error", Ref(row.error));
+          j.attribute("error", JsonRef(row.error));
           return;
         }
         const analyzer::MemoryStats& s = row.analysis->stats;

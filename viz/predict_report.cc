@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "viz/json_text.h"
 #include "ir/strings.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -9,17 +10,6 @@
 
 namespace memplan::viz {
 namespace {
-
-llvm::StringRef Ref(std::string_view s) { return llvm::StringRef(s.data(), s.size()); }
-
-llvm::json::Value Text(std::string_view s) {
-  if (llvm::json::isUTF8(Ref(s))) return Ref(s);
-  return llvm::json::fixUTF8(Ref(s));
-}
-
-double ChangePercent(int64_t now, int64_t before) {
-  return before == 0 ? 0.0 : 100.0 * static_cast<double>(now - before) / static_cast<double>(before);
-}
 
 // Runs of devices with identical numbers: (first, last) indices.
 std::vector<std::pair<size_t, size_t>> DeviceRuns(const std::vector<predictor::DeviceMemory>& d) {
@@ -109,13 +99,13 @@ std::string RenderPredictJson(const PredictReportInput& in) {
   llvm::json::OStream j(os, 2);
   j.object([&] {
     j.attribute("schema", "memplan.predict.v1");
-    j.attribute("module", Text(in.module_name));
-    j.attribute("plan", Text(p.label));
+    j.attribute("module", JsonText(in.module_name));
+    j.attribute("plan", JsonText(p.label));
     j.attributeObject("mesh", [&] {
       j.attributeArray("axes", [&] {
         for (const ir::MeshAxis& a : p.mesh.axes) {
           j.object([&] {
-            j.attribute("name", Text(a.name));
+            j.attribute("name", JsonText(a.name));
             j.attribute("size", a.size);
           });
         }
@@ -149,10 +139,10 @@ std::string RenderPredictJson(const PredictReportInput& in) {
     j.attributeArray("collectives", [&] {
       for (const predictor::CollectiveGroup& g : p.collectives) {
         j.object([&] {
-          j.attribute("kind", Ref(predictor::CollectiveKindName(g.kind)));
+          j.attribute("kind", JsonRef(predictor::CollectiveKindName(g.kind)));
           j.attributeArray("mesh_axes", [&] {
             for (size_t a = 0; a < p.mesh.axes.size(); ++a) {
-              if (g.axes & (predictor::AxisMask{1} << a)) j.value(Text(p.mesh.axes[a].name));
+              if (g.axes & (predictor::AxisMask{1} << a)) j.value(JsonText(p.mesh.axes[a].name));
             }
           });
           j.attribute("count", g.count);
@@ -166,8 +156,8 @@ std::string RenderPredictJson(const PredictReportInput& in) {
       for (const predictor::UnknownPropagation& u : p.unknown) {
         const ir::Instruction& i = in.module.instruction(u.instruction);
         j.object([&] {
-          j.attribute("instruction", Text(i.name));
-          j.attribute("opcode", Text(i.opcode_text));
+          j.attribute("instruction", JsonText(i.name));
+          j.attribute("opcode", JsonText(i.opcode_text));
           j.attribute("gathered_sharded_operand", u.had_sharded_operand);
         });
       }

@@ -1,5 +1,6 @@
 #include "viz/predict_sweep_report.h"
 
+#include "viz/json_text.h"
 #include "ir/strings.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -10,17 +11,6 @@
 
 namespace memplan::viz {
 namespace {
-
-llvm::StringRef Ref(std::string_view s) { return llvm::StringRef(s.data(), s.size()); }
-
-llvm::json::Value Text(std::string_view s) {
-  if (llvm::json::isUTF8(Ref(s))) return Ref(s);
-  return llvm::json::fixUTF8(Ref(s));
-}
-
-double ChangePercent(int64_t now, int64_t before) {
-  return before == 0 ? 0.0 : 100.0 * static_cast<double>(now - before) / static_cast<double>(before);
-}
 
 // The device with the largest footprint (the first on a tie).
 const predictor::DeviceMemory* Largest(const predictor::Prediction& p) {
@@ -89,7 +79,7 @@ std::string RenderPredictSweepJson(const PredictSweepInput& in) {
   llvm::json::OStream j(os, 2);
   j.object([&] {
     j.attribute("schema", "memplan.predict_sweep.v1");
-    j.attribute("module", Text(in.module_name));
+    j.attribute("module", JsonText(in.module_name));
     j.attributeObject("unsharded", [&] {
       j.attribute("argument_bytes", in.unsharded.argument_bytes);
       j.attribute("output_bytes", in.unsharded.output_bytes);
@@ -104,13 +94,13 @@ std::string RenderPredictSweepJson(const PredictSweepInput& in) {
         if (d == nullptr) continue;
         j.object([&] {
           j.attribute("rank", static_cast<int64_t>(i + 1));
-          j.attribute("label", Text(r.label));
-          j.attribute("family", Text(r.family));
-          j.attribute("source", Text(r.source));
+          j.attribute("label", JsonText(r.label));
+          j.attribute("family", JsonText(r.family));
+          j.attribute("source", JsonText(r.source));
           j.attributeArray("mesh", [&] {
             for (const ir::MeshAxis& a : r.prediction.mesh.axes) {
               j.object([&] {
-                j.attribute("name", Text(a.name));
+                j.attribute("name", JsonText(a.name));
                 j.attribute("size", a.size);
               });
             }
@@ -130,10 +120,10 @@ std::string RenderPredictSweepJson(const PredictSweepInput& in) {
     j.attributeArray("skipped", [&] {
       for (const simulator::SkippedCandidate& k : in.skipped) {
         j.object([&] {
-          j.attribute("label", Text(k.label));
-          j.attribute("family", Text(k.family));
-          j.attribute("source", Text(k.source));
-          j.attribute("message", Text(DescribeSkip(k)));
+          j.attribute("label", JsonText(k.label));
+          j.attribute("family", JsonText(k.family));
+          j.attribute("source", JsonText(k.source));
+          j.attribute("message", JsonText(DescribeSkip(k)));
         });
       }
     });

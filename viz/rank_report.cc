@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "viz/json_text.h"
 #include "ir/strings.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -17,13 +18,6 @@ namespace {
 using simulator::RankedCandidate;
 using simulator::Ranking;
 using simulator::SkippedCandidate;
-
-llvm::StringRef Ref(std::string_view s) { return llvm::StringRef(s.data(), s.size()); }
-
-llvm::json::Value Text(std::string_view s) {
-  if (llvm::json::isUTF8(Ref(s))) return Ref(s);
-  return llvm::json::fixUTF8(Ref(s));
-}
 
 // "-1.50 GiB" for a negative headroom.
 std::string SignedBytes(int64_t bytes) {
@@ -77,13 +71,13 @@ void CandidateJson(llvm::json::OStream& j, const RankedCandidate& c, int64_t ran
   const predictor::Prediction& p = c.cost.prediction;
   j.object([&] {
     if (rank > 0) j.attribute("rank", rank);
-    j.attribute("label", Text(c.label));
-    j.attribute("family", c.family.empty() ? llvm::json::Value(nullptr) : Text(c.family));
-    j.attribute("source", c.source.empty() ? llvm::json::Value(nullptr) : Text(c.source));
+    j.attribute("label", JsonText(c.label));
+    j.attribute("family", c.family.empty() ? llvm::json::Value(nullptr) : JsonText(c.family));
+    j.attribute("source", c.source.empty() ? llvm::json::Value(nullptr) : JsonText(c.source));
     j.attributeArray("mesh", [&] {
       for (const ir::MeshAxis& axis : p.mesh.axes) {
         j.object([&] {
-          j.attribute("name", Text(axis.name));
+          j.attribute("name", JsonText(axis.name));
           j.attribute("size", axis.size);
         });
       }
@@ -113,7 +107,7 @@ void CandidateJson(llvm::json::OStream& j, const RankedCandidate& c, int64_t ran
       j.object([&] {
         for (analyzer::StepPhase ph : analyzer::kStepPhases) {
           const simulator::PhaseCompute& pc = c.cost.phases.of(ph);
-          j.attributeObject(Ref(analyzer::StepPhaseName(ph)), [&] {
+          j.attributeObject(JsonRef(analyzer::StepPhaseName(ph)), [&] {
             j.attribute("compute_seconds", pc.seconds);
             j.attribute("flops", pc.flops);
             j.attribute("bytes_accessed", pc.bytes_accessed);
@@ -128,23 +122,23 @@ void CandidateJson(llvm::json::OStream& j, const RankedCandidate& c, int64_t ran
     j.attributeArray("collectives", [&] {
       for (const simulator::PricedCollective& pc : c.cost.collectives) {
         j.object([&] {
-          j.attribute("kind", Ref(predictor::CollectiveKindName(pc.kind)));
-          j.attribute("axes", Text(AxisNames(p.mesh, pc.axes)));
+          j.attribute("kind", JsonRef(predictor::CollectiveKindName(pc.kind)));
+          j.attribute("axes", JsonText(AxisNames(p.mesh, pc.axes)));
           j.attribute("ranks", pc.ranks);
           j.attribute("members", pc.members);
           j.attribute("operations", pc.operations);
           j.attribute("bytes", pc.bytes);
-          j.attribute("route", Ref(simulator::RouteName(pc.route)));
+          j.attribute("route", JsonRef(simulator::RouteName(pc.route)));
           j.attribute("seconds", pc.seconds);
           j.attribute("alpha_seconds", pc.alpha_seconds);
           j.attribute("bandwidth_seconds", pc.bandwidth_seconds);
           j.attribute("nvlink_bytes", pc.nvlink_bytes);
           j.attribute("network_bytes", pc.network_bytes);
           j.attribute("overlappable", pc.overlappable);
-          j.attribute("role", Ref(simulator::CollectiveRoleName(pc.role)));
+          j.attribute("role", JsonRef(simulator::CollectiveRoleName(pc.role)));
           j.attributeArray("window", [&] {
             for (analyzer::StepPhase ph : analyzer::kStepPhases) {
-              if (pc.window & simulator::PhaseBit(ph)) j.value(Ref(analyzer::StepPhaseName(ph)));
+              if (pc.window & simulator::PhaseBit(ph)) j.value(JsonRef(analyzer::StepPhaseName(ph)));
             }
           });
         });
@@ -252,18 +246,18 @@ std::string RenderRankJson(const RankReportInput& in) {
   llvm::json::OStream j(os, 2);
   j.object([&] {
     j.attribute("schema", "memplan.rank.v1");
-    j.attribute("module", Text(in.module_name));
-    j.attribute("hardware", Text(in.hardware));
+    j.attribute("module", JsonText(in.module_name));
+    j.attribute("hardware", JsonText(in.hardware));
     j.attribute("devices", r.devices);
     j.attribute("nodes", r.nodes);
     j.attribute("gpus_per_node", r.gpus_per_node);
     j.attribute("budget_bytes", r.budget_bytes);
-    j.attribute("overlap", Ref(simulator::OverlapModelName(in.overlap)));
+    j.attribute("overlap", JsonRef(simulator::OverlapModelName(in.overlap)));
     j.attribute("chosen", r.fitting.empty() ? llvm::json::Value(nullptr)
-                                            : Text(r.fitting.front().label));
+                                            : JsonText(r.fitting.front().label));
     if (const RankedCandidate* smallest = r.Smallest()) {
       j.attributeObject("smallest_footprint", [&] {
-        j.attribute("label", Text(smallest->label));
+        j.attribute("label", JsonText(smallest->label));
         j.attribute("bytes", smallest->footprint_bytes);
       });
     } else {
@@ -279,11 +273,11 @@ std::string RenderRankJson(const RankReportInput& in) {
     j.attributeArray("skipped", [&] {
       for (const SkippedCandidate& k : r.skipped) {
         j.object([&] {
-          j.attribute("label", Text(k.label));
-          j.attribute("family", k.family.empty() ? llvm::json::Value(nullptr) : Text(k.family));
-          j.attribute("source", k.source.empty() ? llvm::json::Value(nullptr) : Text(k.source));
-          j.attribute("reason", Ref(SkipReasonName(k.reason)));
-          j.attribute("message", Text(DescribeSkip(k)));
+          j.attribute("label", JsonText(k.label));
+          j.attribute("family", k.family.empty() ? llvm::json::Value(nullptr) : JsonText(k.family));
+          j.attribute("source", k.source.empty() ? llvm::json::Value(nullptr) : JsonText(k.source));
+          j.attribute("reason", JsonRef(SkipReasonName(k.reason)));
+          j.attribute("message", JsonText(DescribeSkip(k)));
         });
       }
     });

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "viz/json_text.h"
 #include "ir/strings.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -27,14 +28,6 @@ std::string PercentOf(double fraction, bool sign) {
   char buffer[32];
   std::snprintf(buffer, sizeof(buffer), sign ? "%+.1f%%" : "%.1f%%", 100.0 * fraction);
   return buffer;
-}
-
-llvm::StringRef Ref(std::string_view s) { return llvm::StringRef(s.data(), s.size()); }
-
-// Input text may not be UTF-8; llvm::json requires it.
-llvm::json::Value Text(std::string_view s) {
-  if (llvm::json::isUTF8(Ref(s))) return Ref(s);
-  return llvm::json::fixUTF8(Ref(s));
 }
 
 std::string Placement(const simulator::RunUse& u) {
@@ -143,24 +136,24 @@ std::string RenderCalibrationJson(const CalibrationReportInput& input) {
   llvm::json::OStream j(os, 2);
   j.object([&] {
     j.attribute("schema", "memplan.calibration.v1");
-    j.attribute("base", Text(input.base));
-    j.attribute("base_reason", Text(input.base_reason));
+    j.attribute("base", JsonText(input.base));
+    j.attribute("base_reason", JsonText(input.base_reason));
     j.attributeArray("sources", [&] {
-      for (const std::string& s : input.sources) j.value(Text(s));
+      for (const std::string& s : input.sources) j.value(JsonText(s));
     });
     j.attributeArray("runs", [&] {
       for (const simulator::RunUse& u : c.runs) {
         j.object([&] {
-          j.attribute("location", Text(u.location));
-          j.attribute("collective", Ref(ir::CollectiveName(u.kind)));
+          j.attribute("location", JsonText(u.location));
+          j.attribute("collective", JsonRef(ir::CollectiveName(u.kind)));
           j.attribute("ranks", u.placement.ranks);
           j.attribute("nodes", u.placement.nodes);
           j.attribute("ranks_per_node", u.placement.ranks_per_node);
           j.attribute("uniform", u.placement.uniform);
           j.attribute("placement_assumed", u.placement_assumed);
-          j.attribute("route", Ref(simulator::RouteName(u.route)));
+          j.attribute("route", JsonRef(simulator::RouteName(u.route)));
           if (u.link) {
-            j.attribute("link", Ref(simulator::LinkName(*u.link)));
+            j.attribute("link", JsonRef(simulator::LinkName(*u.link)));
           } else {
             j.attribute("link", nullptr);
           }
@@ -168,7 +161,7 @@ std::string RenderCalibrationJson(const CalibrationReportInput& input) {
           if (u.skipped == simulator::SkipReason::kNone) {
             j.attribute("skipped", nullptr);
           } else {
-            j.attribute("skipped", Ref(simulator::SkipReasonText(u.skipped)));
+            j.attribute("skipped", JsonRef(simulator::SkipReasonText(u.skipped)));
           }
         });
       }
@@ -176,8 +169,8 @@ std::string RenderCalibrationJson(const CalibrationReportInput& input) {
     j.attributeArray("fits", [&] {
       for (const simulator::LinkFit& f : c.fits) {
         j.object([&] {
-          j.attribute("link", Ref(simulator::LinkName(f.link)));
-          j.attribute("collective", Ref(ir::CollectiveName(f.kind)));
+          j.attribute("link", JsonRef(simulator::LinkName(f.link)));
+          j.attribute("collective", JsonRef(ir::CollectiveName(f.kind)));
           j.attribute("alpha_seconds", f.fit.alpha);
           j.attribute("bandwidth_bytes_per_second", f.fit.bandwidth);
           j.attribute("base_alpha_seconds", f.before.alpha);
@@ -201,8 +194,8 @@ std::string RenderCalibrationJson(const CalibrationReportInput& input) {
       if (input.warnings == nullptr) return;
       for (const ir::Warning& w : input.warnings->warnings()) {
         j.object([&] {
-          j.attribute("kind", Text(w.kind));
-          j.attribute("first_location", Text(w.first_location));
+          j.attribute("kind", JsonText(w.kind));
+          j.attribute("first_location", JsonText(w.first_location));
           j.attribute("count", w.count);
         });
       }

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "viz/json_text.h"
 #include "executor/collective_data.h"
 #include "ir/strings.h"
 #include "llvm/Support/JSON.h"
@@ -18,8 +19,6 @@ using executor::OpMeasurement;
 using executor::PlanOp;
 using executor::RankOutcome;
 using executor::RankReport;
-
-llvm::StringRef Ref(std::string_view s) { return llvm::StringRef(s.data(), s.size()); }
 
 std::string Fixed(double value, int decimals) {
   char buffer[64];
@@ -218,10 +217,10 @@ std::string RenderValidateJson(const ValidateViewInput& input) {
   };
   j.object([&] {
     j.attribute("schema", "memplan.validate.v1");
-    j.attribute("plan", llvm::json::fixUTF8(Ref(report.plan_path)));
-    j.attribute("plan_name", llvm::json::fixUTF8(Ref(input.plan.name)));
-    j.attribute("backend", Ref(report.backend));
-    j.attribute("transport", Ref(report.transport));
+    j.attribute("plan", llvm::json::fixUTF8(JsonRef(report.plan_path)));
+    j.attribute("plan_name", llvm::json::fixUTF8(JsonRef(input.plan.name)));
+    j.attribute("backend", JsonRef(report.backend));
+    j.attribute("transport", JsonRef(report.transport));
     j.attribute("ok", verdict.ok());
     j.attribute("wrong", verdict.wrong_elements);
     if (input.max_peak_error_percent) {
@@ -230,22 +229,22 @@ std::string RenderValidateJson(const ValidateViewInput& input) {
       j.attribute("max_peak_error_percent", nullptr);
     }
     j.attributeArray("notes", [&] {
-      for (const std::string& note : input.plan.notes) j.value(llvm::json::fixUTF8(Ref(note)));
+      for (const std::string& note : input.plan.notes) j.value(llvm::json::fixUTF8(JsonRef(note)));
     });
     j.attributeArray("ranks", [&] {
       for (const RankReport& rank : report.ranks) {
         const executor::RankPlan& plan = input.plan.ranks[rank.rank];
         j.object([&] {
           j.attribute("rank", rank.rank);
-          j.attribute("outcome", Ref(executor::RankOutcomeName(rank.outcome)));
+          j.attribute("outcome", JsonRef(executor::RankOutcomeName(rank.outcome)));
           const std::string problem = RankProblemSentence(rank);
           if (problem.empty()) {
             j.attribute("problem", nullptr);
           } else {
-            j.attribute("problem", llvm::json::fixUTF8(Ref(problem)));
+            j.attribute("problem", llvm::json::fixUTF8(JsonRef(problem)));
           }
-          j.attribute("device", llvm::json::fixUTF8(Ref(rank.device)));
-          j.attribute("mode", Ref(executor::AllocationModeName(rank.mode)));
+          j.attribute("device", llvm::json::fixUTF8(JsonRef(rank.device)));
+          j.attribute("mode", JsonRef(executor::AllocationModeName(rank.mode)));
           j.attribute("planned_peak_bytes", rank.planned_peak_bytes);
           j.attribute("planned_peak_source", rank.planned_peak_stated ? "plan" : "buffers");
           j.attribute("plan_peak_bytes", rank.plan_peak_bytes);
@@ -279,7 +278,7 @@ std::string RenderValidateJson(const ValidateViewInput& input) {
                 });
                 j.attribute("op", m.index);
                 j.attribute("step", op.step);
-                j.attribute("plan_dtype", Ref(ir::DTypeName(c.dtype)));
+                j.attribute("plan_dtype", JsonRef(ir::DTypeName(c.dtype)));
                 if (op.predicted_seconds) {
                   j.attribute("predicted_time_us", *op.predicted_seconds * 1e6);
                 } else {
@@ -300,8 +299,8 @@ std::string RenderValidateJson(const ValidateViewInput& input) {
                 j.attribute("m", g.m);
                 j.attribute("n", g.n);
                 j.attribute("k", g.k);
-                j.attribute("dtype", Ref(ir::DTypeName(g.dtype)));
-                j.attribute("out_dtype", Ref(ir::DTypeName(g.out_dtype)));
+                j.attribute("dtype", JsonRef(ir::DTypeName(g.dtype)));
+                j.attribute("out_dtype", JsonRef(ir::DTypeName(g.out_dtype)));
                 j.attribute("count", g.count);
                 j.attribute("flops", executor::GemmFlops(g));
                 j.attribute("time_us", m.seconds * 1e6);
