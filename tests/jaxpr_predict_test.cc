@@ -165,7 +165,13 @@ TEST_F(JaxprPredict, OutputBytesAreExact) {
 // any case worse fails here; a better model tightens these. Re-measured
 // after the backward pass (predictor/backward.cc) changed the predictor
 // under both inputs: 13 cases got worse (median 16.9% -> 22.4%) and 10
-// better (max 132.2% -> 72.4%); docs/accuracy.md lists both.
+// better (max 132.2% -> 72.4%); docs/accuracy.md lists both. Re-measured
+// again when partial gradients held in output buffers were kept to their
+// combined all-reduce (as XLA's fsdp compiles keep them; the HLO-based
+// median 2.6% -> 1.8%): mlp fsdp4_tp2 -12.2% -> -8.2% here, convnet fsdp8
+// +44.6% -> +45.3% and moe fsdp4_tp2 -9.2% -> +19.0% (the unfused jaxpr
+// program's temporaries, too large on most cases, no longer hidden by the
+// gradient freed early); docs/accuracy.md says so.
 TEST_F(JaxprPredict, FootprintErrorsStayWithinTheMeasuredFigures) {
   ASSERT_NE(rows_, nullptr);
   const std::map<std::string, double> held = {
@@ -173,12 +179,12 @@ TEST_F(JaxprPredict, FootprintErrorsStayWithinTheMeasuredFigures) {
       {"convnet_train_step dp4_tp2", 51},
       {"convnet_train_step dp8", 40},
       {"convnet_train_step fsdp4_tp2", 40},
-      {"convnet_train_step fsdp8", 45},
+      {"convnet_train_step fsdp8", 46},
       {"convnet_train_step tp8", 9},
       {"mlp_train_step dp2_tp4", 24},
       {"mlp_train_step dp4_tp2", 25},
       {"mlp_train_step dp8", 25},
-      {"mlp_train_step fsdp4_tp2", 13},
+      {"mlp_train_step fsdp4_tp2", 9},
       {"mlp_train_step fsdp8", 2},
       {"mlp_train_step tp8", 13},
       {"moe_train_step dp2_ep4", 14},
@@ -186,7 +192,7 @@ TEST_F(JaxprPredict, FootprintErrorsStayWithinTheMeasuredFigures) {
       {"moe_train_step dp4_tp2", 16},
       {"moe_train_step dp8", 17},
       {"moe_train_step ep8", 21},
-      {"moe_train_step fsdp4_tp2", 10},
+      {"moe_train_step fsdp4_tp2", 20},
       {"moe_train_step fsdp8", 7},
       {"moe_train_step tp8", 1},
       {"scan_layers_train_step dp2_tp4", 26},

@@ -77,14 +77,12 @@ const std::set<std::string> kOutputMisses = {
 // Each held at its measured |error| rounded up to the next percent
 // (docs/accuracy.md), so that a miss cannot grow unnoticed.
 const std::map<std::string, double> kFootprintMisses = {
-    {"convnet_train_step fsdp4_tp2", 16}, {"convnet_train_step fsdp8", 23},
     {"moe_train_step dp2_tp4", 22},
-    {"moe_train_step fsdp4_tp2", 22},     {"moe_train_step tp8", 16},
+    {"moe_train_step tp8", 16},
     {"transformer_fwd tp8", 38},
 };
 
-const std::set<std::string> kOrderMisses = {
-    "moe_train_step", "scan_layers_train_step", "transformer_fwd"};
+const std::set<std::string> kOrderMisses = {"moe_train_step", "transformer_fwd"};
 
 TEST_F(PredictAccuracy, OutputBytesAreExact) {
   ASSERT_NE(rows_, nullptr);
@@ -110,6 +108,33 @@ TEST_F(PredictAccuracy, FootprintWithinTenPercent) {
     const double bound = miss == kFootprintMisses.end() ? 10.0 : miss->second;
     EXPECT_LE(std::fabs(r.footprint_error_percent), bound) << r.c.program << " " << r.c.candidate;
   }
+}
+
+// Under fsdp a weight's gradient is a full-size partial sum (the batch is
+// split), which XLA's CPU pipeline all-reduces in one combined all-reduce
+// of every gradient before slicing each device's part; the single-device
+// program computed that gradient into the output buffer of its update, and
+// it must still wait there, full size, for the combined all-reduce. XLA's
+// buffer assignment of these compiles holds it so (convnet fsdp8: the
+// f32[256,16384] dense gradient and its all-reduced copy, 16 MiB each, live
+// at once). Before, memplan ended it at its single-device reader: mlp -8.2%,
+// moe -21.2%, convnet fsdp8 -22.5% footprint.
+TEST_F(PredictAccuracy, PartialGradientsWaitForTheCombinedAllReduce) {
+  ASSERT_NE(rows_, nullptr);
+  const std::map<std::string, double> temp_bound_percent = {
+      {"mlp_train_step fsdp4_tp2", 0.5},
+      {"moe_train_step fsdp4_tp2", 0.5},
+      {"convnet_train_step fsdp8", 5},
+      {"convnet_train_step fsdp4_tp2", 2},
+  };
+  size_t seen = 0;
+  for (const CorpusRow& r : *rows_) {
+    const auto it = temp_bound_percent.find(r.c.program + " " + r.c.candidate);
+    if (it == temp_bound_percent.end()) continue;
+    ++seen;
+    EXPECT_LE(std::fabs(r.temp_error_percent), it->second) << it->first;
+  }
+  EXPECT_EQ(seen, temp_bound_percent.size());
 }
 
 // The median target, met: the median |error| over the 38 cases.
