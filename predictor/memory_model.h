@@ -34,7 +34,6 @@ class MemoryModel {
     AxisMask axes = 0;
     int64_t bytes = 0;
     ir::ScheduleStep step = 0;
-    uint64_t members_mask = 0;
     std::vector<size_t> members;
   };
 

@@ -3,7 +3,8 @@
 // random call streams (with sharing), and Predictor::Predict with the fast
 // heap against PredictOptions::reference_heap byte-for-byte (the JSON
 // report and every device field) on every corpus candidate
-// (samples/sharded) and on the benchmarks' 100,001-value synthetic program.
+// (samples/sharded) and on the benchmarks' 100,001-value synthetic program;
+// and the all-reduce combiner past 64 members.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -197,6 +198,76 @@ TEST(FastPrediction, EqualsTheReferenceOnTheSyntheticProgram) {
     ASSERT_TRUE(a.ok() && b.ok()) << plan.label;
     ExpectSamePrediction(g.program, *a, *b, plan.label);
   }
+}
+
+// Whether instruction `from` is `to` or an operand of it, transitively.
+bool Reaches(const ir::Module& module, ir::InstructionId from, ir::InstructionId to) {
+  std::vector<ir::InstructionId> stack = {to};
+  std::vector<bool> seen(module.instruction_count(), false);
+  while (!stack.empty()) {
+    const ir::InstructionId id = stack.back();
+    stack.pop_back();
+    if (id == from) return true;
+    if (seen[static_cast<size_t>(id.value())]) continue;
+    seen[static_cast<size_t>(id.value())] = true;
+    for (ir::InstructionId op : module.instruction(id).operands) stack.push_back(op);
+  }
+  return false;
+}
+
+// No combined all-reduce holds two members one of which reads what the
+// other's consumer computes (checked by walking operands, not by the
+// combiner's own sets); returns the all-reduces.
+size_t ExpectCombinedIndependent(const ir::Module& module, const predictor::Prediction& p) {
+  size_t reduces = 0;
+  for (const auto& c : p.collective_list) reduces += c.kind == predictor::CollectiveKind::kAllReduce;
+  size_t members = 0;
+  for (const std::vector<size_t>& group : p.combined_all_reduces) {
+    members += group.size();
+    for (size_t x : group) {
+      for (size_t y : group) {
+        if (x == y) continue;
+        const auto& later = p.collective_list[y];
+        std::vector<ir::InstructionId> reads;
+        if (later.source.valid()) reads.push_back(later.source);
+        else reads = module.instruction(later.at).operands;
+        for (ir::InstructionId r : reads) {
+          EXPECT_FALSE(Reaches(module, p.collective_list[x].at, r))
+              << "all-reduce " << y << " reads all-reduce " << x << "'s result";
+        }
+      }
+    }
+  }
+  EXPECT_EQ(members, reduces);
+  return reduces;
+}
+
+// tp8 row on a residual chain: every layer's partial sum is reduced where
+// the residual add reads it, and the next layer reads that add, so no two
+// all-reduces are independent: none combine, however many there are (the
+// combiner once tracked only the first 64 and combined the rest).
+TEST(CombinedAllReduces, DependentOnesStayApartPastSixtyFour) {
+  bench::Generated g = bench::GenerateResidualMlp(100, 256, 512);
+  auto predictor = predictor::Predictor::Create(g.program);
+  ASSERT_TRUE(predictor.ok());
+  auto p = (*predictor)->Predict(bench::RotationCandidate(2, g.parameters));
+  ASSERT_TRUE(p.ok()) << p.status();
+  const size_t reduces = ExpectCombinedIndependent(g.program.module, *p);
+  EXPECT_GE(reduces, 100u);
+  EXPECT_EQ(p->combined_all_reduces.size(), reduces);
+}
+
+// 100 independent partial sums (tp row weights on a fan-in): all combine
+// into one operation, past 64 as before it.
+TEST(CombinedAllReduces, IndependentOnesCombinePastSixtyFour) {
+  bench::Generated g = bench::GenerateFanIn(100, 256, 512);
+  auto predictor = predictor::Predictor::Create(g.program);
+  ASSERT_TRUE(predictor.ok());
+  auto p = (*predictor)->Predict(bench::RotationCandidate(2, g.parameters));
+  ASSERT_TRUE(p.ok()) << p.status();
+  const size_t reduces = ExpectCombinedIndependent(g.program.module, *p);
+  EXPECT_EQ(reduces, 100u);
+  EXPECT_EQ(p->combined_all_reduces.size(), 1u);  // 100 x 512 KiB per device, under 256 MiB
 }
 
 }  // namespace
