@@ -7,7 +7,10 @@
 // ranks --candidates plans on 8 devices (simulator::RankCandidates) rotating
 // over ten distinct shardings: dp8, fsdp8, tp8 column, tp8 row, and
 // dp a x tp b and fsdp a x tp b for (a, b) = (2, 4), (4, 2), and replicated.
-//   build/bench/rank_bench [--layers=25000] [--candidates=1000]
+// Candidates of one sharding share their prediction and price (the first
+// computes them: predictor/shared_predictions.h, CostModel::Price); with
+// --share=0 every candidate is computed.
+//   build/bench/rank_bench [--layers=25000] [--candidates=1000] [--share=1]
 // prints values, the one-time preparation, total seconds and candidates/s.
 #include <chrono>
 #include <cstdio>
@@ -95,8 +98,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", std::string(hw.status().message()).c_str());
     return 1;
   }
+  simulator::PricingOptions options;
+  options.predict.share_between_candidates = bench::IntFlag(argc, argv, "--share", 1) != 0;
   const auto t0 = Clock::now();
-  auto model = simulator::CostModel::Create(g.program, *hw);
+  auto model = simulator::CostModel::Create(g.program, *hw, options);
   if (!model.ok()) {
     std::fprintf(stderr, "%s\n", std::string(model.status().message()).c_str());
     return 1;

@@ -40,16 +40,18 @@ int64_t MemoryModel::ArgumentBytes() const {
   return bytes;
 }
 
-int64_t MemoryModel::OutputBytes() const {
-  const ir::Module& module = p_.program_.module;
+int64_t OutputShardBytes(const ir::Module& module, const std::vector<AxesSharding>& outputs,
+                         const MeshSizes& mesh) {
   const ir::Instruction& root = module.instruction(module.entry_computation()->root);
   std::vector<const ir::Shape*> shapes;
   CollectLeafShapes(root.shape, &shapes);
   int64_t bytes = root.shape.IsTuple() ? ir::ByteSizeOf(root.shape) : 0;
-  for (size_t k = 0; k < shapes.size(); ++k) {
-    bytes += ShardBytes(*shapes[k], out_.output_shardings[k], mesh_);
-  }
+  for (size_t k = 0; k < shapes.size(); ++k) bytes += ShardBytes(*shapes[k], outputs[k], mesh);
   return bytes;
+}
+
+int64_t MemoryModel::OutputBytes() const {
+  return OutputShardBytes(p_.program_.module, out_.output_shardings, mesh_);
 }
 
 // Donated parameters count in argument, output and alias alike (XLA's
