@@ -62,8 +62,12 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
   }
   std::unique_ptr<Predictor> p(new Predictor(program));
   p->options_ = options;
-  if (options.share_between_candidates && options.shared_capacity > 0) {
-    p->shared_ = std::make_unique<SharedPredictions>(options.shared_capacity);
+  if (options.share_between_candidates) {
+    const size_t instructions = std::max<size_t>(1, program.module.instruction_count());
+    const size_t capacity = options.shared_capacity > 0
+                                ? options.shared_capacity
+                                : std::clamp<size_t>(8'000'000 / instructions, 4, 32);
+    p->shared_ = std::make_unique<SharedPredictions>(capacity);
   }
   p->graph_ = PropagationGraph::Build(program.module);
   p->unsharded_ = analyzer::ComputeMemoryStats(program);

@@ -45,8 +45,10 @@ struct PredictOptions {
   // same bytes either way; false recomputes every candidate (the reference
   // the shared path is tested against).
   bool share_between_candidates = true;
-  // Candidates' shared results kept at once (the oldest dropped first).
-  size_t shared_capacity = 32;
+  // Candidates' shared results kept at once (the oldest dropped first);
+  // 0: 8,000,000 / instructions, between 4 and 32 (each holds a sharding
+  // per instruction: 32 at 100k instructions, 8 at 1M).
+  size_t shared_capacity = 0;
 };
 
 struct DeviceMemory {
