@@ -15,6 +15,7 @@
 //   build/bench/predict_bench [--layers=25000] [--candidates=200] [--only=K]
 //                             [--distinct=0] [--share=1]
 // prints values, instructions, the one-time preparation and candidates/s.
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <cstdio>
@@ -59,7 +60,8 @@ int main(int argc, char** argv) {
   const auto t1 = Clock::now();
   std::vector<ir::ResolvedPlan> plans;
   if (distinct) {
-    plans = bench::DistinctCandidates(g.parameters);
+    const size_t limit = static_cast<size_t>(std::max<int64_t>(count, 1));
+    plans = bench::DistinctCandidates(g.parameters, limit);
   } else {
     for (int k = 0; k < 6; ++k) plans.push_back(bench::RotationCandidate(k, g.parameters));
   }

@@ -193,11 +193,14 @@ ir::ResolvedPlan RotationCandidate(int k, int64_t parameters) {
   return plan;
 }
 
-std::vector<ir::ResolvedPlan> DistinctCandidates(int64_t parameters) {
+std::vector<ir::ResolvedPlan> DistinctCandidates(int64_t parameters, size_t limit) {
   std::vector<ir::ResolvedPlan> plans;
+  auto add = [&](int kind, int64_t outer, int64_t tp) {
+    if (plans.size() < limit) plans.push_back(ScaledCandidate(kind, outer, tp, parameters));
+  };
   for (int64_t n = 8; n <= 1024; n *= 2) {
-    for (int kind : {0, 1, 2, 4}) plans.push_back(ScaledCandidate(kind, n, n, parameters));
-    for (int64_t a = 2; a <= n / 2; a *= 2) plans.push_back(ScaledCandidate(3, a, n / a, parameters));
+    for (int kind : {0, 1, 2, 4}) add(kind, n, n);
+    for (int64_t a = 2; a <= n / 2; a *= 2) add(3, a, n / a);
   }
   return plans;
 }

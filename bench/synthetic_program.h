@@ -7,6 +7,7 @@
 #ifndef MEMPLAN_BENCH_SYNTHETIC_PROGRAM_H_
 #define MEMPLAN_BENCH_SYNTHETIC_PROGRAM_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -42,8 +43,9 @@ ir::ResolvedPlan ScaledCandidate(int kind, int64_t outer, int64_t tp, int64_t pa
 // Candidates no two of which share work: for every power of two N from 8 to
 // 1024, dp N, tp N column and row, fsdp N and every dp a x tp b with
 // a b = N (a, b >= 2): the meshes `rank --devices N` enumerates for the
-// families dp, tp, fsdp and dp+tp, over 8 device counts (76 candidates).
-std::vector<ir::ResolvedPlan> DistinctCandidates(int64_t parameters);
+// families dp, tp, fsdp and dp+tp, over 8 device counts (76 candidates;
+// the first `limit`: a plan holds a sharding per parameter).
+std::vector<ir::ResolvedPlan> DistinctCandidates(int64_t parameters, size_t limit = 76);
 
 // The value of "--name=N" among the benchmark's arguments, else `fallback`.
 int64_t IntFlag(int argc, char** argv, const char* name, int64_t fallback);
