@@ -5,9 +5,17 @@
 // maximum; one buffer-assignment value per instruction with live ranges in
 // a preallocated temp arena), 4 values per layer, and predicts a rotating
 // set of candidates (dp8, tp8 column, tp8 row, dp2 x tp4, fsdp8, replicated)
-// over it, the per-program work (Predictor::Create) done once.
+// over it, the per-program work (Predictor::Create) done once. Candidates
+// of one sharding share their propagation and memory model (the first one
+// computes them; predictor/shared_predictions.h), so the figures split the
+// first of each sharding from the repeats. --distinct=1 predicts instead
+// bench::DistinctCandidates (76 meshes from 8 to 1024 devices, none
+// sharing work with another: each one computed); --share=0 computes every
+// candidate (PredictOptions::share_between_candidates off).
 //   build/bench/predict_bench [--layers=25000] [--candidates=200] [--only=K]
+//                             [--distinct=0] [--share=1]
 // prints values, instructions, the one-time preparation and candidates/s.
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <cstdio>
@@ -38,25 +46,44 @@ int main(int argc, char** argv) {
   const int64_t count = bench::IntFlag(argc, argv, "--candidates", 200);
   // --only=K predicts candidate K of the rotation every time (profiling).
   const int64_t only = bench::IntFlag(argc, argv, "--only", -1);
+  const bool distinct = bench::IntFlag(argc, argv, "--distinct", 0) != 0;
+  predictor::PredictOptions options;
+  options.share_between_candidates = bench::IntFlag(argc, argv, "--share", 1) != 0;
   using Clock = std::chrono::steady_clock;
   bench::Generated g = bench::GenerateResidualMlp(layers, 256, 512);
   const auto t0 = Clock::now();
-  auto predictor = predictor::Predictor::Create(g.program);
+  auto predictor = predictor::Predictor::Create(g.program, options);
   if (!predictor.ok()) {
     std::fprintf(stderr, "%s\n", std::string(predictor.status().message()).c_str());
     return 1;
   }
   const auto t1 = Clock::now();
   std::vector<ir::ResolvedPlan> plans;
-  for (int k = 0; k < 6; ++k) plans.push_back(bench::RotationCandidate(k, g.parameters));
+  if (distinct) {
+    const size_t limit = static_cast<size_t>(std::max<int64_t>(count, 1));
+    plans = bench::DistinctCandidates(g.parameters, limit);
+  } else {
+    for (int k = 0; k < 6; ++k) plans.push_back(bench::RotationCandidate(k, g.parameters));
+  }
+  const size_t kinds = plans.size();
   int64_t checksum = 0;
   const auto t2 = Clock::now();
   const std::clock_t c2 = std::clock();
-  std::vector<double> per_kind(6, 0.0);
+  std::vector<double> per_kind(kinds, 0.0);
+  double first_cpu = 0, repeat_cpu = 0;
+  int64_t firsts = 0;
   for (int64_t c = 0; c < count; ++c) {
+    const size_t kind = static_cast<size_t>(only >= 0 ? only : c % static_cast<int64_t>(kinds));
     const double tc = ThreadCpuSeconds();
-    auto prediction = (*predictor)->Predict(plans[static_cast<size_t>(only >= 0 ? only : c % 6)]);
-    per_kind[static_cast<size_t>(only >= 0 ? only : c % 6)] += ThreadCpuSeconds() - tc;
+    auto prediction = (*predictor)->Predict(plans[kind]);
+    const double spent = ThreadCpuSeconds() - tc;
+    per_kind[kind] += spent;
+    if (c < static_cast<int64_t>(kinds) && only < 0) {
+      first_cpu += spent;
+      ++firsts;
+    } else {
+      repeat_cpu += spent;
+    }
     if (!prediction.ok()) {
       std::fprintf(stderr, "%s\n", std::string(prediction.status().message()).c_str());
       return 1;
@@ -76,10 +103,23 @@ int main(int argc, char** argv) {
   // On a shared machine wall time counts other processes' turns too.
   std::printf("CPU time %.3f s: %.1f candidates/s of CPU (%.2f ms each)\n", cpu,
               static_cast<double>(count) / cpu, 1000.0 * cpu / static_cast<double>(count));
-  for (int k = 0; k < 6 && k < count && only < 0; ++k) {
-    const int64_t n = (count - k + 5) / 6;
-    std::printf("  %-10s %.2f ms of CPU each\n", plans[static_cast<size_t>(k)].label.c_str(),
-                1000.0 * per_kind[static_cast<size_t>(k)] / static_cast<double>(n));
+  if (firsts > 0) {
+    std::printf("first of each of the %ld shardings: %.2f ms of CPU each (%.1f/s)\n",
+                static_cast<long>(firsts), 1000.0 * first_cpu / static_cast<double>(firsts),
+                static_cast<double>(firsts) / first_cpu);
+  }
+  if (count > firsts) {
+    const double n = static_cast<double>(count - firsts);
+    std::printf("the %ld repeats%s: %.3f ms of CPU each (%.1f/s)\n",
+                static_cast<long>(count - firsts),
+                options.share_between_candidates ? " (work shared)" : "", 1000.0 * repeat_cpu / n,
+                n / repeat_cpu);
+  }
+  for (size_t k = 0; k < kinds && static_cast<int64_t>(k) < count && only < 0 && !distinct; ++k) {
+    const int64_t n = (count - static_cast<int64_t>(k) + static_cast<int64_t>(kinds) - 1) /
+                      static_cast<int64_t>(kinds);
+    std::printf("  %-10s %.2f ms of CPU each\n", plans[k].label.c_str(),
+                1000.0 * per_kind[k] / static_cast<double>(n));
   }
   return 0;
 }

@@ -7,8 +7,13 @@
 // ranks --candidates plans on 8 devices (simulator::RankCandidates) rotating
 // over ten distinct shardings: dp8, fsdp8, tp8 column, tp8 row, and
 // dp a x tp b and fsdp a x tp b for (a, b) = (2, 4), (4, 2), and replicated.
-//   build/bench/rank_bench [--layers=25000] [--candidates=1000]
+// Candidates of one sharding share their prediction and price (the first
+// computes them: predictor/shared_predictions.h, CostModel::Price); with
+// --share=0 every candidate is computed.
+//   build/bench/rank_bench [--layers=25000] [--candidates=1000] [--share=1]
+//                          [--batch=100]
 // prints values, the one-time preparation, total seconds and candidates/s.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -95,27 +100,44 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", std::string(hw.status().message()).c_str());
     return 1;
   }
+  simulator::PricingOptions options;
+  options.predict.share_between_candidates = bench::IntFlag(argc, argv, "--share", 1) != 0;
   const auto t0 = Clock::now();
-  auto model = simulator::CostModel::Create(g.program, *hw);
+  auto model = simulator::CostModel::Create(g.program, *hw, options);
   if (!model.ok()) {
     std::fprintf(stderr, "%s\n", std::string(model.status().message()).c_str());
     return 1;
   }
   const auto t1 = Clock::now();
-  std::vector<simulator::Candidate> candidates;
-  for (int64_t k = 0; k < count; ++k) candidates.push_back(Make(static_cast<int>(k), g.parameters));
-  const auto t2 = Clock::now();
-  const std::clock_t c2 = std::clock();
-  absl::StatusOr<simulator::Ranking> ranking =
-      simulator::RankCandidates(**model, 8, hw->hbm_bytes, candidates);
-  const auto t3 = Clock::now();
-  const double cpu = static_cast<double>(std::clock() - c2) / CLOCKS_PER_SEC;
-  if (!ranking.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(ranking.status().message()).c_str());
-    return 1;
+  // Candidates are built and ranked --batch at a time (one sharding per
+  // argument: a plan of the default program is about 10 MB, so 1,000 of
+  // them at once would not fit this machine's memory); the times are of
+  // the rankings only.
+  const int64_t batch = std::max<int64_t>(1, bench::IntFlag(argc, argv, "--batch", 100));
+  double seconds = 0, cpu = 0;
+  size_t fitting = 0, over = 0, skipped = 0;
+  std::string chosen = "none";
+  for (int64_t first = 0; first < count; first += batch) {
+    std::vector<simulator::Candidate> candidates;
+    for (int64_t k = first; k < count && k < first + batch; ++k) {
+      candidates.push_back(Make(static_cast<int>(k), g.parameters));
+    }
+    const auto t2 = Clock::now();
+    const std::clock_t c2 = std::clock();
+    absl::StatusOr<simulator::Ranking> ranking =
+        simulator::RankCandidates(**model, 8, hw->hbm_bytes, candidates);
+    seconds += std::chrono::duration<double>(Clock::now() - t2).count();
+    cpu += static_cast<double>(std::clock() - c2) / CLOCKS_PER_SEC;
+    if (!ranking.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(ranking.status().message()).c_str());
+      return 1;
+    }
+    fitting += ranking->fitting.size();
+    over += ranking->over_budget.size();
+    skipped += ranking->skipped.size();
+    if (first == 0 && !ranking->fitting.empty()) chosen = ranking->fitting.front().label;
   }
   const double prepare = std::chrono::duration<double>(t1 - t0).count();
-  const double seconds = std::chrono::duration<double>(t3 - t2).count();
   std::printf("values %zu, instructions %zu, parameters %ld\n", g.program.values.size(),
               g.program.module.instruction_count(), static_cast<long>(g.parameters));
   std::printf("prepare (once per program) %.3f s\n", prepare);
@@ -123,8 +145,7 @@ int main(int argc, char** argv) {
               static_cast<long>(count), seconds, static_cast<double>(count) / seconds,
               1000.0 * seconds / static_cast<double>(count));
   std::printf("CPU time %.3f s: %.1f candidates/s of CPU\n", cpu, static_cast<double>(count) / cpu);
-  std::printf("fitting %zu, over budget %zu, skipped %zu; chosen %s\n", ranking->fitting.size(),
-              ranking->over_budget.size(), ranking->skipped.size(),
-              ranking->fitting.empty() ? "none" : ranking->fitting.front().label.c_str());
+  std::printf("fitting %zu, over budget %zu, skipped %zu; chosen (first batch) %s\n", fitting,
+              over, skipped, chosen.c_str());
   return 0;
 }

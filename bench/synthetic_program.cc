@@ -3,6 +3,7 @@
 #include <cstring>
 #include <cstdlib>
 #include <algorithm>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -23,51 +24,64 @@ ir::HloSharding Tiled(std::vector<int64_t> dims, bool replicate_last) {
 
 }  // namespace
 
-Generated GenerateResidualMlp(int64_t layers, int64_t batch, int64_t width) {
-  Generated g;
-  ir::Program& p = g.program;
-  p.module_name = "synthetic_residual_mlp";
-  ir::Module& m = p.module;
-  ir::Computation entry;
-  entry.name = "main";
-  const ir::ComputationId cid = m.AddComputation(entry);
-  m.entry = cid;
-  std::vector<ir::InstructionId> order;
-  auto add = [&](ir::Opcode op, ir::Shape shape, std::vector<ir::InstructionId> operands) {
+namespace {
+
+// Builds one entry computation in schedule order; Finish adds the buffer
+// assignment (parameters in their own allocations, the rest in one temp
+// arena, each value live from its step to its last use's).
+class Builder {
+ public:
+  Builder(Generated& g, const char* name) : g_(g), m_(g.program.module) {
+    g_.program.module_name = name;
+    ir::Computation entry;
+    entry.name = "main";
+    cid_ = m_.AddComputation(entry);
+    m_.entry = cid_;
+  }
+  ir::InstructionId Add(ir::Opcode op, ir::Shape shape, std::vector<ir::InstructionId> operands) {
     ir::Instruction i;
-    i.computation = cid;
+    i.computation = cid_;
     i.opcode = op;
     i.opcode_text = ir::OpcodeName(op);
     i.name = "i";
     i.shape = std::move(shape);
     i.operands = std::move(operands);
-    const ir::InstructionId id = m.AddInstruction(i);
-    m.mutable_computation(cid).instructions.push_back(id);
-    order.push_back(id);
+    const ir::InstructionId id = m_.AddInstruction(i);
+    m_.mutable_computation(cid_).instructions.push_back(id);
+    order_.push_back(id);
     return id;
-  };
-  auto param = [&](ir::Shape shape) {
-    const ir::InstructionId id = add(ir::Opcode::kParameter, std::move(shape), {});
-    m.mutable_attributes(id).parameter_number = g.parameters;
-    m.mutable_computation(cid).parameters.push_back(id);
-    ++g.parameters;
+  }
+  ir::InstructionId Param(ir::Shape shape) {
+    const ir::InstructionId id = Add(ir::Opcode::kParameter, std::move(shape), {});
+    m_.mutable_attributes(id).parameter_number = g_.parameters;
+    m_.mutable_computation(cid_).parameters.push_back(id);
+    ++g_.parameters;
     return id;
-  };
-  ir::InstructionId h = param(F32({batch, width}));
-  for (int64_t l = 0; l < layers; ++l) {
-    const ir::InstructionId w = param(F32({width, width}));
-    const ir::InstructionId d = add(ir::Opcode::kDot, F32({batch, width}), {h, w});
+  }
+  // lhs [b, k] x rhs [k, n].
+  ir::InstructionId Dot(ir::Shape shape, ir::InstructionId lhs, ir::InstructionId rhs) {
+    const ir::InstructionId d = Add(ir::Opcode::kDot, std::move(shape), {lhs, rhs});
     ir::DotDimensionNumbers dn;
     dn.lhs_contracting = {1};
     dn.rhs_contracting = {0};
-    m.mutable_attributes(d).dot = dn;
-    const ir::InstructionId a = add(ir::Opcode::kAdd, F32({batch, width}), {d, h});
-    h = add(ir::Opcode::kMaximum, F32({batch, width}), {a, a});
+    m_.mutable_attributes(d).dot = dn;
+    return d;
   }
-  m.mutable_computation(cid).root = h;
-  m.mutable_instruction(h).is_root = true;
-  // Buffer assignment: parameters in their own allocations, the rest in one
-  // temp arena, each value live from its step to its last use's.
+  void Finish(ir::InstructionId root);
+
+ private:
+  Generated& g_;
+  ir::Module& m_;
+  ir::ComputationId cid_;
+  std::vector<ir::InstructionId> order_;
+};
+
+void Builder::Finish(ir::InstructionId root) {
+  ir::Program& p = g_.program;
+  ir::Module& m = m_;
+  const std::vector<ir::InstructionId>& order = order_;
+  m.mutable_computation(cid_).root = root;
+  m.mutable_instruction(root).is_root = true;
   p.schedule.instructions = order;
   p.schedule.max_time = static_cast<ir::ScheduleStep>(order.size());
   p.has_live_ranges = true;
@@ -106,36 +120,89 @@ Generated GenerateResidualMlp(int64_t layers, int64_t batch, int64_t width) {
     p.values.push_back(std::move(v));
   }
   p.allocations.insert(p.allocations.begin(), temp);
+}
+
+}  // namespace
+
+Generated GenerateResidualMlp(int64_t layers, int64_t batch, int64_t width) {
+  Generated g;
+  Builder b(g, "synthetic_residual_mlp");
+  ir::InstructionId h = b.Param(F32({batch, width}));
+  for (int64_t l = 0; l < layers; ++l) {
+    const ir::InstructionId w = b.Param(F32({width, width}));
+    const ir::InstructionId d = b.Dot(F32({batch, width}), h, w);
+    const ir::InstructionId a = b.Add(ir::Opcode::kAdd, F32({batch, width}), {d, h});
+    h = b.Add(ir::Opcode::kMaximum, F32({batch, width}), {a, a});
+  }
+  b.Finish(h);
   return g;
 }
 
-ir::ResolvedPlan RotationCandidate(int k, int64_t parameters) {
+Generated GenerateFanIn(int64_t branches, int64_t batch, int64_t width) {
+  Generated g;
+  Builder b(g, "synthetic_fan_in");
+  const ir::InstructionId x = b.Param(F32({batch, width}));
+  ir::InstructionId sum;
+  for (int64_t l = 0; l < branches; ++l) {
+    const ir::InstructionId w = b.Param(F32({width, width}));
+    const ir::InstructionId d = b.Dot(F32({batch, width}), x, w);
+    sum = b.Add(ir::Opcode::kMaximum, F32({batch, width}), {l == 0 ? d : sum, d});
+  }
+  b.Finish(sum);
+  return g;
+}
+
+ir::ResolvedPlan ScaledCandidate(int kind, int64_t outer, int64_t tp, int64_t parameters) {
   ir::ResolvedPlan plan;
-  const char* labels[] = {"dp8", "tp8_col", "tp8_row", "dp2_tp4", "fsdp8", "replicated"};
-  plan.label = labels[k % 6];
-  if (k % 6 == 3) {
-    plan.mesh.axes = {{"dp", 2}, {"tp", 4}};
+  const int k = kind % 6;
+  const char* names[] = {"dp", "tp_col", "tp_row", "dp_tp", "fsdp", "replicated"};
+  const int64_t n = k == 1 || k == 2 ? tp : outer;
+  plan.label = k == 3 ? "dp" + std::to_string(outer) + "_tp" + std::to_string(tp)
+                      : std::string(names[k]) + (k == 5 ? "" : std::to_string(n));
+  if (k == 3) {
+    plan.mesh.axes = {{"dp", outer}, {"tp", tp}};
   } else {
-    plan.mesh.axes = {{k % 6 == 0 ? "dp" : k % 6 == 4 ? "fsdp" : "tp", 8}};
+    plan.mesh.axes = {{k == 0 ? "dp" : k == 4 ? "fsdp" : "tp", n}};
   }
   for (int64_t i = 0; i < parameters; ++i) {
     ir::ArgumentPlan a;
     a.parameter = i;
-    switch (k % 6) {
-      case 0: a.sharding = i == 0 ? Tiled({8, 1}, false) : ir::HloSharding::Replicated(); break;
-      case 1: a.sharding = i == 0 ? ir::HloSharding::Replicated() : Tiled({1, 8}, false); break;
-      case 2: a.sharding = i == 0 ? ir::HloSharding::Replicated() : Tiled({8, 1}, false); break;
+    switch (k) {
+      case 0: a.sharding = i == 0 ? Tiled({n, 1}, false) : ir::HloSharding::Replicated(); break;
+      case 1: a.sharding = i == 0 ? ir::HloSharding::Replicated() : Tiled({1, n}, false); break;
+      case 2: a.sharding = i == 0 ? ir::HloSharding::Replicated() : Tiled({n, 1}, false); break;
       case 3:
-        a.sharding = i == 0 ? Tiled({2, 1, 4}, true)
-                            : ir::HloSharding::Tiled(
-                                  ir::TileAssignment::Iota({1, 4, 2}, {2, 4}, {1, 0}), true);
+        a.sharding = i == 0 ? Tiled({outer, 1, tp}, true)
+                            : ir::HloSharding::Tiled(ir::TileAssignment::Iota(
+                                                         {1, tp, outer}, {outer, tp}, {1, 0}),
+                                                     true);
         break;
-      case 4: a.sharding = Tiled({8, 1}, false); break;
+      case 4: a.sharding = Tiled({n, 1}, false); break;
       default: a.sharding = ir::HloSharding::Replicated(); break;
     }
     plan.arguments.push_back(std::move(a));
   }
   return plan;
+}
+
+ir::ResolvedPlan RotationCandidate(int k, int64_t parameters) {
+  const char* labels[] = {"dp8", "tp8_col", "tp8_row", "dp2_tp4", "fsdp8", "replicated"};
+  ir::ResolvedPlan plan =
+      k % 6 == 3 ? ScaledCandidate(3, 2, 4, parameters) : ScaledCandidate(k, 8, 8, parameters);
+  plan.label = labels[k % 6];
+  return plan;
+}
+
+std::vector<ir::ResolvedPlan> DistinctCandidates(int64_t parameters, size_t limit) {
+  std::vector<ir::ResolvedPlan> plans;
+  auto add = [&](int kind, int64_t outer, int64_t tp) {
+    if (plans.size() < limit) plans.push_back(ScaledCandidate(kind, outer, tp, parameters));
+  };
+  for (int64_t n = 8; n <= 1024; n *= 2) {
+    for (int kind : {0, 1, 2, 4}) add(kind, n, n);
+    for (int64_t a = 2; a <= n / 2; a *= 2) add(3, a, n / a);
+  }
+  return plans;
 }
 
 int64_t IntFlag(int argc, char** argv, const char* name, int64_t fallback) {

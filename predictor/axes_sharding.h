@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "ir/mesh.h"
 #include "ir/shape.h"
@@ -22,7 +23,10 @@ namespace memplan::predictor {
 using AxisMask = uint32_t;
 
 struct AxesSharding {
-  std::vector<AxisMask> dims;  // empty: replicated (of any rank)
+  // Empty: replicated (of any rank). Inline up to rank 6: a program's
+  // propagation and every candidate's arguments hold one per leaf, and a
+  // heap block each was a large part of their cost.
+  absl::InlinedVector<AxisMask, 6> dims;
   AxisMask partial = 0;        // axes over which the value is a partial sum
 
   bool IsReplicated() const;

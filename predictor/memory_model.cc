@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
 
@@ -39,16 +40,18 @@ int64_t MemoryModel::ArgumentBytes() const {
   return bytes;
 }
 
-int64_t MemoryModel::OutputBytes() const {
-  const ir::Module& module = p_.program_.module;
+int64_t OutputShardBytes(const ir::Module& module, const std::vector<AxesSharding>& outputs,
+                         const MeshSizes& mesh) {
   const ir::Instruction& root = module.instruction(module.entry_computation()->root);
   std::vector<const ir::Shape*> shapes;
   CollectLeafShapes(root.shape, &shapes);
   int64_t bytes = root.shape.IsTuple() ? ir::ByteSizeOf(root.shape) : 0;
-  for (size_t k = 0; k < shapes.size(); ++k) {
-    bytes += ShardBytes(*shapes[k], out_.output_shardings[k], mesh_);
-  }
+  for (size_t k = 0; k < shapes.size(); ++k) bytes += ShardBytes(*shapes[k], outputs[k], mesh);
   return bytes;
+}
+
+int64_t MemoryModel::OutputBytes() const {
+  return OutputShardBytes(p_.program_.module, out_.output_shardings, mesh_);
 }
 
 // Donated parameters count in argument, output and alias alike (XLA's
@@ -78,8 +81,17 @@ int64_t MemoryModel::AliasBytes() const {
 // XLA's combiner merges all-reduces of one computation over the same
 // devices when neither depends on the other, up to a byte threshold. An
 // all-reduce depends on another when its partial value is computed from
-// that one's consumer: per scheduled instruction, the set of all-reduces
-// (first 64) whose consumers it transitively reads.
+// that one's consumer. Each all-reduce, in schedule order of its consumer,
+// joins the first group (in the order groups were made) of its computation
+// and axes that has room and none of whose members it depends on.
+//
+// One walk over the schedule: at each instruction, first the all-reduces
+// consumed there are placed (what they read was walked before), then the
+// instruction's set of groups it depends on is its operands' sets plus the
+// groups just placed at it. Sets are bitsets over groups, shared between an
+// instruction and its operand when equal, and dropped after their last
+// reader, so a chain of n dependent all-reduces costs O(n^2 / 64) words of
+// work and holds only the sets still to be read.
 std::vector<MemoryModel::Combined> MemoryModel::CombineAllReduces() const {
   const ir::Module& module = p_.program_.module;
   std::vector<size_t> reduces;
@@ -87,60 +99,117 @@ std::vector<MemoryModel::Combined> MemoryModel::CombineAllReduces() const {
     if (prop_.collectives[c].kind == CollectiveKind::kAllReduce) reduces.push_back(c);
   }
   if (reduces.empty()) return {};
-  // Bits of the all-reduces consumed at each instruction.
-  std::vector<uint64_t> deps(module.instruction_count(), 0);
-  for (size_t r = 0; r < reduces.size() && r < 64; ++r) {
-    const ir::InstructionId at = prop_.collectives[reduces[r]].at;
-    deps[static_cast<size_t>(at.value())] |= uint64_t{1} << r;
-  }
-  for (const ir::InstructionId id : p_.program_.schedule.instructions) {
-    if (!module.contains(id)) continue;
-    uint64_t m = deps[static_cast<size_t>(id.value())];
-    for (ir::InstructionId op : module.instruction(id).operands) m |= deps[static_cast<size_t>(op.value())];
-    deps[static_cast<size_t>(id.value())] = m;
-  }
   std::sort(reduces.begin(), reduces.end(), [&](size_t a, size_t b) {
     return std::make_pair(StepOf(prop_.collectives[a].at), a) <
            std::make_pair(StepOf(prop_.collectives[b].at), b);
   });
-  std::map<size_t, int> bit_of;  // collective index -> bit
-  {
-    std::vector<size_t> original;
-    for (size_t c = 0; c < prop_.collectives.size(); ++c) {
-      if (prop_.collectives[c].kind == CollectiveKind::kAllReduce) original.push_back(c);
-    }
-    for (size_t r = 0; r < original.size() && r < 64; ++r) bit_of[original[r]] = static_cast<int>(r);
+  using Bits = std::vector<uint64_t>;
+  using Set = std::shared_ptr<const Bits>;
+  auto merge = [](Bits& into, const Bits& from) {
+    if (into.size() < from.size()) into.resize(from.size(), 0);
+    for (size_t w = 0; w < from.size(); ++w) into[w] |= from[w];
+  };
+  const size_t n = module.instruction_count();
+  std::vector<Set> deps(n);
+  // Readers still to come per instruction: scheduled users, all-reduces.
+  std::vector<int32_t> readers(n, 0);
+  const auto& schedule = p_.program_.schedule.instructions;
+  for (const ir::InstructionId id : schedule) {
+    if (!module.contains(id)) continue;
+    for (ir::InstructionId op : module.instruction(id).operands) ++readers[static_cast<size_t>(op.value())];
   }
-  std::vector<Combined> groups;
-  for (size_t c : reduces) {
-    const PredictedCollective& pc = prop_.collectives[c];
-    const ir::ComputationId comp = module.instruction(pc.at).computation;
-    uint64_t needs = 0;
+  auto needs_of = [&](const PredictedCollective& pc) {
+    std::vector<ir::InstructionId> list;
     if (pc.source.valid()) {
-      needs = deps[static_cast<size_t>(pc.source.value())];
+      list.push_back(pc.source);
     } else {
-      for (ir::InstructionId op : module.instruction(pc.at).operands) {
-        needs |= deps[static_cast<size_t>(op.value())];
-      }
+      for (ir::InstructionId op : module.instruction(pc.at).operands) list.push_back(op);
     }
-    Combined* target = nullptr;
-    for (Combined& g : groups) {
-      if (g.computation == comp && g.axes == pc.axes && (g.members_mask & needs) == 0 &&
-          g.bytes + pc.result_bytes <= p_.options_.all_reduce_combine_threshold_bytes) {
-        target = &g;
-        break;
-      }
-    }
-    if (target == nullptr) {
-      groups.push_back(Combined{comp, pc.axes, 0, 0, 0, {}});
-      target = &groups.back();
-    }
-    target->bytes += pc.result_bytes;
-    target->step = std::max(target->step, StepOf(pc.at));
-    auto bit = bit_of.find(c);
-    target->members_mask |= bit != bit_of.end() ? (uint64_t{1} << bit->second) : 0;
-    target->members.push_back(c);
+    return list;
+  };
+  for (size_t c : reduces) {
+    for (ir::InstructionId id : needs_of(prop_.collectives[c])) ++readers[static_cast<size_t>(id.value())];
   }
+  auto read = [&](ir::InstructionId id) {
+    const size_t i = static_cast<size_t>(id.value());
+    if (--readers[i] <= 0) deps[i].reset();
+  };
+
+  std::vector<Combined> groups;
+  // Per (computation, axes): the groups of that key, as a bitset.
+  std::map<std::pair<int64_t, AxisMask>, Bits> by_key;
+  const int64_t threshold = p_.options_.all_reduce_combine_threshold_bytes;
+  size_t next = 0;  // into reduces
+  Bits placed_here;
+  // Places every all-reduce consumed at step `step`; their groups in `placed_here`.
+  auto place = [&](ir::ScheduleStep step) {
+    placed_here.clear();
+    for (; next < reduces.size() && StepOf(prop_.collectives[reduces[next]].at) == step; ++next) {
+      const size_t c = reduces[next];
+      const PredictedCollective& pc = prop_.collectives[c];
+      const ir::ComputationId comp = module.instruction(pc.at).computation;
+      Bits needs;
+      for (ir::InstructionId id : needs_of(pc)) {
+        if (const Bits* d = deps[static_cast<size_t>(id.value())].get()) merge(needs, *d);
+        read(id);
+      }
+      Bits& of_key = by_key[{comp.value(), pc.axes}];
+      size_t target = groups.size();
+      for (size_t w = 0; w < of_key.size() && target == groups.size(); ++w) {
+        uint64_t free = of_key[w] & ~(w < needs.size() ? needs[w] : 0);
+        for (; free != 0; free &= free - 1) {
+          const size_t g = 64 * w + static_cast<size_t>(__builtin_ctzll(free));
+          if (groups[g].bytes + pc.result_bytes <= threshold) {
+            target = g;
+            break;
+          }
+        }
+      }
+      if (target == groups.size()) {
+        groups.push_back(Combined{comp, pc.axes, 0, 0, {}});
+        if (of_key.size() <= target / 64) of_key.resize(target / 64 + 1, 0);
+        of_key[target / 64] |= uint64_t{1} << (target % 64);
+      }
+      Combined& g = groups[target];
+      g.bytes += pc.result_bytes;
+      g.step = std::max(g.step, StepOf(pc.at));
+      g.members.push_back(c);
+      if (placed_here.size() <= target / 64) placed_here.resize(target / 64 + 1, 0);
+      placed_here[target / 64] |= uint64_t{1} << (target % 64);
+    }
+  };
+  place(-1);  // consumers outside the schedule: nothing walked yet
+  for (size_t s = 0; s < schedule.size(); ++s) {
+    const ir::InstructionId id = schedule[s];
+    if (!module.contains(id)) continue;
+    const size_t i = static_cast<size_t>(id.value());
+    if (StepOf(id) == static_cast<ir::ScheduleStep>(s)) place(static_cast<ir::ScheduleStep>(s));
+    else placed_here.clear();
+    // The union of the operands' sets and the groups placed here; shared
+    // with the one operand that holds it all when nothing is added.
+    Set only = deps[i];
+    bool single = placed_here.empty();
+    for (ir::InstructionId op : module.instruction(id).operands) {
+      const Set& d = deps[static_cast<size_t>(op.value())];
+      if (d == nullptr || d == only) continue;
+      if (only == nullptr) only = d;
+      else single = false;
+    }
+    if (single) {
+      deps[i] = only;
+    } else {
+      auto bits = std::make_shared<Bits>(placed_here);
+      if (deps[i]) merge(*bits, *deps[i]);
+      for (ir::InstructionId op : module.instruction(id).operands) {
+        if (const Bits* d = deps[static_cast<size_t>(op.value())].get()) merge(*bits, *d);
+      }
+      deps[i] = std::move(bits);
+    }
+    for (ir::InstructionId op : module.instruction(id).operands) read(op);
+    if (readers[i] <= 0) deps[i].reset();
+  }
+  // Consumers the walk did not reach (a step past the schedule's end).
+  while (next < reduces.size()) place(StepOf(prop_.collectives[reduces[next]].at));
   return groups;
 }
 

@@ -12,6 +12,11 @@
 
 namespace memplan::predictor {
 
+// Bytes one device holds of the entry root's leaves under `outputs` (one
+// per leaf), plus the root tuple's table when the root is a tuple.
+int64_t OutputShardBytes(const ir::Module& module, const std::vector<AxesSharding>& outputs,
+                         const MeshSizes& mesh);
+
 class MemoryModel {
  public:
   MemoryModel(const Predictor& predictor, const MeshSizes& mesh, const Propagation& prop,
@@ -34,7 +39,6 @@ class MemoryModel {
     AxisMask axes = 0;
     int64_t bytes = 0;
     ir::ScheduleStep step = 0;
-    uint64_t members_mask = 0;
     std::vector<size_t> members;
   };
 

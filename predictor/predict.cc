@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/status_macros.h"
 #include "predictor/memory_model.h"
+#include "predictor/shared_predictions.h"
 
 namespace memplan::predictor {
 
@@ -49,6 +50,7 @@ void FindInPlaceSharing(std::vector<Predictor::ValueInfo>* values,
 
 }  // namespace
 
+Predictor::Predictor(const ir::Program& program) : program_(program) {}
 Predictor::~Predictor() = default;
 
 absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& program,
@@ -60,6 +62,13 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
   }
   std::unique_ptr<Predictor> p(new Predictor(program));
   p->options_ = options;
+  if (options.share_between_candidates) {
+    const size_t instructions = std::max<size_t>(1, program.module.instruction_count());
+    const size_t capacity = options.shared_capacity > 0
+                                ? options.shared_capacity
+                                : std::clamp<size_t>(8'000'000 / instructions, 4, 32);
+    p->shared_ = std::make_unique<SharedPredictions>(capacity);
+  }
   p->graph_ = PropagationGraph::Build(program.module);
   p->unsharded_ = analyzer::ComputeMemoryStats(program);
   p->step_of_.assign(program.module.instruction_count(), -1);
@@ -159,15 +168,23 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
     }
     out.argument_shardings.push_back(*std::move(axes));
   }
-  ASSIGN_OR_RETURN(Propagation prop,
-                   Propagate(module, graph_, mesh, out.argument_shardings));
+  std::shared_ptr<const SharedPrediction> shared;
+  std::string key;
+  if (shared_ != nullptr) {
+    key = SharedPredictions::Key(mesh, out.argument_shardings);
+    shared = shared_->Find(key);
+  }
+  if (shared == nullptr) {
+    ASSIGN_OR_RETURN(shared, Share(plan, mesh, out.argument_shardings));
+    if (shared_ != nullptr) shared_->Insert(std::move(key), shared);
+  }
 
   // Outputs: the root's leaves (a plan's output shardings win), partial sums
   // reduced.
   const ir::Instruction& root = module.instruction(entry.root);
   std::vector<const ir::Shape*> out_shapes;
   CollectLeafShapes(root.shape, &out_shapes);
-  out.output_shardings = prop.leaves[static_cast<size_t>(root.id.value())];
+  out.output_shardings = shared->root_leaves;
   out.output_shardings.resize(out_shapes.size());
   for (size_t k = 0; k < out.output_shardings.size(); ++k) {
     if (k < plan.outputs.size() && plan.outputs[k]) {
@@ -178,12 +195,50 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
     }
     out.output_shardings[k].partial = 0;
   }
-  MemoryModel model(*this, mesh, prop, out);
-  model.Run();
-  out.collective_list = std::move(prop.collectives);
-  out.unknown = std::move(prop.unknown);
-  out.instruction_shardings = std::move(prop.leaves);
+  DeviceMemory d = shared->device;
+  d.output_bytes = OutputShardBytes(module, out.output_shardings, mesh);
+  d.device_footprint_bytes = d.argument_bytes + d.output_bytes - d.alias_bytes + d.temp_bytes;
+  for (int64_t id : out.mesh.DeviceIds()) {
+    d.device = id;
+    out.devices.push_back(d);
+  }
+  out.max_device_footprint_bytes = d.device_footprint_bytes;
+  out.collectives = shared->collectives;
+  out.combined_all_reduces = shared->combined_all_reduces;
+  out.collective_list = shared->collective_list;
+  out.unknown = shared->unknown;
+  out.instruction_shardings = shared->leaves;
   return out;
+}
+
+absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::Share(
+    const ir::ResolvedPlan& plan, const MeshSizes& mesh,
+    const std::vector<AxesSharding>& arguments) const {
+  const ir::Module& module = program_.module;
+  ASSIGN_OR_RETURN(Propagation prop, Propagate(module, graph_, mesh, arguments));
+  auto shared = std::make_shared<SharedPrediction>();
+  const ir::Instruction& root = module.instruction(module.entry_computation()->root);
+  shared->root_leaves = prop.leaves[static_cast<size_t>(root.id.value())];
+  // The memory model on the propagated outputs (their bytes are redone per
+  // candidate; nothing else it computes reads them).
+  Prediction scratch;
+  scratch.mesh = plan.mesh;
+  scratch.argument_shardings = arguments;
+  std::vector<const ir::Shape*> out_shapes;
+  CollectLeafShapes(root.shape, &out_shapes);
+  scratch.output_shardings = shared->root_leaves;
+  scratch.output_shardings.resize(out_shapes.size());
+  for (AxesSharding& s : scratch.output_shardings) s.partial = 0;
+  MemoryModel model(*this, mesh, prop, scratch);
+  model.Run();
+  shared->device = scratch.devices.empty() ? DeviceMemory{} : scratch.devices.front();
+  shared->collectives = std::move(scratch.collectives);
+  shared->combined_all_reduces = std::move(scratch.combined_all_reduces);
+  shared->collective_list = std::move(prop.collectives);
+  shared->unknown = std::move(prop.unknown);
+  shared->leaves = std::make_shared<const std::vector<std::vector<AxesSharding>>>(
+      std::move(prop.leaves));
+  return std::shared_ptr<const SharedPrediction>(std::move(shared));
 }
 
 }  // namespace memplan::predictor

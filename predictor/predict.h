@@ -12,6 +12,7 @@
 #ifndef MEMPLAN_PREDICTOR_PREDICT_H_
 #define MEMPLAN_PREDICTOR_PREDICT_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -38,6 +39,16 @@ struct PredictOptions {
   // of analyzer::BestFitHeapSize: the same bytes, slower; kept as the
   // reference the fast path is tested against.
   bool reference_heap = false;
+  // Share work between candidates: a candidate whose mesh axis sizes and
+  // argument shardings (as mesh axes) equal an earlier one's reuses its
+  // propagation and memory model (predictor/shared_predictions.h). The
+  // same bytes either way; false recomputes every candidate (the reference
+  // the shared path is tested against).
+  bool share_between_candidates = true;
+  // Candidates' shared results kept at once (the oldest dropped first);
+  // 0: 8,000,000 / instructions, between 4 and 32 (each holds a sharding
+  // per instruction: 32 at 100k instructions, 8 at 1M).
+  size_t shared_capacity = 0;
 };
 
 struct DeviceMemory {
@@ -60,6 +71,10 @@ struct CollectiveGroup {
   int64_t combined = 0;      // collectives the count stands for
   int64_t result_bytes = 0;  // per device, summed
 };
+
+// Per instruction, per leaf: the sharding propagation left it with. Shared
+// (not copied) between the predictions of candidates that share work.
+using InstructionShardings = std::shared_ptr<const std::vector<std::vector<AxesSharding>>>;
 
 struct Prediction {
   ir::Mesh mesh;
@@ -84,8 +99,12 @@ struct Prediction {
   // Per instruction, per leaf, the sharding propagation left it with
   // (Propagation::leaves; empty for an instruction never reached). The cost
   // model scales each instruction's work by it.
-  std::vector<std::vector<AxesSharding>> instruction_shardings;
+  // Null only when a caller dropped it.
+  InstructionShardings instruction_shardings;
 };
+
+class SharedPredictions;
+struct SharedPrediction;
 
 class Predictor {
  public:
@@ -123,7 +142,12 @@ class Predictor {
   };
 
  private:
-  explicit Predictor(const ir::Program& program) : program_(program) {}
+  explicit Predictor(const ir::Program& program);
+  // The propagation and memory model of a candidate (what candidates of one
+  // key share).
+  absl::StatusOr<std::shared_ptr<const SharedPrediction>> Share(
+      const ir::ResolvedPlan& plan, const MeshSizes& mesh,
+      const std::vector<AxesSharding>& arguments) const;
 
   const ir::Program& program_;
   PredictOptions options_;
@@ -134,6 +158,7 @@ class Predictor {
   // Per allocation index in program.allocations: values in it (values_ index).
   std::vector<std::vector<int32_t>> allocation_values_;
   ir::ScheduleStep max_step_ = 0;
+  std::unique_ptr<SharedPredictions> shared_;  // null: nothing shared
   friend class MemoryModel;
 };
 

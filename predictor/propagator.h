@@ -3,6 +3,7 @@
 #ifndef MEMPLAN_PREDICTOR_PROPAGATOR_H_
 #define MEMPLAN_PREDICTOR_PROPAGATOR_H_
 
+#include <tuple>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -118,6 +119,10 @@ class Propagator {
   // Partial values already all-reduced: (origin, 0) -> (index of the
   // all-reduce in out_.collectives, the result).
   absl::flat_hash_map<std::pair<int64_t, int64_t>, std::pair<int64_t, AxesSharding>> resolved_;
+  // Record's index of recorded collectives (not all-reduces): (kind,
+  // source, axes, result bytes, computation) -> index in out_.collectives.
+  using RecordKey = std::tuple<int, int64_t, AxisMask, int64_t, int64_t>;
+  absl::flat_hash_map<RecordKey, size_t> recorded_;
   // Per instruction, per leaf: the backward pass's hint (replicated: none).
   std::vector<std::vector<AxesSharding>> hints_;
 };

@@ -49,15 +49,27 @@ void Propagator::Record(CollectiveKind kind, const ir::Instruction& inst, size_t
   // The same collective of the same buffer in one computation is done once
   // (XLA's CSE of the partitioned program), its result kept for the last
   // consumer: the later consumer becomes its `at`.
+  // At most one recorded collective matches (a match is moved, never
+  // recorded twice), so the index of the last one recorded for the key
+  // finds it; an index the vector no longer holds, or holding another
+  // collective (a pass forgotten: ResetForwardState, a loop body re-run),
+  // means none matches.
   if (c.source.valid() && kind != CollectiveKind::kAllReduce) {
-    for (size_t i = out_.collectives.size(); i-- > 0;) {
-      PredictedCollective& e = out_.collectives[i];
-      if (e.kind == c.kind && e.source == c.source && e.axes == c.axes &&
-          e.result_bytes == c.result_bytes &&
-          module_.instruction(e.at).computation == module_.instruction(c.at).computation) {
-        e.at = c.at;
-        return;
+    const ir::ComputationId comp = module_.instruction(c.at).computation;
+    const RecordKey key{static_cast<int>(kind), c.source.value(), axes, result_bytes,
+                        comp.value()};
+    auto [it, added] = recorded_.try_emplace(key, out_.collectives.size());
+    if (!added) {
+      const size_t i = it->second;
+      if (i < out_.collectives.size()) {
+        PredictedCollective& e = out_.collectives[i];
+        if (e.kind == c.kind && e.source == c.source && e.axes == c.axes &&
+            e.result_bytes == c.result_bytes && module_.instruction(e.at).computation == comp) {
+          e.at = c.at;
+          return;
+        }
       }
+      it->second = out_.collectives.size();
     }
   }
   out_.collectives.push_back(c);

@@ -25,8 +25,7 @@ absl::StatusOr<std::vector<SweepRow>> PredictSweep(const Predictor& predictor,
     row.index = static_cast<int64_t>(i);
     row.prediction = *std::move(p);
     // The table needs the totals, not every instruction's sharding.
-    row.prediction.instruction_shardings.clear();
-    row.prediction.instruction_shardings.shrink_to_fit();
+    row.prediction.instruction_shardings = nullptr;
     rows.push_back(std::move(row));
   }
   std::sort(rows.begin(), rows.end(), [](const SweepRow& a, const SweepRow& b) {

@@ -151,6 +151,23 @@ absl::StatusOr<CandidateCost> CostModel::Price(const ir::ResolvedPlan& plan) con
   }
   CandidateCost out;
   ASSIGN_OR_RETURN(out.prediction, predictor_->Predict(plan));
+  const bool reuse = options_.predict.share_between_candidates &&
+                     out.prediction.instruction_shardings != nullptr;
+  std::vector<int64_t> device_ids;
+  if (reuse) {
+    device_ids = plan.mesh.DeviceIds();
+    std::lock_guard<std::mutex> lock(priced_mutex_);
+    for (const auto& p : priced_) {
+      if (p->shardings == out.prediction.instruction_shardings && p->device_ids == device_ids) {
+        CandidateCost cost = p->cost;
+        cost.prediction = std::move(out.prediction);
+        cost.prediction.instruction_shardings = {};
+        return cost;
+      }
+    }
+  }
+  const predictor::InstructionShardings shardings = out.prediction.instruction_shardings;
+  static const std::vector<std::vector<predictor::AxesSharding>> kNoShardings;
   const ir::Module& module = program().module;
   predictor::MeshSizes mesh;
   for (const ir::MeshAxis& axis : plan.mesh.axes) mesh.sizes.push_back(axis.size);
@@ -158,7 +175,7 @@ absl::StatusOr<CandidateCost> CostModel::Price(const ir::ResolvedPlan& plan) con
   // Compute: each instruction's work divided by the ways its result is split.
   for (const ExecutedInstruction& e : compute_.executed) {
     const double ways = static_cast<double>(
-        WaysOf(module, e.instruction, out.prediction.instruction_shardings, mesh));
+        WaysOf(module, e.instruction, shardings ? *shardings : kNoShardings, mesh));
     const double share = e.executions / ways;
     out.xla_flops += e.flops / ways;
     out.compute_seconds += share * e.seconds;
@@ -240,6 +257,18 @@ absl::StatusOr<CandidateCost> CostModel::Price(const ir::ResolvedPlan& plan) con
     phase_compute[static_cast<size_t>(ph)] = out.phases.of(ph).seconds;
   }
   out.step = CombineStepTime(phase_compute, timed, options_.overlap);
+  if (reuse) {
+    auto priced = std::make_shared<PricedShare>();
+    priced->shardings = shardings;
+    priced->device_ids = std::move(device_ids);
+    predictor::Prediction prediction = std::move(out.prediction);
+    priced->cost = out;
+    priced->cost.prediction = {};
+    out.prediction = std::move(prediction);
+    std::lock_guard<std::mutex> lock(priced_mutex_);
+    if (priced_.size() >= kPricedShares) priced_.pop_front();
+    priced_.push_back(std::move(priced));
+  }
   return out;
 }
 

@@ -31,8 +31,11 @@
 #ifndef MEMPLAN_SIMULATOR_CANDIDATE_COST_H_
 #define MEMPLAN_SIMULATOR_CANDIDATE_COST_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -132,6 +135,18 @@ class CostModel {
   // Per instruction: executions per step (1 for one outside loops).
   std::vector<double> executions_;
   OverlapFacts overlap_;
+  // Work shared between candidates (when options.predict shares): the
+  // price of a candidate whose prediction shares its propagation with an
+  // earlier one (the same InstructionShardings) on the same device order is
+  // that one's. Newest last, at most kPricedShares.
+  struct PricedShare {
+    predictor::InstructionShardings shardings;  // held: the key's identity
+    std::vector<int64_t> device_ids;
+    CandidateCost cost;  // without its prediction
+  };
+  static constexpr size_t kPricedShares = 32;
+  mutable std::mutex priced_mutex_;
+  mutable std::deque<std::shared_ptr<const PricedShare>> priced_;
 };
 
 // ir's name for a predicted collective's kind.

@@ -44,7 +44,8 @@ int ExplainCase(const std::vector<memplan::test::CorpusProgram>& corpus, const s
       MeshSizes mesh;
       for (const auto& axis : c.plan.mesh.axes) mesh.sizes.push_back(axis.size);
       for (const memplan::ir::Instruction& inst : module.instructions()) {
-        const auto& leaves = prediction->instruction_shardings[static_cast<size_t>(inst.id.value())];
+        const auto& all = *prediction->instruction_shardings;
+        const auto& leaves = all[static_cast<size_t>(inst.id.value())];
         if (leaves.empty()) continue;
         std::vector<const memplan::ir::Shape*> shapes;
         memplan::predictor::CollectLeafShapes(inst.shape, &shapes);

@@ -3,7 +3,9 @@
 // random call streams (with sharing), and Predictor::Predict with the fast
 // heap against PredictOptions::reference_heap byte-for-byte (the JSON
 // report and every device field) on every corpus candidate
-// (samples/sharded) and on the benchmarks' 100,001-value synthetic program.
+// (samples/sharded) and on the benchmarks' 100,001-value synthetic program;
+// predictions and prices that share work between candidates against the
+// unshared ones on the same; and the all-reduce combiner past 64 members.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -15,6 +17,8 @@
 #include "gtest/gtest.h"
 #include "parsers/load_program.h"
 #include "predictor/predict.h"
+#include "simulator/candidate_cost.h"
+#include "simulator/hardware_loader.h"
 #include "tests/predict_corpus.h"
 #include "tests/test_util.h"
 #include "viz/predict_report.h"
@@ -197,6 +201,242 @@ TEST(FastPrediction, EqualsTheReferenceOnTheSyntheticProgram) {
     ASSERT_TRUE(a.ok() && b.ok()) << plan.label;
     ExpectSamePrediction(g.program, *a, *b, plan.label);
   }
+}
+
+// Everything a prediction holds, field by field.
+void ExpectSameDetail(const ir::Program& program, const predictor::Prediction& a,
+                      const predictor::Prediction& b, const std::string& what) {
+  ExpectSamePrediction(program, a, b, what);
+  EXPECT_EQ(a.label, b.label) << what;
+  EXPECT_EQ(a.max_device_footprint_bytes, b.max_device_footprint_bytes) << what;
+  for (size_t d = 0; d < a.devices.size() && d < b.devices.size(); ++d) {
+    EXPECT_EQ(a.devices[d].device, b.devices[d].device) << what;
+    EXPECT_EQ(a.devices[d].argument_bytes, b.devices[d].argument_bytes) << what;
+    EXPECT_EQ(a.devices[d].output_bytes, b.devices[d].output_bytes) << what;
+    EXPECT_EQ(a.devices[d].alias_bytes, b.devices[d].alias_bytes) << what;
+  }
+  EXPECT_EQ(a.argument_shardings, b.argument_shardings) << what;
+  EXPECT_EQ(a.output_shardings, b.output_shardings) << what;
+  EXPECT_EQ(a.combined_all_reduces, b.combined_all_reduces) << what;
+  ASSERT_TRUE(a.instruction_shardings && b.instruction_shardings) << what;
+  EXPECT_EQ(*a.instruction_shardings, *b.instruction_shardings) << what;
+  ASSERT_EQ(a.collective_list.size(), b.collective_list.size()) << what;
+  for (size_t k = 0; k < a.collective_list.size(); ++k) {
+    const predictor::PredictedCollective& x = a.collective_list[k];
+    const predictor::PredictedCollective& y = b.collective_list[k];
+    EXPECT_TRUE(x.kind == y.kind && x.at == y.at && x.source == y.source &&
+                x.source_leaf == y.source_leaf && x.axes == y.axes &&
+                x.operand_bytes == y.operand_bytes && x.result_bytes == y.result_bytes)
+        << what << " collective " << k;
+  }
+  ASSERT_EQ(a.collectives.size(), b.collectives.size()) << what;
+  for (size_t k = 0; k < a.collectives.size(); ++k) {
+    const predictor::CollectiveGroup& x = a.collectives[k];
+    const predictor::CollectiveGroup& y = b.collectives[k];
+    EXPECT_TRUE(x.kind == y.kind && x.axes == y.axes && x.count == y.count &&
+                x.combined == y.combined && x.result_bytes == y.result_bytes)
+        << what << " group " << k;
+  }
+  ASSERT_EQ(a.unknown.size(), b.unknown.size()) << what;
+  for (size_t k = 0; k < a.unknown.size(); ++k) {
+    EXPECT_EQ(a.unknown[k].instruction, b.unknown[k].instruction) << what;
+    EXPECT_EQ(a.unknown[k].had_sharded_operand, b.unknown[k].had_sharded_operand) << what;
+  }
+}
+
+predictor::PredictOptions Unshared() {
+  predictor::PredictOptions options;
+  options.share_between_candidates = false;
+  return options;
+}
+
+// The plan with another label, its mesh axes renamed, and its first output
+// replicated: the same shared key, a different candidate.
+ir::ResolvedPlan Variant(const ir::ResolvedPlan& plan) {
+  ir::ResolvedPlan v = plan;
+  v.label += "_again";
+  for (ir::MeshAxis& axis : v.mesh.axes) axis.name += "_renamed";
+  if (v.outputs.empty()) v.outputs.resize(1);
+  v.outputs[0] = ir::HloSharding::Replicated();
+  return v;
+}
+
+// Candidates that share work (every corpus candidate twice, and a variant
+// of each) get what the unshared predictor computes for them alone.
+TEST(SharedPrediction, EqualsUnsharedOnEveryCorpusCandidate) {
+  auto corpus = LoadCorpus(SourcePath("samples/sharded"));
+  ASSERT_TRUE(corpus.ok()) << corpus.status();
+  size_t cases = 0;
+  for (const CorpusProgram& p : *corpus) {
+    auto loaded = parsers::LoadProgram(p.dir, {});
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    auto shared = predictor::Predictor::Create(loaded->program);
+    auto alone = predictor::Predictor::Create(loaded->program, Unshared());
+    ASSERT_TRUE(shared.ok() && alone.ok());
+    for (int pass = 0; pass < 3; ++pass) {
+      for (const CorpusCase& c : p.cases) {
+        const ir::ResolvedPlan plan = pass == 2 ? Variant(c.plan) : c.plan;
+        auto a = (*shared)->Predict(plan);
+        auto b = (*alone)->Predict(plan);
+        ASSERT_TRUE(a.ok() && b.ok()) << p.name << " " << c.candidate;
+        ExpectSameDetail(loaded->program, *a, *b, p.name + " " + c.candidate);
+        if (pass == 0) ++cases;
+      }
+    }
+  }
+  EXPECT_EQ(cases, 38u);
+}
+
+TEST(SharedPrediction, EqualsUnsharedOnTheSyntheticProgram) {
+  bench::Generated g = bench::GenerateResidualMlp(25000, 256, 512);
+  auto alone = predictor::Predictor::Create(g.program, Unshared());
+  predictor::PredictOptions small;
+  small.shared_capacity = 2;  // entries dropped and made again
+  auto shared = predictor::Predictor::Create(g.program);
+  auto evicting = predictor::Predictor::Create(g.program, small);
+  ASSERT_TRUE(alone.ok() && shared.ok() && evicting.ok());
+  std::vector<predictor::Prediction> reference;
+  for (int k = 0; k < 6; ++k) {
+    auto b = (*alone)->Predict(bench::RotationCandidate(k, g.parameters));
+    ASSERT_TRUE(b.ok());
+    reference.push_back(*std::move(b));
+  }
+  for (int k = 0; k < 18; ++k) {
+    const ir::ResolvedPlan plan = bench::RotationCandidate(k, g.parameters);
+    auto a = (*shared)->Predict(plan);
+    auto e = (*evicting)->Predict(plan);
+    ASSERT_TRUE(a.ok() && e.ok()) << plan.label;
+    ExpectSameDetail(g.program, *a, reference[static_cast<size_t>(k % 6)], plan.label);
+    ExpectSameDetail(g.program, *e, reference[static_cast<size_t>(k % 6)], plan.label);
+  }
+}
+
+void ExpectSameCost(const simulator::CandidateCost& a, const simulator::CandidateCost& b,
+                    const std::string& what) {
+  EXPECT_EQ(a.prediction.max_device_footprint_bytes, b.prediction.max_device_footprint_bytes)
+      << what;
+  EXPECT_EQ(a.prediction.label, b.prediction.label) << what;
+  EXPECT_EQ(a.flops, b.flops) << what;
+  EXPECT_EQ(a.xla_flops, b.xla_flops) << what;
+  EXPECT_EQ(a.bytes_accessed, b.bytes_accessed) << what;
+  EXPECT_EQ(a.compute_seconds, b.compute_seconds) << what;
+  EXPECT_EQ(a.bytes_moved, b.bytes_moved) << what;
+  EXPECT_EQ(a.network_bytes, b.network_bytes) << what;
+  EXPECT_EQ(a.step.step_seconds, b.step.step_seconds) << what;
+  EXPECT_EQ(a.step.exposed_seconds, b.step.exposed_seconds) << what;
+  EXPECT_EQ(a.step.collective_seconds, b.step.collective_seconds) << what;
+  EXPECT_EQ(a.step.hidden_seconds, b.step.hidden_seconds) << what;
+  ASSERT_EQ(a.collectives.size(), b.collectives.size()) << what;
+  for (size_t k = 0; k < a.collectives.size(); ++k) {
+    const simulator::PricedCollective& x = a.collectives[k];
+    const simulator::PricedCollective& y = b.collectives[k];
+    EXPECT_TRUE(x.kind == y.kind && x.axes == y.axes && x.role == y.role &&
+                x.window == y.window && x.ranks == y.ranks && x.members == y.members &&
+                x.operations == y.operations && x.bytes == y.bytes && x.route == y.route &&
+                x.seconds == y.seconds && x.nvlink_bytes == y.nvlink_bytes &&
+                x.network_bytes == y.network_bytes && x.overlappable == y.overlappable)
+        << what << " collective " << k;
+  }
+  for (analyzer::StepPhase ph : analyzer::kStepPhases) {
+    EXPECT_EQ(a.phases.of(ph).seconds, b.phases.of(ph).seconds) << what;
+    EXPECT_EQ(a.phases.of(ph).flops, b.phases.of(ph).flops) << what;
+  }
+}
+
+// The cost model's shared prices equal the unshared ones.
+TEST(SharedPrice, EqualsUnsharedOnEveryCorpusCandidate) {
+  auto hw = simulator::LoadHardware("h100");
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  auto corpus = LoadCorpus(SourcePath("samples/sharded"));
+  ASSERT_TRUE(corpus.ok()) << corpus.status();
+  for (const CorpusProgram& p : *corpus) {
+    auto loaded = parsers::LoadProgram(p.dir, {});
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    simulator::PricingOptions unshared;
+    unshared.predict = Unshared();
+    auto shared = simulator::CostModel::Create(loaded->program, *hw);
+    auto alone = simulator::CostModel::Create(loaded->program, *hw, unshared);
+    ASSERT_TRUE(shared.ok() && alone.ok());
+    for (int pass = 0; pass < 3; ++pass) {
+      for (const CorpusCase& c : p.cases) {
+        const ir::ResolvedPlan plan = pass == 2 ? Variant(c.plan) : c.plan;
+        auto a = (*shared)->Price(plan);
+        auto b = (*alone)->Price(plan);
+        ASSERT_TRUE(a.ok() && b.ok()) << p.name << " " << c.candidate;
+        ExpectSameCost(*a, *b, p.name + " " + c.candidate);
+      }
+    }
+  }
+}
+
+// Whether instruction `from` is `to` or an operand of it, transitively.
+bool Reaches(const ir::Module& module, ir::InstructionId from, ir::InstructionId to) {
+  std::vector<ir::InstructionId> stack = {to};
+  std::vector<bool> seen(module.instruction_count(), false);
+  while (!stack.empty()) {
+    const ir::InstructionId id = stack.back();
+    stack.pop_back();
+    if (id == from) return true;
+    if (seen[static_cast<size_t>(id.value())]) continue;
+    seen[static_cast<size_t>(id.value())] = true;
+    for (ir::InstructionId op : module.instruction(id).operands) stack.push_back(op);
+  }
+  return false;
+}
+
+// No combined all-reduce holds two members one of which reads what the
+// other's consumer computes (checked by walking operands, not by the
+// combiner's own sets); returns the all-reduces.
+size_t ExpectCombinedIndependent(const ir::Module& module, const predictor::Prediction& p) {
+  size_t reduces = 0;
+  for (const auto& c : p.collective_list) reduces += c.kind == predictor::CollectiveKind::kAllReduce;
+  size_t members = 0;
+  for (const std::vector<size_t>& group : p.combined_all_reduces) {
+    members += group.size();
+    for (size_t x : group) {
+      for (size_t y : group) {
+        if (x == y) continue;
+        const auto& later = p.collective_list[y];
+        std::vector<ir::InstructionId> reads;
+        if (later.source.valid()) reads.push_back(later.source);
+        else reads = module.instruction(later.at).operands;
+        for (ir::InstructionId r : reads) {
+          EXPECT_FALSE(Reaches(module, p.collective_list[x].at, r))
+              << "all-reduce " << y << " reads all-reduce " << x << "'s result";
+        }
+      }
+    }
+  }
+  EXPECT_EQ(members, reduces);
+  return reduces;
+}
+
+// tp8 row on a residual chain: every layer's partial sum is reduced where
+// the residual add reads it, and the next layer reads that add, so no two
+// all-reduces are independent: none combine, however many there are (the
+// combiner once tracked only the first 64 and combined the rest).
+TEST(CombinedAllReduces, DependentOnesStayApartPastSixtyFour) {
+  bench::Generated g = bench::GenerateResidualMlp(100, 256, 512);
+  auto predictor = predictor::Predictor::Create(g.program);
+  ASSERT_TRUE(predictor.ok());
+  auto p = (*predictor)->Predict(bench::RotationCandidate(2, g.parameters));
+  ASSERT_TRUE(p.ok()) << p.status();
+  const size_t reduces = ExpectCombinedIndependent(g.program.module, *p);
+  EXPECT_GE(reduces, 100u);
+  EXPECT_EQ(p->combined_all_reduces.size(), reduces);
+}
+
+// 100 independent partial sums (tp row weights on a fan-in): all combine
+// into one operation, past 64 as before it.
+TEST(CombinedAllReduces, IndependentOnesCombinePastSixtyFour) {
+  bench::Generated g = bench::GenerateFanIn(100, 256, 512);
+  auto predictor = predictor::Predictor::Create(g.program);
+  ASSERT_TRUE(predictor.ok());
+  auto p = (*predictor)->Predict(bench::RotationCandidate(2, g.parameters));
+  ASSERT_TRUE(p.ok()) << p.status();
+  const size_t reduces = ExpectCombinedIndependent(g.program.module, *p);
+  EXPECT_EQ(reduces, 100u);
+  EXPECT_EQ(p->combined_all_reduces.size(), 1u);  // 100 x 512 KiB per device, under 256 MiB
 }
 
 }  // namespace
