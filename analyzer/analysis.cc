@@ -5,20 +5,41 @@
 namespace memplan::analyzer {
 namespace {
 
+// An item's sort key: its size, its id and where it is in its vector.
+struct SizeKey {
+  int64_t size;
+  int64_t id;
+  size_t index;
+};
+
+// The keys of the `n` largest items (all when n <= 0), largest first, ties
+// by id. Sorts the keys, not the items (a sort through pointers to 432-byte
+// values missed the cache on every compare).
+template <typename Item>
+std::vector<SizeKey> LargestKeys(const std::vector<Item>& items, int n) {
+  std::vector<SizeKey> keys;
+  keys.reserve(items.size());
+  for (size_t i = 0; i < items.size(); ++i) keys.push_back({items[i].size, items[i].id.value(), i});
+  const size_t keep = n <= 0 ? keys.size() : std::min(keys.size(), static_cast<size_t>(n));
+  const auto larger = [](const SizeKey& a, const SizeKey& b) {
+    if (a.size != b.size) return a.size > b.size;
+    if (a.id != b.id) return a.id < b.id;
+    return a.index < b.index;  // equal ids (never from a parser): a total order all the same
+  };
+  if (keep == keys.size()) {
+    std::sort(keys.begin(), keys.end(), larger);
+  } else {
+    std::partial_sort(keys.begin(), keys.begin() + keep, keys.end(), larger);
+    keys.resize(keep);
+  }
+  return keys;
+}
+
 // The ids of the `n` largest items (all when n <= 0), largest first, ties by id.
 template <typename Item, typename Id>
 std::vector<Id> LargestIds(const std::vector<Item>& items, int n) {
-  std::vector<const Item*> sorted;
-  sorted.reserve(items.size());
-  for (const Item& item : items) sorted.push_back(&item);
-  const size_t keep = n <= 0 ? sorted.size() : std::min(sorted.size(), static_cast<size_t>(n));
-  std::partial_sort(sorted.begin(), sorted.begin() + keep, sorted.end(),
-                    [](const Item* a, const Item* b) {
-                      if (a->size != b->size) return a->size > b->size;
-                      return a->id < b->id;
-                    });
   std::vector<Id> ids;
-  for (size_t i = 0; i < keep; ++i) ids.push_back(sorted[i]->id);
+  for (const SizeKey& key : LargestKeys(items, n)) ids.push_back(Id(key.id));
   return ids;
 }
 
@@ -33,12 +54,11 @@ void GroupLayers(const ir::Program& program, Analysis& analysis) {
     }
     analysis.peak_groups = GroupValues(program, analysis.origins, analysis.occupied_peak->values);
   }
-  std::vector<ir::ValueId> others;
-  for (const ir::ValueId id : LargestIds<ir::Value, ir::ValueId>(program.values, 0)) {
-    const ir::Value* v = program.FindValue(id);
-    if (!at_peak[static_cast<size_t>(v - program.values.data())]) others.push_back(id);
+  std::vector<size_t> others;
+  for (const SizeKey& key : LargestKeys(program.values, 0)) {
+    if (!at_peak[key.index]) others.push_back(key.index);
   }
-  analysis.other_groups = GroupValues(program, analysis.origins, others);
+  analysis.other_groups = GroupValuesAt(program, analysis.origins, others);
 }
 
 }  // namespace

@@ -95,6 +95,7 @@ std::optional<AttributionKey> AttributionKeyFromName(std::string_view name) {
 }
 
 std::vector<ValueOrigin> ResolveValueOrigins(const ir::Program& program) {
+  if (program.values.empty()) return {};  // (a module's text alone): no call graph to build
   const OriginResolver resolver(program.module);
   std::vector<ValueOrigin> origins;
   origins.reserve(program.values.size());

@@ -110,18 +110,30 @@ Timeline ComputeTimeline(const ir::Program& program) {
 }
 
 std::vector<ir::ValueId> ValuesLiveAt(const ir::Program& program, ir::ScheduleStep step) {
-  std::vector<const ir::Value*> live;
+  // Sorted as LargestFirst orders values, through compact keys (the sort
+  // reads no 432-byte value, and each instruction's name is looked up once).
+  struct Key {
+    int64_t size;
+    ir::InstructionId instruction;
+    std::string_view name;
+    const ir::Value* value;
+  };
+  std::vector<Key> live;
   for (const ir::Value& value : program.values) {
     if (Counted(value) && value.live_range->Contains(step)) {
-      live.push_back(&value);
+      live.push_back({value.size, value.instruction, program.InstructionName(value.instruction),
+                      &value});
     }
   }
-  std::sort(live.begin(), live.end(), [&](const ir::Value* a, const ir::Value* b) {
-    return LargestFirst(program, *a, *b);
+  std::sort(live.begin(), live.end(), [](const Key& a, const Key& b) {
+    if (a.size != b.size) return a.size > b.size;
+    if (a.instruction != b.instruction && a.name != b.name) return a.name < b.name;
+    if (a.value->index != b.value->index) return a.value->index < b.value->index;
+    return a.value->id < b.value->id;
   });
   std::vector<ir::ValueId> ids;
   ids.reserve(live.size());
-  for (const ir::Value* v : live) ids.push_back(v->id);
+  for (const Key& key : live) ids.push_back(key.value->id);
   return ids;
 }
 

@@ -5,50 +5,99 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "analyzer/heap_simulator.h"
+#include "analyzer/interval_packing.h"
 
 namespace memplan::analyzer {
 namespace {
 
-// Drives `algorithms` with the live ranges of `allocation`'s values: at each
-// step, the values starting there are allocated, then those ending there are
-// freed, so values live at a common step never share memory - unless XLA put
-// them at the same offset, which it does only for values it updates in place:
-// those share (the text dump states no SHARE_WITH; XLA's offsets imply it).
-void DriveFromLiveRanges(const std::vector<const ir::Value*>& values,
-                         const std::vector<HeapAlgorithm*>& algorithms, int64_t* buffers) {
-  // (step, is_free, id) and the value
-  std::vector<std::pair<std::tuple<ir::ScheduleStep, bool, ir::ValueId>, const ir::Value*>>
-      events;
+// The arena sizes the live ranges of `allocation`'s values give: the
+// best-fit packing and the no-fragmentation bound, as
+// MakeDecreasingSizeBestFitHeap(alignment) and MakeNoFragmentationHeap
+// return them for this call stream: at each step, the values starting
+// there are allocated, then those ending there are freed, so values live at
+// a common step never share memory - unless XLA put them at the same offset,
+// which it does only for values it updates in place: those share (the text
+// dump states no SHARE_WITH; XLA's offsets imply it). The stream is written
+// down as lifetimes in ticks (one tick per call the best-fit heap counts)
+// and packed by BestFitHeapSize, which gives the same size on flat arrays
+// (analyzer/interval_packing.h); the bound is summed along the same calls.
+struct LiveRangeSizes {
+  int64_t best_fit = 0;
+  int64_t lower_bound = 0;
+};
+LiveRangeSizes PackLiveRanges(const std::vector<const ir::Value*>& values, int64_t alignment,
+                              int64_t* buffers) {
+  struct Event {
+    ir::ScheduleStep step;
+    bool is_free;
+    ir::ValueId id;
+    uint32_t value;  // index into `values`
+  };
+  std::vector<Event> events;
   events.reserve(2 * values.size());
-  for (const ir::Value* v : values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    const ir::Value* v = values[i];
     if (!v || !v->live_range) continue;
-    events.push_back({{v->live_range->start, false, v->id}, v});
-    events.push_back({{v->live_range->end, true, v->id}, v});
+    events.push_back({v->live_range->start, false, v->id, static_cast<uint32_t>(i)});
+    events.push_back({v->live_range->end, true, v->id, static_cast<uint32_t>(i)});
     ++*buffers;
   }
-  std::sort(events.begin(), events.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  // Live values by offset: the canonical one first.
-  absl::flat_hash_map<int64_t, std::vector<ir::ValueId>> live_at_offset;
-  for (const auto& [event, v] : events) {
-    const auto& [step, is_free, id] = event;
-    std::vector<ir::ValueId>& same_offset = live_at_offset[v->offset];
-    if (is_free) {
-      same_offset.erase(std::remove(same_offset.begin(), same_offset.end(), id),
+  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    return std::tie(a.step, a.is_free, a.id) < std::tie(b.step, b.is_free, b.id);
+  });
+  // Per value (by index in `values`): its interval, -1 when it has none (an
+  // empty buffer, which takes no room and no tick); whether the bound counts
+  // its bytes (allocated, not shared).
+  std::vector<int32_t> interval_of(values.size(), -1);
+  std::vector<bool> counted(values.size(), false);
+  // Live values by offset: the canonical one first (its index in `values`).
+  absl::flat_hash_map<int64_t, std::vector<uint32_t>> live_at_offset;
+  std::vector<PackingInterval> intervals;
+  int64_t tick = 0;
+  int64_t live = 0;
+  LiveRangeSizes sizes;
+  for (const Event& event : events) {
+    const ir::Value& v = *values[event.value];
+    std::vector<uint32_t>& same_offset = live_at_offset[v.offset];
+    if (event.is_free) {
+      same_offset.erase(std::remove(same_offset.begin(), same_offset.end(), event.value),
                         same_offset.end());
-    } else {
-      same_offset.push_back(id);
-    }
-    for (HeapAlgorithm* algorithm : algorithms) {
-      if (is_free) {
-        algorithm->Free(id);
-      } else if (same_offset.size() > 1) {
-        algorithm->ShareWith(id, same_offset.front(), v->size);
-      } else {
-        algorithm->Alloc(id, v->size);
+      const int32_t k = interval_of[event.value];
+      if (k >= 0 && intervals[static_cast<size_t>(k)].end < 0) {
+        intervals[static_cast<size_t>(k)].end = tick++;
       }
+      if (counted[event.value]) live -= v.size;
+      continue;
+    }
+    same_offset.push_back(event.value);
+    const auto allocate = [&] {  // the best-fit heap's Alloc
+      if (v.size <= 0) return;
+      const auto k = static_cast<int32_t>(intervals.size());
+      interval_of[event.value] = k;
+      intervals.push_back({v.id.value(), v.size, tick++, -1, k});
+    };
+    if (same_offset.size() > 1) {  // ShareWith(id, canonical): no bytes for the bound
+      const int32_t canonical = interval_of[same_offset.front()];
+      if (canonical < 0) {  // sharing with nothing the heap knows: a buffer of its own
+        allocate();
+      } else {
+        const auto k = static_cast<int32_t>(intervals.size());
+        interval_of[event.value] = k;
+        intervals.push_back({v.id.value(), std::max<int64_t>(v.size, 0), tick++, -1,
+                             intervals[static_cast<size_t>(canonical)].group});
+      }
+    } else {
+      allocate();
+      counted[event.value] = true;
+      live += v.size;
+      sizes.lower_bound = std::max(sizes.lower_bound, live);
     }
   }
+  for (PackingInterval& interval : intervals) {
+    if (interval.end < 0) interval.end = tick;
+  }
+  sizes.best_fit = intervals.empty() ? 0 : BestFitHeapSize(intervals, alignment);
+  return sizes;
 }
 
 // Drives `algorithms` with XLA's own trace; returns the highest byte its
@@ -183,7 +232,11 @@ std::vector<TempArenaReport> SimulateTempArenas(const ir::Program& program) {
       FindUntraced(*trace, allocation, values, report);
     } else if (program.has_live_ranges) {
       report.lifetimes_from = "live ranges";
-      DriveFromLiveRanges(values, algorithms, &report.buffers);
+      const LiveRangeSizes sizes = PackLiveRanges(values, report.alignment, &report.buffers);
+      report.best_fit_size = sizes.best_fit;
+      report.lower_bound = sizes.lower_bound;
+      reports.push_back(std::move(report));
+      continue;
     } else {
       continue;
     }

@@ -1,6 +1,7 @@
 #include "analyzer/value_groups.h"
 
 #include <algorithm>
+#include <deque>
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
@@ -14,7 +15,7 @@ namespace {
 
 // What makes two values the same layer.
 struct GroupKey {
-  std::string shape;
+  std::string_view shape;  // held by ShapeKeys
   int64_t size = 0;
   int category = 0;
   std::string_view file;
@@ -32,13 +33,14 @@ struct GroupKey {
   }
 };
 
-// Each shape text's layout-free form, made once per distinct text.
+// Each shape text's layout-free form, made once per distinct text and held
+// (at a stable address) for as long as this object lives.
 class ShapeKeys {
  public:
-  std::string Of(const ir::Value& value) {
-    if (value.shape_text.empty()) return Make(value);  // nothing to key the cache by
+  std::string_view Of(const ir::Value& value) {
+    if (value.shape_text.empty()) return Store(Make(value));  // nothing to key the cache by
     auto [it, inserted] = keys_.try_emplace(value.shape_text);
-    if (inserted) it->second = Make(value);
+    if (inserted) it->second = Store(Make(value));
     return it->second;
   }
 
@@ -48,25 +50,38 @@ class ShapeKeys {
                ? std::string(value.shape_text)
                : ir::ShapeToString(value.shape, /*with_layout=*/false);
   }
-  absl::flat_hash_map<std::string_view, std::string> keys_;
+  std::string_view Store(std::string key) {
+    storage_.push_back(std::move(key));
+    return storage_.back();
+  }
+  absl::flat_hash_map<std::string_view, std::string_view> keys_;
+  std::deque<std::string> storage_;
 };
 
-}  // namespace
-
-std::vector<ValueGroup> GroupValues(const ir::Program& program,
-                                    const std::vector<ValueOrigin>& origins,
-                                    const std::vector<ir::ValueId>& ids) {
+// Groups the values `value_at(i)` for i < n, whose ids are `id_at(i)`
+// (nullptr values skipped), as GroupValues promises.
+template <typename ValueAt, typename IdAt>
+std::vector<ValueGroup> GroupValuesWith(const ir::Program& program,
+                                        const std::vector<ValueOrigin>& origins, size_t n,
+                                        ValueAt value_at, IdAt id_at) {
   std::vector<ValueGroup> groups;
-  std::vector<size_t> first_position;  // of each group's first member in `ids`
+  std::vector<size_t> first_position;  // of each group's first member in the list
   absl::flat_hash_map<GroupKey, size_t> index;
   ShapeKeys shapes;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    const ir::Value* value = program.FindValue(ids[i]);
+  // Values of one allocation come in runs: look the allocation up once a run.
+  ir::AllocationId last_allocation_id;
+  const ir::Allocation* last_allocation = nullptr;
+  for (size_t i = 0; i < n; ++i) {
+    const ir::Value* value = value_at(i);
     if (value == nullptr) continue;
     GroupKey key;
     key.shape = shapes.Of(*value);
     key.size = value->size;
-    const ir::Allocation* allocation = program.FindAllocation(value->allocation);
+    if (last_allocation == nullptr || !(value->allocation == last_allocation_id)) {
+      last_allocation_id = value->allocation;
+      last_allocation = program.FindAllocation(value->allocation);
+    }
+    const ir::Allocation* allocation = last_allocation;
     key.category = static_cast<int>(allocation != nullptr ? CategoryOf(*allocation)
                                                           : ValueCategory::kTemporary);
     const ValueOrigin& origin = origins[static_cast<size_t>(value - program.values.data())];
@@ -79,7 +94,7 @@ std::vector<ValueGroup> GroupValues(const ir::Program& program,
     auto [it, inserted] = index.try_emplace(key, groups.size());
     if (inserted) {
       ValueGroup group;
-      group.shape = key.shape;
+      group.shape = std::string(key.shape);
       group.category = static_cast<ValueCategory>(key.category);
       group.source_file = key.file;
       group.source_line = key.line;
@@ -89,7 +104,7 @@ std::vector<ValueGroup> GroupValues(const ir::Program& program,
       first_position.push_back(i);
     }
     ValueGroup& group = groups[it->second];
-    group.values.push_back(ids[i]);
+    group.values.push_back(id_at(i));
     group.total_bytes += value->size;
   }
   std::vector<size_t> order(groups.size());
@@ -104,6 +119,24 @@ std::vector<ValueGroup> GroupValues(const ir::Program& program,
   sorted.reserve(groups.size());
   for (size_t i : order) sorted.push_back(std::move(groups[i]));
   return sorted;
+}
+
+}  // namespace
+
+std::vector<ValueGroup> GroupValues(const ir::Program& program,
+                                    const std::vector<ValueOrigin>& origins,
+                                    const std::vector<ir::ValueId>& ids) {
+  return GroupValuesWith(
+      program, origins, ids.size(), [&](size_t i) { return program.FindValue(ids[i]); },
+      [&](size_t i) { return ids[i]; });
+}
+
+std::vector<ValueGroup> GroupValuesAt(const ir::Program& program,
+                                      const std::vector<ValueOrigin>& origins,
+                                      const std::vector<size_t>& indices) {
+  return GroupValuesWith(
+      program, origins, indices.size(), [&](size_t i) { return &program.values[indices[i]]; },
+      [&](size_t i) { return program.values[indices[i]].id; });
 }
 
 }  // namespace memplan::analyzer

@@ -46,6 +46,12 @@ std::vector<ValueGroup> GroupValues(const ir::Program& program,
                                     const std::vector<ValueOrigin>& origins,
                                     const std::vector<ir::ValueId>& ids);
 
+// The same for the values at `indices` of program.values, listed in that
+// order (the ids are theirs; no lookups by id).
+std::vector<ValueGroup> GroupValuesAt(const ir::Program& program,
+                                      const std::vector<ValueOrigin>& origins,
+                                      const std::vector<size_t>& indices);
+
 }  // namespace memplan::analyzer
 
 #endif  // MEMPLAN_ANALYZER_VALUE_GROUPS_H_

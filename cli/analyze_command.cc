@@ -4,6 +4,7 @@
 #include "analyzer/analysis.h"
 #include "cli/commands.h"
 #include "cli/device_memory.h"
+#include "cli/keep_until_exit.h"
 #include "cli/output_file.h"
 #include "parsers/load_program.h"
 #include "viz/analyze_report.h"
@@ -74,7 +75,7 @@ int RunAnalyze(const AnalyzeFlags& flags) {
     }
     device = viz::DeviceMemory{flags.device, *bytes};
   }
-  const analyzer::Analysis analysis = analyzer::Analysis::Run(loaded->program, options);
+  analyzer::Analysis analysis = analyzer::Analysis::Run(loaded->program, options);
   viz::AnalyzeReportInput input{loaded->program, analysis, viz::DescribeModuleChoice(*loaded),
                                 flags.top};
   input.width = flags.width;
@@ -125,6 +126,9 @@ int RunAnalyze(const AnalyzeFlags& flags) {
     std::fprintf(stderr, "memplan: %s (--module picks another)\n",
                  viz::DescribeModuleChoice(*loaded).c_str());
   }
+  // The output is written: leave the program and its analysis to the exit.
+  KeepUntilExit(*std::move(loaded));
+  KeepUntilExit(std::move(analysis));
   return kExitOk;
 }
 

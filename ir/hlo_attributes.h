@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "ir/boxed.h"
 #include "ir/iota.h"
 #include "ir/sharding.h"
 
@@ -121,7 +122,8 @@ struct UnknownAttribute {
 };
 
 // Everything beyond opcode, shape, operands, called computations and
-// metadata. Fields not meaningful for an opcode stay empty. Text fields are
+// metadata. The large, seldom-set fields (dimension numbers, the sharding)
+// are Boxed: an optional on the heap, one pointer wide when empty. Fields not meaningful for an opcode stay empty. Text fields are
 // views into input the owning Program keeps alive.
 struct HloAttributes {
   // broadcast, reduce, transpose, concatenate, reverse, sort, all-gather,
@@ -131,9 +133,9 @@ struct HloAttributes {
   int64_t parameter_number = -1;   // parameter
   int64_t tuple_index = -1;        // get-tuple-element "index=N"
 
-  std::optional<DotDimensionNumbers> dot;
+  Boxed<DotDimensionNumbers> dot;
   std::optional<Window> window;  // convolution, reduce-window, select-and-scatter
-  std::optional<ConvolutionDimensionNumbers> convolution;
+  Boxed<ConvolutionDimensionNumbers> convolution;
   int64_t feature_group_count = 1;
   int64_t batch_group_count = 1;
 
@@ -141,9 +143,9 @@ struct HloAttributes {
   std::vector<int64_t> dynamic_slice_sizes;  // dynamic-slice
   std::vector<PadDimension> padding;         // pad
 
-  std::optional<GatherDimensionNumbers> gather;
+  Boxed<GatherDimensionNumbers> gather;
   std::vector<int64_t> gather_slice_sizes;
-  std::optional<ScatterDimensionNumbers> scatter;
+  Boxed<ScatterDimensionNumbers> scatter;
 
   // Collectives.
   ReplicaGroups replica_groups;
@@ -158,7 +160,7 @@ struct HloAttributes {
   // The instruction's sharding (sharding={...}, HloInstructionProto field
   // 40), as XLA states it; absent when none is stated or it did not read
   // (then sharding_text still holds it and the parser warned).
-  std::optional<HloSharding> sharding;
+  Boxed<HloSharding> sharding;
   std::string_view sharding_text;  // the text as written (text input only)
   std::string_view backend_config;       // as written, quotes removed
   std::string_view frontend_attributes;  // as written, braces included
