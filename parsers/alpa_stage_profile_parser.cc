@@ -1,6 +1,9 @@
 #include "parsers/alpa_stage_profile_parser.h"
 
+#include <charconv>
+#include <cstdint>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "ir/status_macros.h"
@@ -261,7 +264,12 @@ class AlpaReader {
           ok = i >= close;
           break;
         }
-        out.push_back(std::stoll(std::string(text_.substr(i, e - i))));
+        int64_t index = 0;  // std::stoll would throw past INT64_MAX
+        if (std::from_chars(text_.data() + i, text_.data() + e, index).ec != std::errc()) {
+          ok = false;
+          break;
+        }
+        out.push_back(index);
         i = e;
       }
       if (ok && out.size() == 4) return out;

@@ -28,11 +28,15 @@ cmake -S . -B "$build" -G Ninja \
 # =lean (about 120 objects, half the time): the ir, parsers and analyzer
 # libraries, their unit tests and the fuzz corpora of the parsers that need
 # no more (HLO text, the HloProto's module graph).
+# Both scopes also run memplan_report_parser_tests, and the full one
+# memplan_html_report_tests: small binaries (3 objects more, about 25 CPU-s to
+# build, 1 to run) whose tests build ir::Programs by hand, where a string_view
+# field left pointing at a temporary is a use-after-free (one aborted CI).
 scope="${MEMPLAN_SANITIZE_SCOPE:-full}"
-targets="memplan_unit_tests memplan_hlo_module_tests"
+targets="memplan_unit_tests memplan_hlo_module_tests memplan_report_parser_tests"
 fuzz_tests='^fuzz_(hlo_text|hlo_proto_module)_corpus$'
 if [ "$scope" != lean ]; then
-  targets="$targets svg_render_check $(sed -n 's/^memplan_fuzzer(\([a-z_]*\) .*/\1/p' fuzz/CMakeLists.txt)"
+  targets="$targets memplan_html_report_tests svg_render_check $(sed -n 's/^memplan_fuzzer(\([a-z_]*\) .*/\1/p' fuzz/CMakeLists.txt)"
   fuzz_tests='^fuzz_'
 else
   targets="$targets hlo_text_fuzzer hlo_proto_module_fuzzer"
@@ -40,5 +44,6 @@ fi
 cmake --build "$build" -j"$jobs" --target $targets
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-ctest --test-dir "$build" --output-on-failure -j"$jobs" -L unit-sanitize
+ctest --test-dir "$build" --output-on-failure -j"$jobs" -L unit-sanitize \
+  -E '^HtmlReport\.MillionValuesStayBounded$'
 ctest --test-dir "$build" --output-on-failure -j"$jobs" -R "$fuzz_tests"

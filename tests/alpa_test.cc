@@ -125,5 +125,20 @@ TEST(Alpa, ErrorsAreLocated) {
   EXPECT_FALSE(parsers::ParseAlpaStageProfile(*empty).ok());
 }
 
+// Found by alpa_stage_profile_fuzzer: a stage index of more digits than
+// int64_t holds made std::stoll throw (std::terminate). Such an index is not
+// one; the rest of the config still reads.
+TEST(Alpa, StageIndexPastInt64IsNoIndexNotACrash) {
+  auto source = parsers::SourceText::FromString(
+      "big.txt",
+      "(99999999999999999999, 1, 0, 0)\nStageConfig(n_modules=1, names=['a'])\n"
+      "[0, 1, 1, 0]\nStageConfig(n_modules=1, names=['b'])\n");
+  absl::StatusOr<ir::AlpaStageDocument> doc = parsers::ParseAlpaStageProfile(*source);
+  ASSERT_TRUE(doc.ok()) << doc.status();
+  ASSERT_EQ(doc->configs.size(), 2u);
+  EXPECT_TRUE(doc->configs[0].stage_index.empty());
+  EXPECT_EQ(doc->configs[1].stage_index, (std::vector<int64_t>{0, 1, 1, 0}));
+}
+
 }  // namespace
 }  // namespace memplan

@@ -3,6 +3,7 @@
 // collective's semantics, nccl-tests' bandwidth factors, the sweep's sizes,
 // and the host backend's GEMM against a naive product.
 #include <cstring>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -93,6 +94,12 @@ struct PatternCase {
   WireType type;
   int n;
 };
+
+// Without it gtest prints a PatternCase as its bytes, the padding after the
+// one-byte WireType included: a read of uninitialised memory (valgrind).
+void PrintTo(const PatternCase& c, std::ostream* os) {
+  *os << CollectiveName(c.kind) << " " << WireTypeName(c.type) << " x" << c.n;
+}
 
 class CollectivePattern : public testing::TestWithParam<PatternCase> {};
 

@@ -170,7 +170,7 @@ std::string CorpusTable(const std::vector<CorpusRow>& rows) {
   for (const CorpusRow& r : rows) by_program[r.c.program].push_back(&r);
   absl::StrAppend(&s, "\n| program | order by predicted footprint | order by XLA's footprint | same |\n|---|---|---|---|\n");
   for (auto& [program, list] : by_program) {
-    auto order = [&](bool predicted) {
+    auto order = [&, &list = list](bool predicted) {  // clang 14 cannot capture a binding
       std::vector<const CorpusRow*> v = list;
       std::stable_sort(v.begin(), v.end(), [&](const CorpusRow* a, const CorpusRow* b) {
         return predicted ? a->prediction.max_device_footprint_bytes < b->prediction.max_device_footprint_bytes
