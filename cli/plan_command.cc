@@ -11,6 +11,7 @@
 #include "cli/family_inputs.h"
 #include "cli/output_file.h"
 #include "cli/plan_commands.h"
+#include "cli/plan_file.h"
 #include "ir/entry_arguments.h"
 #include "ir/status_macros.h"
 #include "ir/strings.h"
@@ -47,11 +48,9 @@ absl::StatusOr<std::string> Build(const PlanFlags& flags) {
     return absl::InvalidArgumentError(StrCat("--mesh: ", FromAbsl(fits.message())));
   }
   ASSIGN_OR_RETURN(const ir::FamilyInputs inputs, Inputs(flags, *axes));
-  parsers::LoadOptions options;
-  options.module = flags.module;
-  ASSIGN_OR_RETURN(parsers::LoadedProgram loaded, parsers::LoadProgram(flags.path, options));
-  ASSIGN_OR_RETURN(const std::vector<ir::EntryArgument> arguments,
-                   ir::EntryArguments(loaded.program.module));
+  ASSIGN_OR_RETURN(const PlannedProgram planned, LoadPlannedProgram(flags.path, flags.module));
+  const parsers::LoadedProgram& loaded = planned.loaded;
+  const std::vector<ir::EntryArgument>& arguments = planned.arguments;
   ASSIGN_OR_RETURN(const ir::SpecPlan plan, analyzer::BuildFamilyPlan(arguments, mesh.mesh, inputs));
   const std::string text =
       parsers::WritePlanYaml(plan, PlanTitle(loaded.program.module.name, plan.label));

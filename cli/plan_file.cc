@@ -5,10 +5,26 @@
 #include <vector>
 
 #include "ir/entry_arguments.h"
+#include "ir/strings.h"
 #include "parsers/plan_parser.h"
 #include "parsers/source_text.h"
 
 namespace memplan::cli {
+
+absl::StatusOr<PlannedProgram> LoadPlannedProgram(const std::string& path,
+                                                  const std::string& module) {
+  parsers::LoadOptions load;
+  load.module = module;
+  absl::StatusOr<parsers::LoadedProgram> loaded = parsers::LoadProgram(path, load);
+  if (!loaded.ok()) return loaded.status();
+  absl::StatusOr<std::vector<ir::EntryArgument>> arguments =
+      ir::EntryArguments(loaded->program.module);
+  if (!arguments.ok()) {
+    return absl::Status(arguments.status().code(),
+                        StrCat(path, ": ", FromAbsl(arguments.status().message())));
+  }
+  return PlannedProgram{*std::move(loaded), *std::move(arguments)};
+}
 
 absl::StatusOr<ir::ResolvedPlan> ReadPlanFile(const std::string& path, const ir::Module& module) {
   absl::StatusOr<std::shared_ptr<const parsers::SourceText>> source =

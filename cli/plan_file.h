@@ -5,11 +5,28 @@
 
 #include <string>
 
+#include <vector>
+
 #include "absl/status/statusor.h"
+#include "ir/entry_arguments.h"
 #include "ir/module.h"
 #include "ir/plan.h"
+#include "parsers/load_program.h"
 
 namespace memplan::cli {
+
+// A program loaded for planning, and its entry arguments (what plans and
+// families are matched against).
+struct PlannedProgram {
+  parsers::LoadedProgram loaded;
+  std::vector<ir::EntryArgument> arguments;
+};
+
+// Loads `path` (`module` picks one module of a dump directory, empty for
+// the default) and reads its entry arguments. A load error is returned as
+// LoadProgram words it; an argument error is prefixed with `path`.
+absl::StatusOr<PlannedProgram> LoadPlannedProgram(const std::string& path,
+                                                  const std::string& module);
 
 // The plan at `path` resolved against `module`'s entry arguments and
 // outputs; errors name path:line:column.

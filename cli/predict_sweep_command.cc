@@ -148,14 +148,11 @@ std::string CheckSweepFlags(const PredictSweepFlags& flags) {
 
 int RunPredictSweep(const PredictSweepFlags& flags) {
   if (std::string bad = CheckSweepFlags(flags); !bad.empty()) return Fail(bad);
-  parsers::LoadOptions load;
-  load.module = flags.module;
-  absl::StatusOr<parsers::LoadedProgram> loaded = parsers::LoadProgram(flags.path, load);
-  if (!loaded.ok()) return Fail(FromAbsl(loaded.status().message()));
+  absl::StatusOr<PlannedProgram> planned = LoadPlannedProgram(flags.path, flags.module);
+  if (!planned.ok()) return Fail(FromAbsl(planned.status().message()));
+  const parsers::LoadedProgram* loaded = &planned->loaded;
   const ir::Module& module = loaded->program.module;
-  absl::StatusOr<std::vector<ir::EntryArgument>> arguments = ir::EntryArguments(module);
-  if (!arguments.ok()) return Fail(StrCat(flags.path, ": ", FromAbsl(arguments.status().message())));
-  absl::StatusOr<Candidates> candidates = BuildCandidates(flags, module, *arguments);
+  absl::StatusOr<Candidates> candidates = BuildCandidates(flags, module, planned->arguments);
   if (!candidates.ok()) return Fail(FromAbsl(candidates.status().message()));
   auto predictor = predictor::Predictor::Create(loaded->program);
   if (!predictor.ok()) return Fail(StrCat(flags.path, ": ", FromAbsl(predictor.status().message())));

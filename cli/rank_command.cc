@@ -116,15 +116,12 @@ int RunRank(const RankFlags& flags) {
   absl::StatusOr<simulator::PricingOptions> pricing = Pricing(flags, *hw);
   if (!pricing.ok()) return Fail(FromAbsl(pricing.status().message()));
 
-  parsers::LoadOptions load;
-  load.module = flags.module;
-  absl::StatusOr<parsers::LoadedProgram> loaded = parsers::LoadProgram(flags.path, load);
-  if (!loaded.ok()) return Fail(FromAbsl(loaded.status().message()));
+  absl::StatusOr<PlannedProgram> planned = LoadPlannedProgram(flags.path, flags.module);
+  if (!planned.ok()) return Fail(FromAbsl(planned.status().message()));
+  const parsers::LoadedProgram* loaded = &planned->loaded;
   const ir::Module& module = loaded->program.module;
-  absl::StatusOr<std::vector<ir::EntryArgument>> arguments = ir::EntryArguments(module);
-  if (!arguments.ok()) return Fail(StrCat(flags.path, ": ", FromAbsl(arguments.status().message())));
 
-  absl::StatusOr<simulator::Enumeration> enumeration = Families(flags, *arguments);
+  absl::StatusOr<simulator::Enumeration> enumeration = Families(flags, planned->arguments);
   if (!enumeration.ok()) return Fail(FromAbsl(enumeration.status().message()));
   for (const std::string& path : flags.plans) {
     absl::StatusOr<simulator::Candidate> c = PlanCandidate(path, module);

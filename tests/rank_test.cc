@@ -14,14 +14,11 @@
 
 #include "analyzer/plan_families.h"
 #include "gtest/gtest.h"
-#include "ir/entry_arguments.h"
 #include "llvm/Support/JSON.h"
-#include "parsers/family_inputs_parser.h"
-#include "parsers/load_program.h"
 #include "parsers/plan_parser.h"
 #include "parsers/source_text.h"
-#include "simulator/hardware_loader.h"
 #include "simulator/rank.h"
+#include "tests/sharded_fixture.h"
 #include "tests/test_util.h"
 
 namespace memplan {
@@ -30,36 +27,6 @@ namespace {
 using simulator::CandidateCost;
 using simulator::CostModel;
 using simulator::PricedCollective;
-
-struct Loaded {
-  parsers::LoadedProgram loaded;
-  std::vector<ir::EntryArgument> arguments;
-  ir::FamilyInputs inputs;
-};
-
-Loaded Load(const std::string& program) {
-  const std::string dir = test::SourcePath("samples/sharded/" + program);
-  absl::StatusOr<parsers::LoadedProgram> loaded = parsers::LoadProgram(dir, {});
-  EXPECT_TRUE(loaded.ok()) << loaded.status();
-  Loaded out{*std::move(loaded), {}, {}};
-  out.arguments = *ir::EntryArguments(out.loaded.program.module);
-  auto source = parsers::SourceText::FromFile(dir + "/families.yaml");
-  EXPECT_TRUE(source.ok());
-  out.inputs = *parsers::ParseFamilyInputs(*source);
-  return out;
-}
-
-simulator::Hardware H100() { return *simulator::LoadHardware("h100"); }
-
-ir::ResolvedPlan Family(const Loaded& l, std::vector<ir::MeshAxis> axes) {
-  ir::Mesh mesh;
-  mesh.axes = std::move(axes);
-  absl::StatusOr<ir::SpecPlan> spec = analyzer::BuildFamilyPlan(l.arguments, mesh, l.inputs);
-  EXPECT_TRUE(spec.ok()) << spec.status();
-  absl::StatusOr<ir::ResolvedPlan> plan = simulator::LowerSpecPlan(*spec);
-  EXPECT_TRUE(plan.ok()) << plan.status();
-  return *plan;
-}
 
 llvm::json::Value Json(const std::string& path) {
   llvm::Expected<llvm::json::Value> v = llvm::json::parse(test::ReadFileOrDie(path));
@@ -79,7 +46,7 @@ TEST(Factorisations, OrderedWithFactorsOfTwoOrMore) {
 }
 
 TEST(DevicesPerNode, FromNodesOrTheHardware) {
-  const simulator::Hardware hw = H100();
+  const simulator::Hardware hw = test::H100();
   ASSERT_EQ(hw.gpus_per_node, 8);
   EXPECT_EQ(*simulator::DevicesPerNode(hw, 8, std::nullopt), 8);
   EXPECT_EQ(*simulator::DevicesPerNode(hw, 4, std::nullopt), 4);
@@ -92,7 +59,7 @@ TEST(DevicesPerNode, FromNodesOrTheHardware) {
 }
 
 TEST(EnumerateFamilies, EveryFactorisationInFamilyOrder) {
-  const Loaded l = Load("mlp_train_step");
+  const test::ShardedProgram l = test::LoadShardedProgram("mlp_train_step");
   auto e = simulator::EnumerateFamilies(l.arguments, 8, {"dp", "fsdp+tp", "tp"}, l.inputs);
   ASSERT_TRUE(e.ok()) << e.status();
   std::vector<std::string> labels;
@@ -111,8 +78,8 @@ TEST(EnumerateFamilies, EveryFactorisationInFamilyOrder) {
 TEST(LowerSpecPlan, GivesThePlanFileShardings) {
   // The family plan lowered directly equals the corpus plan file resolved by
   // the plan parser (the same shardings JAX gave, tests/plan_corpus_test.cc).
-  const Loaded l = Load("mlp_train_step");
-  const ir::ResolvedPlan lowered = Family(l, {{"dp", 2}, {"tp", 4}});
+  const test::ShardedProgram l = test::LoadShardedProgram("mlp_train_step");
+  const ir::ResolvedPlan lowered = test::FamilyPlan(l, {{"dp", 2}, {"tp", 4}});
   auto source = parsers::SourceText::FromFile(
       test::SourcePath("samples/sharded/mlp_train_step/candidates/dp2_tp4.plan.yaml"));
   ASSERT_TRUE(source.ok());
@@ -133,11 +100,11 @@ TEST(LowerSpecPlan, GivesThePlanFileShardings) {
 // lists it by role (the gradients', which hide behind backward, and the
 // loss's, which does not), each with its share of the one operation.
 TEST(CandidateCost, DataParallelAllReduceIsXlasAndPricedByTheRingFormula) {
-  const Loaded l = Load("mlp_train_step");
-  const simulator::Hardware hw = H100();
+  const test::ShardedProgram l = test::LoadShardedProgram("mlp_train_step");
+  const simulator::Hardware hw = test::H100();
   auto model = CostModel::Create(l.loaded.program, hw);
   ASSERT_TRUE(model.ok()) << model.status();
-  auto cost = (*model)->Price(Family(l, {{"dp", 8}}));
+  auto cost = (*model)->Price(test::FamilyPlan(l, {{"dp", 8}}));
   ASSERT_TRUE(cost.ok()) << cost.status();
   ASSERT_EQ(cost->collectives.size(), 2u);
   PricedCollective ar = cost->collectives[0];
@@ -181,13 +148,13 @@ TEST(CandidateCost, DataParallelAllReduceIsXlasAndPricedByTheRingFormula) {
 // {i, i+8} cross (network). Mesh tp=8,dp=2 swaps them: dp groups {2k, 2k+1}
 // are in a node; tp groups {0,2,...,14} put 4 on each node (hierarchical).
 TEST(CandidateCost, RouteFollowsWhereTheAxisFallsInTheDeviceOrder) {
-  const Loaded l = Load("mlp_train_step");
+  const test::ShardedProgram l = test::LoadShardedProgram("mlp_train_step");
   simulator::PricingOptions options;
   options.gpus_per_node = 8;
-  auto model = CostModel::Create(l.loaded.program, H100(), options);
+  auto model = CostModel::Create(l.loaded.program, test::H100(), options);
   ASSERT_TRUE(model.ok()) << model.status();
   auto routes = [&](std::vector<ir::MeshAxis> axes) {
-    auto cost = (*model)->Price(Family(l, axes));
+    auto cost = (*model)->Price(test::FamilyPlan(l, axes));
     EXPECT_TRUE(cost.ok()) << cost.status();
     std::map<std::string, simulator::Route> out;
     for (const PricedCollective& c : cost->collectives) {
@@ -223,13 +190,13 @@ TEST(CandidateCost, RouteFollowsWhereTheAxisFallsInTheDeviceOrder) {
 // full rematerialization" in its log), all-gathers it and repeats work that
 // memplan counts once.
 TEST(CandidateCost, PerDeviceFlopsNearXlasOnTheCorpus) {
-  const simulator::Hardware hw = H100();
+  const simulator::Hardware hw = test::H100();
   const std::map<std::string, double> misses = {{"transformer_fwd/tp8", 0.16},
                                                 {"moe_train_step/dp2_ep4", 0.25}};
   int cases = 0;
   for (const char* program : {"mlp_train_step", "transformer_train_adam", "transformer_fwd",
                               "convnet_train_step", "moe_train_step", "scan_layers_train_step"}) {
-    const Loaded l = Load(program);
+    const test::ShardedProgram l = test::LoadShardedProgram(program);
     auto model = CostModel::Create(l.loaded.program, hw);
     ASSERT_TRUE(model.ok()) << model.status();
     const std::string dir = test::SourcePath(std::string("samples/sharded/") + program + "/candidates");
@@ -261,8 +228,8 @@ TEST(CandidateCost, PerDeviceFlopsNearXlasOnTheCorpus) {
 
 // Exactly at the budget fits (headroom 0); a byte less does not.
 TEST(RankCandidates, BudgetEdges) {
-  const Loaded l = Load("mlp_train_step");
-  auto model = CostModel::Create(l.loaded.program, H100());
+  const test::ShardedProgram l = test::LoadShardedProgram("mlp_train_step");
+  auto model = CostModel::Create(l.loaded.program, test::H100());
   ASSERT_TRUE(model.ok());
   auto e = simulator::EnumerateFamilies(l.arguments, 8, {"dp", "fsdp"}, l.inputs);
   ASSERT_TRUE(e.ok());
@@ -288,11 +255,11 @@ TEST(RankCandidates, BudgetEdges) {
 }
 
 TEST(RankCandidates, PlanOfAnotherDeviceCountIsSkipped) {
-  const Loaded l = Load("mlp_train_step");
-  auto model = CostModel::Create(l.loaded.program, H100());
+  const test::ShardedProgram l = test::LoadShardedProgram("mlp_train_step");
+  auto model = CostModel::Create(l.loaded.program, test::H100());
   ASSERT_TRUE(model.ok());
   std::vector<simulator::Candidate> candidates(1);
-  candidates[0].plan = Family(l, {{"dp", 4}});
+  candidates[0].plan = test::FamilyPlan(l, {{"dp", 4}});
   auto r = simulator::RankCandidates(**model, 8, int64_t{1} << 40, candidates);
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->fitting.empty());

@@ -18,13 +18,10 @@
 #include "executor/plan_json.h"
 #include "gtest/gtest.h"
 #include "ir/hlo_attributes.h"
-#include "ir/entry_arguments.h"
 #include "llvm/Support/JSON.h"
-#include "parsers/family_inputs_parser.h"
-#include "parsers/load_program.h"
 #include "parsers/source_text.h"
-#include "simulator/hardware_loader.h"
 #include "simulator/rank.h"
+#include "tests/sharded_fixture.h"
 #include "tests/test_util.h"
 
 namespace memplan {
@@ -34,37 +31,6 @@ using analyzer::StepPhase;
 using simulator::CollectiveRole;
 using simulator::CostModel;
 using simulator::PricedCollective;
-
-struct Loaded {
-  parsers::LoadedProgram loaded;
-  std::vector<ir::EntryArgument> arguments;
-  ir::FamilyInputs inputs;
-  const ir::Module& module() const { return loaded.program.module; }
-};
-
-Loaded Load(const std::string& program) {
-  const std::string dir = test::SourcePath("samples/sharded/" + program);
-  absl::StatusOr<parsers::LoadedProgram> loaded = parsers::LoadProgram(dir, {});
-  EXPECT_TRUE(loaded.ok()) << loaded.status();
-  Loaded out{*std::move(loaded), {}, {}};
-  out.arguments = *ir::EntryArguments(out.loaded.program.module);
-  auto source = parsers::SourceText::FromFile(dir + "/families.yaml");
-  EXPECT_TRUE(source.ok());
-  out.inputs = *parsers::ParseFamilyInputs(*source);
-  return out;
-}
-
-simulator::Hardware H100() { return *simulator::LoadHardware("h100"); }
-
-ir::ResolvedPlan Family(const Loaded& l, std::vector<ir::MeshAxis> axes) {
-  ir::Mesh mesh;
-  mesh.axes = std::move(axes);
-  absl::StatusOr<ir::SpecPlan> spec = analyzer::BuildFamilyPlan(l.arguments, mesh, l.inputs);
-  EXPECT_TRUE(spec.ok()) << spec.status();
-  absl::StatusOr<ir::ResolvedPlan> plan = simulator::LowerSpecPlan(*spec);
-  EXPECT_TRUE(plan.ok()) << plan.status();
-  return *plan;
-}
 
 // truth.json's "config" of a corpus program (what the generator built).
 std::map<std::string, int64_t> Config(const std::string& program) {
@@ -101,7 +67,7 @@ std::map<StepPhase, double> DotFlops(const ir::Module& m) {
 // JAX's op_names say forward and backward; the SGD update (op_name
 // ".../sub" and ".../mul" outside jvp) is the optimizer.
 TEST(StepPhases, MlpFollowsJaxOpNames) {
-  const Loaded l = Load("mlp_train_step");
+  const test::ShardedProgram l = test::LoadShardedProgram("mlp_train_step");
   const ir::Module& m = l.module();
   const analyzer::StepPhases phases = analyzer::ClassifyStepPhases(m);
   ASSERT_TRUE(phases.training);
@@ -130,13 +96,13 @@ TEST(StepPhases, MlpFollowsJaxOpNames) {
 // (x is not differentiated: 3 dots). SGD multiplies and subtracts once per
 // parameter element and has no dot.
 TEST(StepPhases, MlpMatmulFlopsFromTheLayerSizes) {
-  const Loaded l = Load("mlp_train_step");
+  const test::ShardedProgram l = test::LoadShardedProgram("mlp_train_step");
   std::map<std::string, int64_t> c = Config("mlp_train_step");
   const double layer = 2.0 * c["batch"] * c["d_model"] * c["d_ff"];
   const double parameters =
       c["blocks"] * static_cast<double>(c["d_model"] * c["d_ff"] + c["d_ff"] + c["d_ff"] * c["d_model"] +
                                         c["d_model"]);
-  const simulator::ComputeCost cost = simulator::AnalyzeCompute(l.module(), H100());
+  const simulator::ComputeCost cost = simulator::AnalyzeCompute(l.module(), test::H100());
   ASSERT_TRUE(cost.phases.training);
   const std::map<StepPhase, double> matmul = DotFlops(l.module());
   EXPECT_EQ(matmul.at(StepPhase::kForward), 4 * layer);
@@ -161,13 +127,13 @@ TEST(StepPhases, MlpMatmulFlopsFromTheLayerSizes) {
 // of q, k and v is LayerNorm(x), which no parameter feeds), and both
 // operands of both attention products (2A).
 TEST(StepPhases, AdamTransformerFromTheBlockSizes) {
-  const Loaded l = Load("transformer_train_adam");
+  const test::ShardedProgram l = test::LoadShardedProgram("transformer_train_adam");
   const ir::Module& m = l.module();
   std::map<std::string, int64_t> c = Config("transformer_train_adam");
   const double B = c["batch"], S = c["seq"], d = c["d_model"], f = c["d_ff"];
   const double w = 2 * B * S * (4 * d * d + 2 * d * f);
   const double a = 2 * (2 * B * S * S * d);
-  const simulator::ComputeCost cost = simulator::AnalyzeCompute(m, H100());
+  const simulator::ComputeCost cost = simulator::AnalyzeCompute(m, test::H100());
   ASSERT_TRUE(cost.phases.training);
   const std::map<StepPhase, double> matmul = DotFlops(m);
   EXPECT_EQ(matmul.at(StepPhase::kForward), w + a);
@@ -186,9 +152,9 @@ TEST(StepPhases, AdamTransformerFromTheBlockSizes) {
 }
 
 TEST(StepPhases, ForwardOnlyProgramIsNoTrainingStep) {
-  const Loaded l = Load("transformer_fwd");
+  const test::ShardedProgram l = test::LoadShardedProgram("transformer_fwd");
   EXPECT_FALSE(analyzer::ClassifyStepPhases(l.module()).training);
-  const simulator::ComputeCost cost = simulator::AnalyzeCompute(l.module(), H100());
+  const simulator::ComputeCost cost = simulator::AnalyzeCompute(l.module(), test::H100());
   EXPECT_FALSE(cost.phases.training);
   EXPECT_EQ(cost.phases.of(StepPhase::kForward).seconds, cost.seconds);
 }
@@ -230,10 +196,10 @@ std::map<CollectiveRole, std::vector<const PricedCollective*>> ByRole(const simu
 // all-reduce (XLA combines it with the gradients') is critical. Step =
 // compute + collectives - the gradient time backward covers.
 TEST(Overlap, DataParallelGradientsHideBehindBackward) {
-  const Loaded l = Load("mlp_train_step");
-  auto model = CostModel::Create(l.loaded.program, H100());
+  const test::ShardedProgram l = test::LoadShardedProgram("mlp_train_step");
+  auto model = CostModel::Create(l.loaded.program, test::H100());
   ASSERT_TRUE(model.ok()) << model.status();
-  auto cost = (*model)->Price(Family(l, {{"dp", 8}}));
+  auto cost = (*model)->Price(test::FamilyPlan(l, {{"dp", 8}}));
   ASSERT_TRUE(cost.ok()) << cost.status();
   auto roles = ByRole(*cost);
   ASSERT_EQ(roles[CollectiveRole::kGradient].size(), 1u);
@@ -254,11 +220,11 @@ TEST(Overlap, DataParallelGradientsHideBehindBackward) {
 // whose window ends at its reader's phase; one reading a dot's result is
 // not. Gradient reductions hide behind backward only.
 TEST(Overlap, GathersOfArgumentsArePrefetches) {
-  const Loaded l = Load("transformer_train_adam");
+  const test::ShardedProgram l = test::LoadShardedProgram("transformer_train_adam");
   const ir::Module& m = l.module();
-  auto model = CostModel::Create(l.loaded.program, H100());
+  auto model = CostModel::Create(l.loaded.program, test::H100());
   ASSERT_TRUE(model.ok()) << model.status();
-  auto cost = (*model)->Price(Family(l, {{"fsdp", 8}}));
+  auto cost = (*model)->Price(test::FamilyPlan(l, {{"fsdp", 8}}));
   ASSERT_TRUE(cost.ok()) << cost.status();
   const simulator::OverlapFacts& facts = (*model)->overlap_facts();
   int prefetches = 0;
@@ -270,7 +236,9 @@ TEST(Overlap, GathersOfArgumentsArePrefetches) {
       EXPECT_EQ(o.role, CollectiveRole::kPrefetch) << m.instruction(c.at).name;
       const StepPhase reader = facts.phases.at(c.at);
       EXPECT_NE(o.window & simulator::PhaseBit(reader), 0);
-      if (reader == StepPhase::kForward) EXPECT_EQ(o.window, simulator::PhaseBit(StepPhase::kForward));
+      if (reader == StepPhase::kForward) {
+        EXPECT_EQ(o.window, simulator::PhaseBit(StepPhase::kForward));
+      }
     }
     if (c.source.valid() && m.instruction(c.source).opcode == ir::Opcode::kDot) {
       EXPECT_NE(o.role, CollectiveRole::kPrefetch) << m.instruction(c.at).name;
@@ -287,10 +255,10 @@ TEST(Overlap, GathersOfArgumentsArePrefetches) {
 // same plan with its axes renamed prices the same (overlap does not go by
 // the names dp and tp).
 TEST(Overlap, DecidedByWhatTheCollectiveDoesNotTheAxisName) {
-  const Loaded l = Load("mlp_train_step");
-  auto model = CostModel::Create(l.loaded.program, H100());
+  const test::ShardedProgram l = test::LoadShardedProgram("mlp_train_step");
+  auto model = CostModel::Create(l.loaded.program, test::H100());
   ASSERT_TRUE(model.ok()) << model.status();
-  const ir::ResolvedPlan plan = Family(l, {{"dp", 2}, {"tp", 4}});
+  const ir::ResolvedPlan plan = test::FamilyPlan(l, {{"dp", 2}, {"tp", 4}});
   auto cost = (*model)->Price(plan);
   ASSERT_TRUE(cost.ok()) << cost.status();
   bool tp_critical = false;
@@ -321,10 +289,10 @@ double NcclSize(const predictor::PredictedCollective& c) {
 // (all-reduces combined as predicted).
 void RoundTrip(const std::string& program, std::vector<ir::MeshAxis> axes) {
   SCOPED_TRACE(program);
-  const Loaded l = Load(program);
-  auto model = CostModel::Create(l.loaded.program, H100());
+  const test::ShardedProgram l = test::LoadShardedProgram(program);
+  auto model = CostModel::Create(l.loaded.program, test::H100());
   ASSERT_TRUE(model.ok()) << model.status();
-  auto cost = (*model)->Price(Family(l, axes));
+  auto cost = (*model)->Price(test::FamilyPlan(l, axes));
   ASSERT_TRUE(cost.ok()) << cost.status();
   auto plan = executor::PlanFromCandidate(**model, *cost, {"candidate", "step_test"});
   ASSERT_TRUE(plan.ok()) << plan.status();
