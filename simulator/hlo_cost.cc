@@ -1,10 +1,10 @@
 #include "simulator/hlo_cost.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 
-#include "ir/convolution.h"
+#include "absl/container/inlined_vector.h"
+#include "simulator/hlo_op_cost.h"
 
 namespace memplan::simulator {
 namespace {
@@ -14,74 +14,6 @@ using ir::InstructionId;
 using ir::Opcode;
 
 constexpr int kMaxCallDepth = 256;
-
-double Elements(const ir::Shape& shape) {
-  return shape.IsArray() ? static_cast<double>(shape.ElementCount()) : 0.0;
-}
-
-// The first array of a shape: the array itself, or a tuple's first element
-// (variadic reduce and reduce-window).
-const ir::Shape& FirstArray(const ir::Shape& shape) {
-  return shape.IsTuple() && !shape.tuple_elements.empty() ? shape.tuple_elements.front() : shape;
-}
-
-bool IsTranscendental(Opcode op) {
-  switch (op) {
-    case Opcode::kExp:
-    case Opcode::kLog:
-    case Opcode::kLogistic:
-    case Opcode::kPower:
-    case Opcode::kSqrt:
-    case Opcode::kCbrt:
-    case Opcode::kRsqrt:
-    case Opcode::kTanh:
-    case Opcode::kSin:
-    case Opcode::kCos:
-    case Opcode::kTan:
-    case Opcode::kExpm1:
-    case Opcode::kLog1p:
-    case Opcode::kAtan2:
-    case Opcode::kErf:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Opcodes XLA's visitor sends to HandleElementwiseOp.
-bool IsElementwise(Opcode op) {
-  switch (op) {
-    case Opcode::kAbs: case Opcode::kAcos: case Opcode::kAcosh: case Opcode::kAsin:
-    case Opcode::kAsinh: case Opcode::kAtan: case Opcode::kAtanh: case Opcode::kCeil:
-    case Opcode::kClz: case Opcode::kCos: case Opcode::kCosh: case Opcode::kErf:
-    case Opcode::kExp: case Opcode::kExpm1: case Opcode::kFloor: case Opcode::kImag:
-    case Opcode::kIsFinite: case Opcode::kLog: case Opcode::kLog1p: case Opcode::kLogistic:
-    case Opcode::kNot: case Opcode::kNegate: case Opcode::kPopulationCount: case Opcode::kReal:
-    case Opcode::kRoundNearestAfz: case Opcode::kRoundNearestEven: case Opcode::kRsqrt:
-    case Opcode::kSign: case Opcode::kSin: case Opcode::kSinh: case Opcode::kSqrt:
-    case Opcode::kCbrt: case Opcode::kTan: case Opcode::kTanh: case Opcode::kBitcastConvert:
-    case Opcode::kAdd: case Opcode::kAtan2: case Opcode::kComplex: case Opcode::kDivide:
-    case Opcode::kMaximum: case Opcode::kMinimum: case Opcode::kMultiply: case Opcode::kPower:
-    case Opcode::kRemainder: case Opcode::kSubtract: case Opcode::kAnd: case Opcode::kOr:
-    case Opcode::kXor: case Opcode::kShiftLeft: case Opcode::kShiftRightArithmetic:
-    case Opcode::kShiftRightLogical: case Opcode::kMulhi: case Opcode::kCompare:
-    case Opcode::kClamp: case Opcode::kSelect: case Opcode::kConvert:
-    case Opcode::kReducePrecision: case Opcode::kStochasticConvert:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// ceil(log2(n)) for n >= 1.
-double Log2Ceiling(double n) {
-  if (n <= 1) return 0;
-  return static_cast<double>(std::bit_width(static_cast<uint64_t>(n) - 1));
-}
-
-int64_t Dim(const ir::Shape& shape, int64_t d) {
-  return d >= 0 && d < static_cast<int64_t>(shape.dims.size()) ? shape.dims[d] : 1;
-}
 
 }  // namespace
 
@@ -293,7 +225,7 @@ HloCost HloCostAnalysis::FusionCost(const Instruction& fusion) {
   // Constants of more than one element are read from memory.
   for (InstructionId id : fused.instructions) {
     const Instruction& inner = module_.instruction(id);
-    if (inner.opcode == Opcode::kConstant && Elements(inner.shape) > 1) {
+    if (inner.opcode == Opcode::kConstant && ArrayElements(inner.shape) > 1) {
       cost.bytes_accessed += ShapeBytes(inner.shape);
     }
   }
@@ -339,269 +271,62 @@ HloCost HloCostAnalysis::FusionCost(const Instruction& fusion) {
 }
 
 HloCost HloCostAnalysis::Compute(const Instruction& i) {
-  HloCost cost;
+  absl::InlinedVector<const ir::Shape*, 4> operands;
+  for (InstructionId o : i.operands) {
+    operands.push_back(module_.contains(o) ? &module_.instruction(o).shape : nullptr);
+  }
   const ir::HloAttributes& attributes = module_.attributes(i);
-  auto operand = [&](size_t k) -> const Instruction* {
-    return k < i.operands.size() && module_.contains(i.operands[k])
-               ? &module_.instruction(i.operands[k])
-               : nullptr;
-  };
-  auto called = [&](ir::CallRole role) -> std::optional<ir::ComputationId> {
-    for (const ir::CalledComputation& c : i.calls) {
-      if (c.role == role) return c.computation;
-    }
-    return i.calls.empty() ? std::nullopt : std::optional(i.calls.front().computation);
-  };
-  // XLA's default: output plus every operand.
-  cost.bytes_accessed = ShapeBytes(i.shape);
-  for (size_t k = 0; k < i.operands.size(); ++k) {
-    if (const Instruction* o = operand(k)) cost.bytes_accessed += ShapeBytes(o->shape);
-  }
-  const double output_elements = Elements(i.shape);
+  if (std::optional<HloCost> own = OwnCost(i, attributes, operands)) return *own;
+  return AppliedCost(i, attributes, operands);
+}
 
-  if (IsElementwise(i.opcode)) {
-    (IsTranscendental(i.opcode) ? cost.transcendentals : cost.flops) = output_elements;
-    return cost;
+HloCost HloCostAnalysis::CalledCost(const Instruction& i, ir::CallRole role) {
+  for (const ir::CalledComputation& c : i.calls) {
+    if (c.role == role) return CalledCost(c.computation);
   }
+  return CalledCost(i.calls.empty() ? ir::ComputationId() : i.calls.front().computation);
+}
+
+HloCost HloCostAnalysis::AppliedCost(const Instruction& i, const ir::HloAttributes& attributes,
+                                     OperandShapes operands) {
+  HloCost cost = DefaultCost(i, operands);
+  auto apply = [&cost](const HloCost& sub, double times) {
+    cost.flops += sub.flops * times;
+    cost.transcendentals += sub.transcendentals * times;
+    cost.unknown += sub.unknown;
+  };
+  auto operand = [&](size_t k) { return k < operands.size() ? operands[k] : nullptr; };
   switch (i.opcode) {
-    case Opcode::kParameter:
-    case Opcode::kConstant:
-    case Opcode::kGetTupleElement:
-    case Opcode::kBitcast:
-    case Opcode::kDomain:
-    case Opcode::kAfterAll:
-    case Opcode::kAddDependency:
-      cost.bytes_accessed = 0;
-      return cost;
-    case Opcode::kTuple:
-      cost.bytes_accessed = ShapeBytes(i.shape);
-      return cost;
-    case Opcode::kSlice:
-      cost.bytes_accessed = 2 * ShapeBytes(i.shape);
-      return cost;
-    case Opcode::kDynamicSlice:
-      cost.bytes_accessed =
-          2 * ShapeBytes(i.shape) + (operand(1) != nullptr ? ShapeBytes(operand(1)->shape) : 0);
-      return cost;
-    case Opcode::kDynamicUpdateSlice: {
-      const double update = operand(1) != nullptr ? ShapeBytes(operand(1)->shape) : 0;
-      cost.bytes_accessed = 2 * update + (operand(2) != nullptr ? ShapeBytes(operand(2)->shape) : 0);
-      return cost;
-    }
-    case Opcode::kGather:
-      cost.bytes_accessed =
-          2 * ShapeBytes(i.shape) + (operand(1) != nullptr ? ShapeBytes(operand(1)->shape) : 0);
-      return cost;
-    case Opcode::kTranspose:
-      if (const Instruction* o = operand(0);
-          o != nullptr && TransposeIsBitcast(o->shape, i.shape, attributes.dimensions)) {
-        cost.bytes_accessed = 0;
-      }
-      return cost;
-    case Opcode::kDot: {
-      const Instruction* lhs = operand(0);
-      if (!attributes.dot || lhs == nullptr) {
-        cost.unknown = 1;
-        return cost;
-      }
-      double width = 1;
-      for (int64_t d : attributes.dot->lhs_contracting) width *= static_cast<double>(Dim(lhs->shape, d));
-      cost.flops = 2 * output_elements * width;
-      return cost;
-    }
-    case Opcode::kConvolution: {
-      const Instruction* lhs = operand(0);
-      const Instruction* rhs = operand(1);
-      if (!attributes.convolution || lhs == nullptr || rhs == nullptr) {
-        cost.unknown = 1;
-        return cost;
-      }
-      const ir::ConvolutionDimensionNumbers& d = *attributes.convolution;
-      const std::vector<ir::WindowDimension> window =
-          attributes.window ? attributes.window->dimensions : std::vector<ir::WindowDimension>();
-      double positions = 1;
-      for (size_t s = 0; s < window.size(); ++s) {
-        const int64_t input = s < d.input_spatial.size() ? Dim(lhs->shape, d.input_spatial[s]) : 1;
-        const int64_t kernel = s < d.kernel_spatial.size() ? Dim(rhs->shape, d.kernel_spatial[s]) : 1;
-        const int64_t output = s < d.output_spatial.size() ? Dim(i.shape, d.output_spatial[s]) : 1;
-        positions *= static_cast<double>(ir::ConvolutionValidPositions(input, kernel, output, window[s]));
-      }
-      const double fmas =
-          static_cast<double>(Dim(lhs->shape, d.input_feature) /
-                              std::max<int64_t>(1, attributes.feature_group_count)) *
-          static_cast<double>(Dim(i.shape, d.output_feature)) *
-          static_cast<double>(Dim(lhs->shape, d.input_batch) /
-                              std::max<int64_t>(1, attributes.batch_group_count)) *
-          positions;
-      cost.flops = 2 * fmas;
-      return cost;
-    }
     case Opcode::kReduce: {
-      const Instruction* input = operand(0);
-      const HloCost sub = CalledCost(called(ir::CallRole::kToApply).value_or(ir::ComputationId()));
-      const double count =
-          input == nullptr ? 0 : Elements(input->shape) - Elements(FirstArray(i.shape));
-      cost.flops = sub.flops * count;
-      cost.transcendentals = sub.transcendentals * count;
-      cost.unknown = sub.unknown;
+      const ir::Shape* input = operand(0);
+      const double count = input == nullptr ? 0 : ArrayElements(*input) - ArrayElements(FirstArray(i.shape));
+      apply(CalledCost(i, ir::CallRole::kToApply), count);
       return cost;
     }
     case Opcode::kReduceWindow: {
-      const HloCost sub = CalledCost(called(ir::CallRole::kToApply).value_or(ir::ComputationId()));
+      const HloCost sub = CalledCost(i, ir::CallRole::kToApply);
       if (!attributes.window) {
         cost.unknown = 1;
         return cost;
       }
-      const std::vector<ir::WindowDimension>& dims = attributes.window->dimensions;
-      double window_elements = 1;
-      for (const ir::WindowDimension& w : dims) window_elements *= static_cast<double>(w.size);
-      const ir::Shape& out = FirstArray(i.shape);
-      const double out_elements = Elements(out);
-      double count = (window_elements - 1) * out_elements;
-      // A reduce broadcast back over one padded dimension (XLA's special case).
-      int reduced = 0, padded = 0;
-      for (const ir::WindowDimension& w : dims) {
-        reduced += w.size != 1;
-        padded += w.padding_low != 0 || w.padding_high != 0;
-      }
-      if (reduced == 1 && padded == 1 && i.shape.IsArray()) {
-        for (size_t k = 0; k < dims.size(); ++k) {
-          const ir::WindowDimension& w = dims[k];
-          if (w.size != 1 && w.padding_low != 0 && w.padding_high != 0 &&
-              w.padding_low == w.padding_high && w.size == 2 * w.padding_low + 1) {
-            if (w.padding_low == Dim(i.shape, static_cast<int64_t>(k)) - 1) {
-              const double span = static_cast<double>(Dim(i.shape, static_cast<int64_t>(k)));
-              count = out_elements / span + (span - 1);
-            }
-            break;
-          }
-        }
-      }
-      cost.flops = sub.flops * count;
-      cost.transcendentals = sub.transcendentals * count;
-      cost.unknown = sub.unknown;
+      apply(sub, ReduceWindowApplications(i, *attributes.window));
       return cost;
     }
-    case Opcode::kMap: {
-      const HloCost sub = CalledCost(called(ir::CallRole::kToApply).value_or(ir::ComputationId()));
-      cost.flops = sub.flops * output_elements;
-      cost.transcendentals = sub.transcendentals * output_elements;
-      cost.unknown = sub.unknown;
+    case Opcode::kMap:
+      apply(CalledCost(i, ir::CallRole::kToApply), ArrayElements(i.shape));
       return cost;
-    }
-    case Opcode::kScatter: {
-      // Operands: n inputs, the indices, n updates.
-      const size_t n = (i.operands.size() - 1) / 2;
-      double updates = 0;
-      for (size_t k = 0; k < n; ++k) {
-        if (const Instruction* u = operand(n + 1 + k)) updates += ShapeBytes(u->shape);
-      }
-      const Instruction* indices = operand(n);
-      cost.bytes_accessed = 3 * updates + (indices != nullptr ? ShapeBytes(indices->shape) : 0);
-      const Instruction* first_update = operand(n + 1);
-      const double elements = first_update != nullptr ? Elements(first_update->shape) : 0;
-      const HloCost sub = CalledCost(called(ir::CallRole::kToApply).value_or(ir::ComputationId()));
-      cost.flops = sub.flops * elements;
-      cost.transcendentals = sub.transcendentals * elements;
-      cost.unknown = sub.unknown;
-      return cost;
-    }
-    case Opcode::kSelectAndScatter: {
-      const Instruction* source = operand(1);
-      const double source_elements = source != nullptr ? Elements(source->shape) : 0;
-      double window_elements = 1;
-      if (attributes.window) {
-        for (const ir::WindowDimension& w : attributes.window->dimensions) {
-          window_elements *= static_cast<double>(w.size);
-        }
-      } else {
-        cost.unknown = 1;
-      }
-      const HloCost select = CalledCost(called(ir::CallRole::kSelect).value_or(ir::ComputationId()));
-      const HloCost scatter =
-          CalledCost(called(ir::CallRole::kScatter).value_or(ir::ComputationId()));
-      const double selects = source_elements * (window_elements - 1);
-      cost.flops = select.flops * selects + scatter.flops * source_elements;
-      cost.transcendentals =
-          select.transcendentals * selects + scatter.transcendentals * source_elements;
-      cost.unknown += select.unknown + scatter.unknown;
-      return cost;
-    }
-    case Opcode::kSort: {
-      const Instruction* first = operand(0);
-      const double n = first != nullptr ? Elements(first->shape) : 0;
-      cost.flops = n * Log2Ceiling(n);
-      return cost;
-    }
-    case Opcode::kAllReduce:
-    case Opcode::kAllReduceStart: {
-      // XLA assumes two replicas: one add per output element.
-      double flops = 0, output = 0;
-      std::vector<const ir::Shape*> stack = {&i.shape};
-      while (!stack.empty()) {
-        const ir::Shape* s = stack.back();
-        stack.pop_back();
-        if (s->IsArray()) {
-          flops += Elements(*s);
-          output += ShapeBytes(*s);
-        }
-        for (const ir::Shape& e : s->tuple_elements) stack.push_back(&e);
-      }
-      cost.flops = flops;
-      cost.bytes_accessed = output;
-      for (size_t k = 0; k < i.operands.size(); ++k) {
-        if (const Instruction* o = operand(k)) cost.bytes_accessed += ShapeBytes(o->shape);
-      }
-      return cost;
-    }
-    case Opcode::kRng:
-      cost.transcendentals = output_elements;
-      return cost;
-    case Opcode::kRngBitGenerator: {
-      double leaves = 0;
-      std::vector<const ir::Shape*> stack = {&i.shape};
-      while (!stack.empty()) {
-        const ir::Shape* s = stack.back();
-        stack.pop_back();
-        if (s->IsArray()) leaves += Elements(*s);
-        for (const ir::Shape& e : s->tuple_elements) stack.push_back(&e);
-      }
-      cost.transcendentals = leaves;
-      return cost;
-    }
-    case Opcode::kFft: {
-      const Instruction* input = operand(0);
-      if (input == nullptr) return cost;
-      // fft_length is not modelled: the operand's minor dimensions stand in.
-      cost.unknown = 1;
-      return cost;
-    }
-    case Opcode::kTriangularSolve: {
-      const Instruction* a = operand(0);
-      const Instruction* b = operand(1);
-      if (a == nullptr || b == nullptr) return cost;
-      cost.bytes_accessed = ShapeBytes(i.shape) + ShapeBytes(a->shape) / 2 + ShapeBytes(b->shape);
-      const int64_t last = a->shape.dims.empty() ? 1 : a->shape.dims.back();
-      cost.flops = 2 * static_cast<double>(last) * Elements(b->shape);
-      return cost;
-    }
-    case Opcode::kCholesky: {
-      const Instruction* a = operand(0);
-      if (a == nullptr) return cost;
-      cost.bytes_accessed = ShapeBytes(a->shape);  // half read, half written
-      const int64_t last = a->shape.dims.empty() ? 1 : a->shape.dims.back();
-      cost.flops = std::floor(static_cast<double>(last) * Elements(a->shape) / 3);
-      return cost;
-    }
+    case Opcode::kScatter:
+      return ScatterCost(i, operands);
+    case Opcode::kSelectAndScatter:
+      return SelectAndScatterCost(i, attributes, operands);
     case Opcode::kFusion:
       return FusionCost(i);
     case Opcode::kCall:
     case Opcode::kAsyncStart:
       return CalledCost(i.calls.empty() ? ir::ComputationId() : i.calls.front().computation);
     case Opcode::kWhile: {
-      const HloCost body = CalledCost(called(ir::CallRole::kWhileBody).value_or(ir::ComputationId()));
-      const HloCost condition =
-          CalledCost(called(ir::CallRole::kWhileCondition).value_or(ir::ComputationId()));
+      const HloCost body = CalledCost(i, ir::CallRole::kWhileBody);
+      const HloCost condition = CalledCost(i, ir::CallRole::kWhileCondition);
       cost.flops = body.flops + condition.flops;
       cost.transcendentals = body.transcendentals + condition.transcendentals;
       cost.bytes_accessed = body.bytes_accessed + condition.bytes_accessed;
@@ -609,39 +334,72 @@ HloCost HloCostAnalysis::Compute(const Instruction& i) {
       cost.custom_calls = body.custom_calls + condition.custom_calls;
       return cost;
     }
-    case Opcode::kConditional: {
-      HloCost max;
-      bool first = true;
-      for (const ir::CalledComputation& c : i.calls) {
-        const HloCost b = CalledCost(c.computation);
-        if (first) {
-          max = b;
-          first = false;
-          continue;
-        }
-        max.flops = std::max(max.flops, b.flops);
-        max.transcendentals = std::max(max.transcendentals, b.transcendentals);
-        max.bytes_accessed = std::max(max.bytes_accessed, b.bytes_accessed);
-        max.unknown += b.unknown;
-        max.custom_calls += b.custom_calls;
-      }
-      return max;
-    }
-    case Opcode::kCustomCall:
-      cost.bytes_accessed = 0;
-      cost.custom_calls = 1;
-      return cost;
-    case Opcode::kRaggedDot:
-    case Opcode::kScaledDot:
-    case Opcode::kUnknown:
-      cost.unknown = 1;
-      return cost;
+    case Opcode::kConditional:
+      return LargerBranchCost(i);
     default:
-      // Copies, broadcasts, reshapes, concatenates, pads, iotas, collectives
-      // other than all-reduce, sends and receives: XLA's default bytes, no
-      // flops.
       return cost;
   }
+}
+
+HloCost HloCostAnalysis::ScatterCost(const Instruction& i, OperandShapes operands) {
+  // Operands: n inputs, the indices, n updates.
+  HloCost cost;
+  const size_t n = operands.empty() ? 0 : (operands.size() - 1) / 2;
+  double updates = 0;
+  for (size_t k = 0; k < n; ++k) {
+    if (const ir::Shape* u = operands[n + 1 + k]) updates += ShapeBytes(*u);  // n + 1 + k < size
+  }
+  const ir::Shape* indices = n < operands.size() ? operands[n] : nullptr;
+  cost.bytes_accessed = 3 * updates + (indices != nullptr ? ShapeBytes(*indices) : 0);
+  const ir::Shape* first_update = n + 1 < operands.size() ? operands[n + 1] : nullptr;
+  const double elements = first_update != nullptr ? ArrayElements(*first_update) : 0;
+  const HloCost sub = CalledCost(i, ir::CallRole::kToApply);
+  cost.flops = sub.flops * elements;
+  cost.transcendentals = sub.transcendentals * elements;
+  cost.unknown = sub.unknown;
+  return cost;
+}
+
+HloCost HloCostAnalysis::SelectAndScatterCost(const Instruction& i,
+                                              const ir::HloAttributes& attributes,
+                                              OperandShapes operands) {
+  HloCost cost = DefaultCost(i, operands);
+  const ir::Shape* source = operands.size() > 1 ? operands[1] : nullptr;
+  const double source_elements = source != nullptr ? ArrayElements(*source) : 0;
+  double window_elements = 1;
+  if (attributes.window) {
+    for (const ir::WindowDimension& w : attributes.window->dimensions) {
+      window_elements *= static_cast<double>(w.size);
+    }
+  } else {
+    cost.unknown = 1;
+  }
+  const HloCost select = CalledCost(i, ir::CallRole::kSelect);
+  const HloCost scatter = CalledCost(i, ir::CallRole::kScatter);
+  const double selects = source_elements * (window_elements - 1);
+  cost.flops = select.flops * selects + scatter.flops * source_elements;
+  cost.transcendentals = select.transcendentals * selects + scatter.transcendentals * source_elements;
+  cost.unknown += select.unknown + scatter.unknown;
+  return cost;
+}
+
+HloCost HloCostAnalysis::LargerBranchCost(const Instruction& i) {
+  HloCost max;
+  bool first = true;
+  for (const ir::CalledComputation& c : i.calls) {
+    const HloCost b = CalledCost(c.computation);
+    if (first) {
+      max = b;
+      first = false;
+      continue;
+    }
+    max.flops = std::max(max.flops, b.flops);
+    max.transcendentals = std::max(max.transcendentals, b.transcendentals);
+    max.bytes_accessed = std::max(max.bytes_accessed, b.bytes_accessed);
+    max.unknown += b.unknown;
+    max.custom_calls += b.custom_calls;
+  }
+  return max;
 }
 
 }  // namespace memplan::simulator

@@ -22,8 +22,10 @@
 #define MEMPLAN_SIMULATOR_HLO_COST_H_
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
+#include "ir/hlo_attributes.h"
 #include "ir/module.h"
 
 namespace memplan::simulator {
@@ -59,6 +61,16 @@ class HloCostAnalysis {
 
  private:
   HloCost Compute(const ir::Instruction& instruction);
+  // The opcodes that apply a called computation (hlo_op_cost.h prices the
+  // rest); operands as OperandShapes.
+  HloCost AppliedCost(const ir::Instruction& i, const ir::HloAttributes& attributes,
+                      std::span<const ir::Shape* const> operands);
+  HloCost ScatterCost(const ir::Instruction& i, std::span<const ir::Shape* const> operands);
+  HloCost SelectAndScatterCost(const ir::Instruction& i, const ir::HloAttributes& attributes,
+                               std::span<const ir::Shape* const> operands);
+  HloCost LargerBranchCost(const ir::Instruction& conditional);
+  // The computation `i` calls in `role`, else its first call.
+  HloCost CalledCost(const ir::Instruction& i, ir::CallRole role);
   HloCost FusionCost(const ir::Instruction& fusion);
   double FusionParameterReadBytes(ir::InstructionId parameter) const;
   HloCost CalledCost(ir::ComputationId computation);
