@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ir/strings.h"
+#include "parsers/text_lines.h"
 
 namespace memplan::parsers {
 namespace {
@@ -18,55 +19,6 @@ namespace {
 using MapEntry = SourceText::OffsetMapEntry;
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-// Text being derived from another, with the map back to it.
-class DerivedBuilder {
- public:
-  // Appends `piece`, which starts at `origin` in the text derived from.
-  void Append(std::string_view piece, size_t origin) {
-    if (piece.empty()) return;
-    if (map_.empty() || map_.back().origin + (out_.size() - map_.back().derived) != origin) {
-      map_.push_back({out_.size(), origin});
-    }
-    out_.append(piece);
-  }
-  // Appends "\n" standing for the line end at `origin`.
-  void AppendNewline(size_t origin) { Append("\n", origin); }
-  // The "\n" replaces bytes that are not a '\n': map it on its own.
-  void AppendReplacedNewline(size_t origin) {
-    map_.push_back({out_.size(), origin});
-    out_.push_back('\n');
-    map_.push_back({out_.size(), origin + 1});
-  }
-
-  std::string& text() { return out_; }
-  std::vector<MapEntry>& map() { return map_; }
-
- private:
-  std::string out_;
-  std::vector<MapEntry> map_;
-};
-
-// Length of the ANSI escape sequence at the start of `s` (which starts with
-// ESC): CSI "ESC [ params final" or a two-byte "ESC x".
-size_t EscapeLength(std::string_view s) {
-  if (s.size() < 2) return s.size();
-  if (s[1] != '[') return 2;
-  size_t n = 2;
-  while (n < s.size() && static_cast<unsigned char>(s[n]) >= 0x20 &&
-         static_cast<unsigned char>(s[n]) <= 0x3F) {
-    ++n;
-  }
-  while (n < s.size() && static_cast<unsigned char>(s[n]) >= 0x20 &&
-         static_cast<unsigned char>(s[n]) <= 0x2F) {
-    ++n;
-  }
-  if (n < s.size() && static_cast<unsigned char>(s[n]) >= 0x40 &&
-      static_cast<unsigned char>(s[n]) <= 0x7E) {
-    ++n;
-  }
-  return n;
-}
 
 // ------------------------------------------------------------ log prefixes
 
@@ -257,53 +209,6 @@ constexpr LogPrefixKind kPrefixKinds[] = {LogPrefixKind::kRay, LogPrefixKind::kG
                                           LogPrefixKind::kTensorFlowLog,
                                           LogPrefixKind::kPythonLogging};
 
-// ------------------------------------------------------------ line splitting
-
-// Calls `visit(line, line_start, end_length)` for each line of `text`;
-// end_length is the line end's byte count (0 for a last line without one).
-template <typename Visit>
-void ForEachLine(std::string_view text, bool lone_cr_ends_lines, Visit visit) {
-  size_t start = 0;
-  if (!lone_cr_ends_lines) {
-    // Only "\n" ends a line ("\r\n" being one with its '\r'): memchr finds
-    // it many bytes at a time (a dump runs to a gigabyte).
-    while (start < text.size()) {
-      const char* found =
-          static_cast<const char*>(std::memchr(text.data() + start, '\n', text.size() - start));
-      size_t end = found != nullptr ? static_cast<size_t>(found - text.data()) : text.size();
-      size_t end_length = found != nullptr ? 1 : 0;
-      if (found != nullptr && end > start && text[end - 1] == '\r') --end, end_length = 2;
-      if (!visit(text.substr(start, end - start), start, end_length)) return;
-      start = end + end_length;
-    }
-    return;
-  }
-  while (start < text.size()) {
-    size_t end = start;
-    size_t end_length = 0;
-    while (end < text.size()) {
-      const char c = text[end];
-      if (c == '\n') {
-        end_length = 1;
-        break;
-      }
-      if (c == '\r') {
-        if (end + 1 < text.size() && text[end + 1] == '\n') {
-          end_length = 2;
-          break;
-        }
-        if (lone_cr_ends_lines) {
-          end_length = 1;
-          break;
-        }
-      }
-      ++end;
-    }
-    if (!visit(text.substr(start, end - start), start, end_length)) return;
-    start = end + end_length;
-  }
-}
-
 // Removes colour codes from `line` (starting at `origin`): the text, and for
 // each kept run where it starts in the line and in the origin.
 struct CleanLine {
@@ -323,7 +228,7 @@ int64_t RemoveColourCodes(std::string_view line, size_t origin, CleanLine& out) 
       out.text.append(line.substr(at, end - at));
     }
     if (esc == std::string_view::npos) break;
-    at = esc + EscapeLength(line.substr(esc));
+    at = esc + AnsiEscapeLength(line.substr(esc));
     ++removed;
   }
   return removed;
@@ -462,124 +367,23 @@ std::shared_ptr<const SourceText> CleanInputText(std::shared_ptr<const SourceTex
                              lone_cr_ends_lines);
 }
 
-namespace {
-
-// Display width of the root line holding `text`'s byte at `offset`: code
-// points, colour codes and line-end bytes not counted.
-int64_t RootLineWidth(const SourceText& text, size_t offset) {
-  const std::string_view root = text.root().text();
-  size_t at = std::min(text.RootOffset(offset), root.size());
-  size_t begin = at;
-  while (begin > 0 && root[begin - 1] != '\n' && root[begin - 1] != '\r') --begin;
-  size_t end = at;
-  while (end < root.size() && root[end] != '\n' && root[end] != '\r') ++end;
-  int64_t width = 0;
-  for (size_t i = begin; i < end;) {
-    if (root[i] == '\x1b') {
-      i += EscapeLength(root.substr(i, end - i));
-      continue;
-    }
-    if ((static_cast<unsigned char>(root[i]) & 0xC0) != 0x80) ++width;
-    ++i;
+size_t AnsiEscapeLength(std::string_view s) {
+  if (s.size() < 2) return s.size();
+  if (s[1] != '[') return 2;
+  size_t n = 2;
+  while (n < s.size() && static_cast<unsigned char>(s[n]) >= 0x20 &&
+         static_cast<unsigned char>(s[n]) <= 0x3F) {
+    ++n;
   }
-  return width;
-}
-
-// The widest line of `root` in display columns (as RootLineWidth counts).
-int64_t MaxLineWidth(std::string_view root) {
-  int64_t widest = 0;
-  int64_t width = 0;
-  for (size_t i = 0; i < root.size();) {
-    const char c = root[i];
-    if (c == '\n' || c == '\r') {
-      widest = std::max(widest, width);
-      width = 0;
-      ++i;
-    } else if (c == '\x1b') {
-      i += EscapeLength(root.substr(i));
-    } else {
-      if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++width;
-      ++i;
-    }
+  while (n < s.size() && static_cast<unsigned char>(s[n]) >= 0x20 &&
+         static_cast<unsigned char>(s[n]) <= 0x2F) {
+    ++n;
   }
-  return std::max(widest, width);
-}
-
-// A line break the format's rules say a terminal may have made: where the
-// line before it ends, and that line's width as the file shows it.
-struct Break {
-  size_t line_end = 0;  // offset of the '\n'
-  int64_t width = 0;
-  bool unfinished = false;
-};
-
-}  // namespace
-
-std::shared_ptr<const SourceText> JoinWrappedLines(std::shared_ptr<const SourceText> text,
-                                                   const LineRules& rules,
-                                                   InputCleanup* cleanup) {
-  if (rules.starts_line == nullptr) return text;
-  const std::string_view all = text->text();
-  const auto blank = [](std::string_view s) {
-    return s.find_first_not_of(" \t") == std::string_view::npos;
-  };
-  // Breaks: a line (begun by the format, or itself a continuation) followed
-  // by a non-blank line the format does not begin. One pass, no line list:
-  // dumps run to millions of lines.
-  std::vector<Break> breaks;
-  std::string_view previous;
-  size_t previous_start = 0;
-  bool previous_has_newline = false;
-  bool previous_begun = false;
-  bool in_run = false;
-  ForEachLine(all, false, [&](std::string_view line, size_t start, size_t end_length) {
-    const bool is_blank = blank(line);
-    const bool starts = !is_blank && rules.starts_line(line);
-    if (previous_begun && previous_has_newline && !is_blank && !starts) {
-      const size_t end = previous_start + previous.size();
-      breaks.push_back({end, RootLineWidth(*text, end),
-                        rules.unfinished != nullptr && rules.unfinished(previous)});
-      in_run = true;
-    } else {
-      in_run = false;
-    }
-    previous = line;
-    previous_start = start;
-    previous_has_newline = end_length > 0;
-    previous_begun = !is_blank && (starts || in_run);
-    return true;
-  });
-  if (breaks.empty()) return text;
-  std::map<int64_t, int64_t> widths;  // width -> breaks
-  for (const Break& b : breaks) {
-    if (b.width >= 40) ++widths[b.width];
+  if (n < s.size() && static_cast<unsigned char>(s[n]) >= 0x40 &&
+      static_cast<unsigned char>(s[n]) <= 0x7E) {
+    ++n;
   }
-  int64_t wrap = 0;
-  int64_t most = 0;
-  for (const auto& [w, count] : widths) {
-    if (count >= most) wrap = w, most = count;
-  }
-  // One break alone is a terminal's only when no line is wider.
-  if (most == 1 && MaxLineWidth(text->root().text()) > wrap) wrap = 0;
-  std::vector<size_t> joins;  // offsets of the '\n's to drop, ascending
-  for (const Break& b : breaks) {
-    if ((wrap > 0 && b.width == wrap) || b.unfinished) joins.push_back(b.line_end);
-  }
-  if (joins.empty()) return text;
-  DerivedBuilder builder;
-  builder.text().reserve(all.size());
-  size_t from = 0;
-  for (size_t newline : joins) {
-    builder.Append(all.substr(from, newline - from), from);
-    from = newline + 1;
-  }
-  builder.Append(all.substr(from), from);
-  if (cleanup != nullptr) {
-    cleanup->joined_lines += static_cast<int64_t>(joins.size());
-    cleanup->wrap_width = wrap;
-  }
-  return SourceText::Derived(std::move(text), std::move(builder.text()), std::move(builder.map()),
-                             false);
+  return n;
 }
 
 absl::StatusOr<std::shared_ptr<const SourceText>> ReadStandardInput(size_t limit) {
