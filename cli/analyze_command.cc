@@ -27,6 +27,81 @@ void PrintError(const absl::Status& status) {
                status.message().data());
 }
 
+namespace {
+
+// What the flags ask of the analysis and the views, checked.
+struct AnalyzeSettings {
+  analyzer::Analysis::Options options;
+  std::optional<viz::DeviceMemory> device;
+};
+
+// The settings, or the flag error printed and nullopt.
+std::optional<AnalyzeSettings> SettingsFromFlags(const AnalyzeFlags& flags) {
+  AnalyzeSettings settings;
+  settings.options.top_n = flags.top;
+  const std::optional<analyzer::AttributionKey> key = analyzer::AttributionKeyFromName(flags.by);
+  if (!key) {
+    std::fprintf(stderr, "memplan: --by=%s: expected op, source or type\n", flags.by.c_str());
+    return std::nullopt;
+  }
+  settings.options.attribution_key = *key;
+  if (flags.width < 0) {
+    std::fprintf(stderr, "memplan: --width=%d: expected a number of columns, or 0 for no limit\n",
+                 flags.width);
+    return std::nullopt;
+  }
+  if (!flags.device.empty()) {
+    const std::optional<int64_t> bytes = DeviceMemoryBytes(flags.device);
+    if (!bytes) {
+      std::fprintf(stderr, "memplan: --device=%s: expected %s\n", flags.device.c_str(),
+                   DeviceMemoryNames().c_str());
+      return std::nullopt;
+    }
+    settings.device = viz::DeviceMemory{flags.device, *bytes};
+  }
+  return settings;
+}
+
+// The report in every format but JSON (which is streamed to the output).
+absl::StatusOr<std::string> Render(const AnalyzeFlags& flags, const viz::AnalyzeReportInput& input,
+                                   analyzer::AttributionKey key) {
+  const int drawn = flags.top_given ? flags.top : kDefaultDrawnValues;
+  switch (flags.format) {
+    case AnalyzeFormat::kText:
+      return viz::RenderAnalyzeText(input);
+    case AnalyzeFormat::kJson:
+      return std::string();
+    case AnalyzeFormat::kFolded:
+      return analyzer::FoldedStacks(input.program, input.analysis.origins,
+                                    input.analysis.attributed_values, key);
+    case AnalyzeFormat::kDot:
+    case AnalyzeFormat::kSvg: {
+      viz::DotOptions dot_options;
+      dot_options.max_values = drawn;
+      std::string dot = viz::RenderDot(input.program, input.analysis, dot_options);
+      if (flags.format == AnalyzeFormat::kDot) return dot;
+      return viz::RenderSvgFromDot(dot);
+    }
+    case AnalyzeFormat::kChromeTrace: {
+      viz::ChromeTraceOptions trace_options;
+      trace_options.max_values = drawn;
+      return viz::RenderChromeTrace(input.program, input.analysis, trace_options);
+    }
+  }
+  return std::string();
+}
+
+// A file of CR-only lines, or a header alone, parses to nothing: say so.
+void WarnIfEmpty(const ir::Program& program, const std::string& path) {
+  if (!program.values.empty() || !program.allocations.empty()) return;
+  std::fprintf(stderr,
+               "memplan: warning: %s: no allocations or values found; expected a buffer "
+               "assignment, HloProto, HLO module, memory-usage report or OOM message\n",
+               program.source_files.empty() ? path.c_str() : program.source_files.front().c_str());
+}
+
+}  // namespace
+
 int RunAnalyze(const AnalyzeFlags& flags) {
   switch (parsers::SniffAnalyzeInput(flags.path)) {
     case parsers::AnalyzeInputKind::kJaxpr:
@@ -43,81 +118,23 @@ int RunAnalyze(const AnalyzeFlags& flags) {
     PrintError(loaded.status());
     return kExitBadInput;
   }
-  const ir::Program& program = loaded->program;
-  if (program.values.empty() && program.allocations.empty()) {
-    // A file of CR-only lines, or a header alone, parses to nothing.
-    std::fprintf(stderr,
-                 "memplan: warning: %s: no allocations or values found; expected a buffer "
-                 "assignment, HloProto, HLO module, memory-usage report or OOM message\n",
-                 program.source_files.empty() ? flags.path.c_str()
-                                              : program.source_files.front().c_str());
-  }
-  analyzer::Analysis::Options options;
-  options.top_n = flags.top;
-  const std::optional<analyzer::AttributionKey> key = analyzer::AttributionKeyFromName(flags.by);
-  if (!key) {
-    std::fprintf(stderr, "memplan: --by=%s: expected op, source or type\n", flags.by.c_str());
+  WarnIfEmpty(loaded->program, flags.path);
+  const std::optional<AnalyzeSettings> settings = SettingsFromFlags(flags);
+  if (!settings) return kExitBadInput;
+  analyzer::Analysis analysis = analyzer::Analysis::Run(loaded->program, settings->options);
+  const viz::AnalyzeReportInput input{loaded->program, analysis,
+                                      viz::DescribeModuleChoice(*loaded), flags.top,
+                                      flags.width, settings->device};
+  absl::StatusOr<std::string> rendered = Render(flags, input, settings->options.attribution_key);
+  if (!rendered.ok()) {
+    PrintError(rendered.status());
     return kExitBadInput;
-  }
-  options.attribution_key = *key;
-  if (flags.width < 0) {
-    std::fprintf(stderr, "memplan: --width=%d: expected a number of columns, or 0 for no limit\n",
-                 flags.width);
-    return kExitBadInput;
-  }
-  std::optional<viz::DeviceMemory> device;
-  if (!flags.device.empty()) {
-    const std::optional<int64_t> bytes = DeviceMemoryBytes(flags.device);
-    if (!bytes) {
-      std::fprintf(stderr, "memplan: --device=%s: expected %s\n", flags.device.c_str(),
-                   DeviceMemoryNames().c_str());
-      return kExitBadInput;
-    }
-    device = viz::DeviceMemory{flags.device, *bytes};
-  }
-  analyzer::Analysis analysis = analyzer::Analysis::Run(loaded->program, options);
-  viz::AnalyzeReportInput input{loaded->program, analysis, viz::DescribeModuleChoice(*loaded),
-                                flags.top};
-  input.width = flags.width;
-  input.device = device;
-  std::string rendered;
-  switch (flags.format) {
-    case AnalyzeFormat::kText:
-      rendered = viz::RenderAnalyzeText(input);
-      break;
-    case AnalyzeFormat::kJson:
-      break;  // streamed below: the document can be large
-    case AnalyzeFormat::kFolded:
-      rendered = analyzer::FoldedStacks(loaded->program, analysis.origins,
-                                        analysis.attributed_values, *key);
-      break;
-    case AnalyzeFormat::kDot:
-    case AnalyzeFormat::kSvg: {
-      viz::DotOptions dot_options;
-      dot_options.max_values = flags.top_given ? flags.top : kDefaultDrawnValues;
-      rendered = viz::RenderDot(loaded->program, analysis, dot_options);
-      if (flags.format == AnalyzeFormat::kSvg) {
-        absl::StatusOr<std::string> svg = viz::RenderSvgFromDot(rendered);
-        if (!svg.ok()) {
-          PrintError(svg.status());
-          return kExitBadInput;
-        }
-        rendered = *std::move(svg);
-      }
-      break;
-    }
-    case AnalyzeFormat::kChromeTrace: {
-      viz::ChromeTraceOptions trace_options;
-      trace_options.max_values = flags.top_given ? flags.top : kDefaultDrawnValues;
-      rendered = viz::RenderChromeTrace(loaded->program, analysis, trace_options);
-      break;
-    }
   }
   absl::Status written =
       flags.format == AnalyzeFormat::kJson
           ? WriteOutputWith(flags.output,
                             [&](llvm::raw_ostream& os) { viz::WriteAnalyzeJson(input, os); })
-          : WriteOutput(flags.output, rendered);
+          : WriteOutput(flags.output, *rendered);
   if (!written.ok()) {
     PrintError(written);
     return kExitBadInput;
