@@ -48,6 +48,54 @@ const ModuleMetrics* MatchBaseline(const std::vector<ModuleMetrics>& current, si
   return nullptr;
 }
 
+// What the checks of all modules came to.
+struct CheckTally {
+  bool checked = false;    // some budget set a limit on some module
+  bool failed = false;     // some outcome fails
+  bool untrusted = false;  // some failure is because an input stops early
+};
+
+// The report of module `i` of `current` against its budget (none: nothing
+// checked) and, when `baseline` is given, its matching baseline module.
+viz::CheckModuleReport CheckOne(const std::vector<ModuleMetrics>& current, size_t i,
+                                const std::optional<parsers::ResolvedBudget>& budget,
+                                const std::vector<ModuleMetrics>* baseline,
+                                const analyzer::CheckOptions& options, CheckTally& tally) {
+  const ModuleMetrics& m = current[i];
+  viz::CheckModuleReport report;
+  report.module = m.module;
+  report.source = m.source;
+  if (!budget) return report;
+  report.budget_key = budget->key;
+  for (int k = 0; k < kNumMetrics; ++k) {
+    // Limits written in bytes read as bytes; others as written.
+    if (!parsers::ParseByteCount(budget->limit_text[k])) report.limit_text[k] = budget->limit_text[k];
+  }
+  const ModuleMetrics* base = nullptr;
+  if (baseline != nullptr) {
+    base = MatchBaseline(current, i, *baseline);
+    if (base == nullptr) {
+      report.notes.push_back({viz::CheckNote::Kind::kNoBaselineModule, m.module});
+    } else {
+      report.baseline = base->source;
+      if (base->module != m.module) {
+        report.notes.push_back({viz::CheckNote::Kind::kBaselineOtherModule, base->module});
+      }
+    }
+  }
+  const analyzer::BudgetLimits limits{budget->limit_bytes, budget->regression_percent};
+  report.outcomes = analyzer::CheckModule(m, limits, base, options);
+  if (report.outcomes.empty()) {
+    report.notes.push_back({viz::CheckNote::Kind::kBudgetSetsNoLimit, budget->key});
+  }
+  tally.checked = tally.checked || !report.outcomes.empty();
+  for (const analyzer::CheckOutcome& o : report.outcomes) {
+    tally.failed = tally.failed || analyzer::Fails(o);
+    tally.untrusted = tally.untrusted || (analyzer::Fails(o) && o.untrusted.has_value());
+  }
+  return report;
+}
+
 }  // namespace
 
 int RunCheck(const CheckFlags& flags) {
@@ -74,57 +122,21 @@ int RunCheck(const CheckFlags& flags) {
   }
 
   std::vector<viz::CheckModuleReport> reports;
-  bool any_checked = false;
-  bool any_failed = false;
-  bool any_untrusted = false;  // failed because the input stops early
+  CheckTally tally;
   analyzer::CheckOptions options;
   options.strict = flags.strict;
   options.check_untrusted = flags.allow_truncated;
   for (size_t i = 0; i < current->size(); ++i) {
-    const ModuleMetrics& m = (*current)[i];
-    viz::CheckModuleReport report;
-    report.module = m.module;
-    report.source = m.source;
     const std::optional<parsers::ResolvedBudget> budget =
-        parsers::ResolveBudget(*budgets, m.module, names[i].second);
-    if (budget) {
-      report.budget_key = budget->key;
-      for (int k = 0; k < kNumMetrics; ++k) {
-        // Limits written in bytes read as bytes; others as written.
-        if (!parsers::ParseByteCount(budget->limit_text[k])) {
-          report.limit_text[k] = budget->limit_text[k];
-        }
-      }
-      const ModuleMetrics* base = nullptr;
-      if (!flags.baseline.empty()) {
-        base = MatchBaseline(*current, i, baseline);
-        if (base != nullptr) {
-          report.baseline = base->source;
-          if (base->module != m.module) {
-            report.notes.push_back({viz::CheckNote::Kind::kBaselineOtherModule, base->module});
-          }
-        } else {
-          report.notes.push_back({viz::CheckNote::Kind::kNoBaselineModule, m.module});
-        }
-      }
-      const analyzer::BudgetLimits limits{budget->limit_bytes, budget->regression_percent};
-      report.outcomes = analyzer::CheckModule(m, limits, base, options);
-      if (report.outcomes.empty()) {
-        report.notes.push_back({viz::CheckNote::Kind::kBudgetSetsNoLimit, budget->key});
-      }
-      any_checked = any_checked || !report.outcomes.empty();
-      for (const analyzer::CheckOutcome& o : report.outcomes) {
-        any_failed = any_failed || analyzer::Fails(o);
-        any_untrusted = any_untrusted || (analyzer::Fails(o) && o.untrusted.has_value());
-      }
-    }
-    reports.push_back(std::move(report));
+        parsers::ResolveBudget(*budgets, (*current)[i].module, names[i].second);
+    const std::vector<ModuleMetrics>* base = flags.baseline.empty() ? nullptr : &baseline;
+    reports.push_back(CheckOne(*current, i, budget, base, options, tally));
   }
 
   const std::string text = viz::RenderCheckText(reports);
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
-  if (!any_checked) {
+  if (!tally.checked) {
     std::fprintf(stderr,
                  "memplan: nothing was checked: %s names no module found in %s, has no \"*\", "
                  "or sets no limit\n",
@@ -139,12 +151,12 @@ int RunCheck(const CheckFlags& flags) {
   }
   // A budget this input cannot check does not fail the run (it says so)
   // unless --strict made it a failure; bad input exits 2 above.
-  if (any_untrusted) {
+  if (tally.untrusted) {
     std::fprintf(stderr,
                  "memplan: an input stops early, so its budgets fail whatever its numbers; "
                  "--allow-truncated checks them anyway\n");
   }
-  if (any_failed) {
+  if (tally.failed) {
     std::fprintf(stderr, "memplan: check failed (budgets: %s)\n", flags.budget.c_str());
     return kExitCheckFailed;
   }
