@@ -195,6 +195,180 @@ HloSharding SubgroupSharding(const TileAssignment& input, const std::vector<OpSh
   return SubgroupOfMerged(merged, merged_types);
 }
 
+namespace {
+
+// A named sharding lowered to tiles: each mesh axis is cut into pieces where
+// the sub-axes the sharding names begin and end; the tile assignment is the
+// mesh's device array reshaped to the pieces, transposed to the order the
+// dims and subgroups take them, and reshaped to the tile dims.
+class NamedTiler {
+ public:
+  explicit NamedTiler(const NamedSharding& named) : named_(named), mesh_(named.mesh) {}
+
+  absl::StatusOr<HloSharding> Run() {
+    RETURN_IF_ERROR(mesh_.Validate());
+    RETURN_IF_ERROR(CheckPositions());
+    RETURN_IF_ERROR(CutAxes());
+    RETURN_IF_ERROR(MakePieces());
+    for (const auto& dim : named_.dims) {
+      int64_t size = 1;
+      for (const AxisRef& ref : dim.axes) {
+        RETURN_IF_ERROR(PiecesOf(ref, &perm_));
+        size *= named_.AxisSize(ref);
+      }
+      tile_dims_.push_back(size);
+    }
+    RETURN_IF_ERROR(AddGroup(named_.manual_axes, OpShardingType::kManual));
+    RETURN_IF_ERROR(AddGroup(named_.unreduced_axes, OpShardingType::kUnreduced));
+    RETURN_IF_ERROR(AddGroup(named_.replicated_axes, OpShardingType::kReplicated));
+    // Nothing tiled and nothing in a subgroup: a mesh of one device, or no
+    // dims at all.
+    if (tile_dims_.empty()) return HloSharding::Replicated();
+    std::vector<int64_t> piece_sizes;
+    for (const Piece& piece : pieces_) piece_sizes.push_back(piece.size);
+    const TileAssignment tiles =
+        DeviceArray().Reshaped(std::move(piece_sizes)).Transposed(perm_).Reshaped(tile_dims_);
+    return SubgroupSharding(tiles, types_);
+  }
+
+ private:
+  struct Piece {
+    size_t axis;
+    int64_t pre;
+    int64_t size;
+  };
+
+  // A named sharding's device ids are positions: XLA's Mesh takes a
+  // permutation of 0..N-1 only.
+  absl::Status CheckPositions() const {
+    std::vector<int64_t> ids = mesh_.DeviceIds();
+    std::sort(ids.begin(), ids.end());
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (ids[i] != static_cast<int64_t>(i)) {
+        return absl::InvalidArgumentError(
+            StrCat("expected the mesh's device_ids to be a permutation of 0..", ids.size() - 1));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // Cut points of each mesh axis: where its referenced sub-axes begin and
+  // end (as pre-sizes, 1 and the axis size included).
+  absl::Status CutAxes() {
+    cuts_.resize(mesh_.axes.size());
+    for (size_t a = 0; a < mesh_.axes.size(); ++a) cuts_[a] = {1, mesh_.axes[a].size};
+    for (const auto& dim : named_.dims) {
+      for (const AxisRef& ref : dim.axes) RETURN_IF_ERROR(Cut(ref));
+    }
+    for (const auto* list : {&named_.replicated_axes, &named_.unreduced_axes, &named_.manual_axes}) {
+      for (const AxisRef& ref : *list) RETURN_IF_ERROR(Cut(ref));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Cut(const AxisRef& ref) {
+    if (ref.mesh_axis < 0 || ref.mesh_axis >= static_cast<int64_t>(mesh_.axes.size())) {
+      return absl::InvalidArgumentError(StrCat("axis index ", ref.mesh_axis, " is not in the mesh"));
+    }
+    if (!ref.pre_size) return absl::OkStatus();
+    const int64_t size = mesh_.axes[ref.mesh_axis].size;
+    const int64_t pre = *ref.pre_size;
+    if (pre < 1 || ref.sub_size < 2 || ref.sub_size >= size || size % (pre * ref.sub_size) != 0) {
+      return absl::InvalidArgumentError(
+          StrCat("sub-axis ", mesh_.axes[ref.mesh_axis].name, ":(", pre, ")", ref.sub_size,
+                 " does not divide the axis of size ", size));
+    }
+    cuts_[ref.mesh_axis].push_back(pre);
+    cuts_[ref.mesh_axis].push_back(pre * ref.sub_size);
+    return absl::OkStatus();
+  }
+
+  // Pieces: each axis cut at its cut points, major (small pre-size) first.
+  absl::Status MakePieces() {
+    for (size_t a = 0; a < mesh_.axes.size(); ++a) {
+      std::vector<int64_t>& c = cuts_[a];
+      std::sort(c.begin(), c.end());
+      c.erase(std::unique(c.begin(), c.end()), c.end());
+      for (size_t i = 0; i + 1 < c.size(); ++i) {
+        if (c[i + 1] % c[i] != 0) {
+          return absl::InvalidArgumentError(
+              StrCat("the sub-axes of mesh axis '", mesh_.axes[a].name, "' overlap"));
+        }
+        pieces_.push_back(Piece{a, c[i], c[i + 1] / c[i]});
+      }
+    }
+    used_.assign(pieces_.size(), false);
+    return absl::OkStatus();
+  }
+
+  // Appends the pieces `ref` covers to `out`; an error when one is taken.
+  absl::Status PiecesOf(const AxisRef& ref, std::vector<int64_t>* out) {
+    const int64_t begin = ref.pre_size ? *ref.pre_size : 1;
+    const int64_t end = ref.pre_size ? begin * ref.sub_size : mesh_.axes[ref.mesh_axis].size;
+    for (size_t p = 0; p < pieces_.size(); ++p) {
+      if (pieces_[p].axis != static_cast<size_t>(ref.mesh_axis) || pieces_[p].pre < begin ||
+          pieces_[p].pre >= end) {
+        continue;
+      }
+      if (used_[p]) {
+        return absl::InvalidArgumentError(
+            StrCat("mesh axis '", mesh_.axes[ref.mesh_axis].name, "' is used twice"));
+      }
+      used_[p] = true;
+      out->push_back(static_cast<int64_t>(p));
+    }
+    return absl::OkStatus();
+  }
+
+  // A subgroup of `type` over `refs`' pieces (every piece not yet used, for
+  // the replicated subgroup), as one more tile dim.
+  absl::Status AddGroup(const std::vector<AxisRef>& refs, OpShardingType type) {
+    std::vector<int64_t> group;
+    for (const AxisRef& ref : refs) RETURN_IF_ERROR(PiecesOf(ref, &group));
+    if (type == OpShardingType::kReplicated) {
+      for (size_t p = 0; p < pieces_.size(); ++p) {
+        if (!used_[p]) {
+          used_[p] = true;
+          group.push_back(static_cast<int64_t>(p));
+        }
+      }
+    }
+    if (group.empty()) return absl::OkStatus();
+    std::sort(group.begin(), group.end());
+    int64_t size = 1;
+    for (int64_t p : group) size *= pieces_[p].size;
+    perm_.insert(perm_.end(), group.begin(), group.end());
+    tile_dims_.push_back(size);
+    types_.push_back(type);
+    return absl::OkStatus();
+  }
+
+  TileAssignment DeviceArray() const {
+    std::vector<int64_t> axis_sizes;
+    for (const MeshAxis& axis : mesh_.axes) axis_sizes.push_back(axis.size);
+    switch (mesh_.order) {
+      case Mesh::DeviceOrder::kIota:
+        return TileAssignment::Iota(axis_sizes);
+      case Mesh::DeviceOrder::kIotaForm:
+        return TileAssignment::Iota(axis_sizes, mesh_.iota.reshape_dims, mesh_.iota.transpose_perm);
+      case Mesh::DeviceOrder::kList:
+        return TileAssignment::Explicit(axis_sizes, mesh_.device_list);
+    }
+    return TileAssignment();
+  }
+
+  const NamedSharding& named_;
+  const Mesh& mesh_;
+  std::vector<std::vector<int64_t>> cuts_;  // by mesh axis
+  std::vector<Piece> pieces_;
+  std::vector<bool> used_;        // by piece
+  std::vector<int64_t> perm_;     // pieces in tile order
+  std::vector<int64_t> tile_dims_;
+  std::vector<OpShardingType> types_;
+};
+
+}  // namespace
+
 absl::StatusOr<HloSharding> NamedToTiled(const NamedSharding& named) {
   switch (named.form) {
     case NamedSharding::Form::kMaximal:
@@ -208,138 +382,7 @@ absl::StatusOr<HloSharding> NamedToTiled(const NamedSharding& named) {
     case NamedSharding::Form::kTiled:
       break;
   }
-  const Mesh& mesh = named.mesh;
-  RETURN_IF_ERROR(mesh.Validate());
-  // A named sharding's device ids are positions: XLA's Mesh takes a
-  // permutation of 0..N-1 only.
-  std::vector<int64_t> ids = mesh.DeviceIds();
-  std::sort(ids.begin(), ids.end());
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (ids[i] != static_cast<int64_t>(i)) {
-      return absl::InvalidArgumentError(
-          StrCat("expected the mesh's device_ids to be a permutation of 0..", ids.size() - 1));
-    }
-  }
-  const size_t axis_count = mesh.axes.size();
-  // Cut points of each mesh axis: where its referenced sub-axes begin and end
-  // (as pre-sizes, 1 and the axis size included).
-  std::vector<std::vector<int64_t>> cuts(axis_count);
-  for (size_t a = 0; a < axis_count; ++a) cuts[a] = {1, mesh.axes[a].size};
-  auto check_and_cut = [&](const AxisRef& ref) -> absl::Status {
-    if (ref.mesh_axis < 0 || ref.mesh_axis >= static_cast<int64_t>(axis_count)) {
-      return absl::InvalidArgumentError(StrCat("axis index ", ref.mesh_axis, " is not in the mesh"));
-    }
-    if (!ref.pre_size) return absl::OkStatus();
-    const int64_t size = mesh.axes[ref.mesh_axis].size;
-    const int64_t pre = *ref.pre_size;
-    if (pre < 1 || ref.sub_size < 2 || ref.sub_size >= size || size % (pre * ref.sub_size) != 0) {
-      return absl::InvalidArgumentError(
-          StrCat("sub-axis ", mesh.axes[ref.mesh_axis].name, ":(", pre, ")", ref.sub_size,
-                 " does not divide the axis of size ", size));
-    }
-    cuts[ref.mesh_axis].push_back(pre);
-    cuts[ref.mesh_axis].push_back(pre * ref.sub_size);
-    return absl::OkStatus();
-  };
-  for (const auto& dim : named.dims) {
-    for (const AxisRef& ref : dim.axes) RETURN_IF_ERROR(check_and_cut(ref));
-  }
-  for (const auto* list : {&named.replicated_axes, &named.unreduced_axes, &named.manual_axes}) {
-    for (const AxisRef& ref : *list) RETURN_IF_ERROR(check_and_cut(ref));
-  }
-  // Pieces: each axis cut at its cut points, major (small pre-size) first.
-  struct Piece {
-    size_t axis;
-    int64_t pre;
-    int64_t size;
-  };
-  std::vector<Piece> pieces;
-  for (size_t a = 0; a < axis_count; ++a) {
-    std::vector<int64_t>& c = cuts[a];
-    std::sort(c.begin(), c.end());
-    c.erase(std::unique(c.begin(), c.end()), c.end());
-    for (size_t i = 0; i + 1 < c.size(); ++i) {
-      if (c[i + 1] % c[i] != 0) {
-        return absl::InvalidArgumentError(
-            StrCat("the sub-axes of mesh axis '", mesh.axes[a].name, "' overlap"));
-      }
-      pieces.push_back(Piece{a, c[i], c[i + 1] / c[i]});
-    }
-  }
-  std::vector<bool> used(pieces.size(), false);
-  auto pieces_of = [&](const AxisRef& ref, std::vector<int64_t>* out) -> absl::Status {
-    const int64_t begin = ref.pre_size ? *ref.pre_size : 1;
-    const int64_t end = ref.pre_size ? begin * ref.sub_size : mesh.axes[ref.mesh_axis].size;
-    for (size_t p = 0; p < pieces.size(); ++p) {
-      if (pieces[p].axis != static_cast<size_t>(ref.mesh_axis) || pieces[p].pre < begin ||
-          pieces[p].pre >= end) {
-        continue;
-      }
-      if (used[p]) {
-        return absl::InvalidArgumentError(
-            StrCat("mesh axis '", mesh.axes[ref.mesh_axis].name, "' is used twice"));
-      }
-      used[p] = true;
-      out->push_back(static_cast<int64_t>(p));
-    }
-    return absl::OkStatus();
-  };
-  std::vector<int64_t> perm;
-  std::vector<int64_t> tile_dims;
-  for (const auto& dim : named.dims) {
-    int64_t size = 1;
-    for (const AxisRef& ref : dim.axes) {
-      RETURN_IF_ERROR(pieces_of(ref, &perm));
-      size *= named.AxisSize(ref);
-    }
-    tile_dims.push_back(size);
-  }
-  std::vector<OpShardingType> types;
-  auto add_group = [&](const std::vector<AxisRef>& refs, OpShardingType type) -> absl::Status {
-    std::vector<int64_t> group;
-    for (const AxisRef& ref : refs) RETURN_IF_ERROR(pieces_of(ref, &group));
-    if (type == OpShardingType::kReplicated) {
-      for (size_t p = 0; p < pieces.size(); ++p) {
-        if (!used[p]) {
-          used[p] = true;
-          group.push_back(static_cast<int64_t>(p));
-        }
-      }
-    }
-    if (group.empty()) return absl::OkStatus();
-    std::sort(group.begin(), group.end());
-    int64_t size = 1;
-    for (int64_t p : group) size *= pieces[p].size;
-    perm.insert(perm.end(), group.begin(), group.end());
-    tile_dims.push_back(size);
-    types.push_back(type);
-    return absl::OkStatus();
-  };
-  RETURN_IF_ERROR(add_group(named.manual_axes, OpShardingType::kManual));
-  RETURN_IF_ERROR(add_group(named.unreduced_axes, OpShardingType::kUnreduced));
-  RETURN_IF_ERROR(add_group(named.replicated_axes, OpShardingType::kReplicated));
-  // Nothing tiled and nothing in a subgroup: a mesh of one device, or no
-  // dims at all.
-  if (tile_dims.empty()) return HloSharding::Replicated();
-
-  std::vector<int64_t> axis_sizes;
-  for (const MeshAxis& axis : mesh.axes) axis_sizes.push_back(axis.size);
-  TileAssignment device_array;
-  switch (mesh.order) {
-    case Mesh::DeviceOrder::kIota:
-      device_array = TileAssignment::Iota(axis_sizes);
-      break;
-    case Mesh::DeviceOrder::kIotaForm:
-      device_array = TileAssignment::Iota(axis_sizes, mesh.iota.reshape_dims, mesh.iota.transpose_perm);
-      break;
-    case Mesh::DeviceOrder::kList:
-      device_array = TileAssignment::Explicit(axis_sizes, mesh.device_list);
-      break;
-  }
-  std::vector<int64_t> piece_sizes;
-  for (const Piece& piece : pieces) piece_sizes.push_back(piece.size);
-  TileAssignment tiles = device_array.Reshaped(std::move(piece_sizes)).Transposed(perm).Reshaped(tile_dims);
-  return SubgroupSharding(tiles, types);
+  return NamedTiler(named).Run();
 }
 
 absl::StatusOr<HloSharding> CanonicalHloSharding(const HloSharding& sharding) {
