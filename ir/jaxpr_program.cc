@@ -272,27 +272,60 @@ void DonateJaxprArguments(const std::vector<bool>& donated, Module* module) {
   }
 }
 
-absl::StatusOr<Program> BuildJaxprProgram(const JaxprModule& jaxpr, const JaxprProgramOptions& options) {
-  ASSIGN_OR_RETURN(Module module, LowerJaxpr(jaxpr, options.lowering));
-  Program program = Program::Named(jaxpr.source_name);
-  program.input_format = "jaxpr";
-  program.source_files = {jaxpr.source_name};
-  program.module = std::move(module);
-  DonateJaxprArguments(options.donated, &program.module);
-  const Module& m = program.module;
+namespace {
 
+// Where each instruction runs in the flattened schedule and when its
+// result is last read.
+struct JaxprSteps {
+  std::vector<ScheduleStep> step;  // by instruction
+  std::vector<ScheduleStep> end;   // by instruction: last use
+  std::vector<bool> fused;         // by instruction: folded into its consumer
+  ScheduleStep last = 0;
+};
+
+JaxprSteps ScheduleJaxprProgram(const JaxprProgramOptions& options, Program& program) {
+  const Module& m = program.module;
   std::vector<InstructionId>& sequence = program.schedule.instructions;
   Flatten(m, m.entry, &sequence);
-  std::vector<ScheduleStep> step(m.instruction_count(), 0);
-  for (size_t s = 0; s < sequence.size(); ++s) step[static_cast<size_t>(sequence[s].value())] = static_cast<ScheduleStep>(s);
-  const ScheduleStep last = sequence.empty() ? 0 : static_cast<ScheduleStep>(sequence.size() - 1);
-  program.schedule.max_time = last;
+  JaxprSteps steps;
+  steps.step.assign(m.instruction_count(), 0);
+  for (size_t s = 0; s < sequence.size(); ++s) {
+    steps.step[static_cast<size_t>(sequence[s].value())] = static_cast<ScheduleStep>(s);
+  }
+  steps.last = sequence.empty() ? 0 : static_cast<ScheduleStep>(sequence.size() - 1);
+  program.schedule.max_time = steps.last;
   program.has_live_ranges = true;
-  const std::vector<bool> fused = options.fuse_elementwise ? FusedIntoConsumer(m, sequence)
-                                                           : std::vector<bool>(m.instruction_count(), false);
-  const std::vector<ScheduleStep> end = LastUse(m, sequence, fused, step, last);
-  const std::set<std::pair<int64_t, int64_t>> outputs = OutputLeaves(m);
+  steps.fused = options.fuse_elementwise ? FusedIntoConsumer(m, sequence)
+                                         : std::vector<bool>(m.instruction_count(), false);
+  steps.end = LastUse(m, sequence, steps.fused, steps.step, steps.last);
+  return steps;
+}
 
+// True when `inst` holds no buffer of its own in the jaxpr program: its
+// result is another's (get-tuple-element, reshape, in-place update, while),
+// a constant, or a nested computation's parameter or tuple.
+bool HoldsNoBuffer(const Module& m, const Instruction& inst) {
+  switch (inst.opcode) {
+    case Opcode::kGetTupleElement:
+    case Opcode::kConstant:
+    case Opcode::kWhile:
+    case Opcode::kDynamicUpdateSlice:
+    case Opcode::kReshape:
+      return true;
+    case Opcode::kParameter:
+      return inst.computation != m.entry;
+    case Opcode::kTuple:
+      return !(inst.is_root && inst.computation == m.entry);
+    default:
+      return false;
+  }
+}
+
+// One value per array the scheduled instructions make (a tuple's elements
+// apart); returns, by value, whether each is an entry output.
+std::vector<bool> AddJaxprValues(const JaxprSteps& steps, Program& program) {
+  const Module& m = program.module;
+  const std::set<std::pair<int64_t, int64_t>> outputs = OutputLeaves(m);
   auto add_value = [&](const Instruction& inst, ShapeIndex index, const Shape& shape, bool output) {
     Value v;
     v.id = ValueId(static_cast<int64_t>(program.values.size()));
@@ -301,33 +334,19 @@ absl::StatusOr<Program> BuildJaxprProgram(const JaxprModule& jaxpr, const JaxprP
     v.shape = shape;
     v.size = ByteSizeOf(shape);
     v.shape_text = program.Intern(ShapeToString(shape, false));
-    const ScheduleStep s = step[static_cast<size_t>(inst.id.value())];
+    const size_t i = static_cast<size_t>(inst.id.value());
     const bool entry_parameter = inst.opcode == Opcode::kParameter;
-    v.live_range = LiveRange{entry_parameter ? 0 : s,
-                             output || entry_parameter ? last : std::max(s, end[static_cast<size_t>(inst.id.value())])};
+    v.live_range = LiveRange{entry_parameter ? 0 : steps.step[i],
+                             output || entry_parameter ? steps.last
+                                                       : std::max(steps.step[i], steps.end[i])};
     program.values.push_back(std::move(v));
   };
   std::vector<bool> is_output;
-  for (InstructionId id : sequence) {
+  for (InstructionId id : program.schedule.instructions) {
     const Instruction& inst = m.instruction(id);
     const bool entry_root = inst.is_root && inst.computation == m.entry;
-    if (fused[static_cast<size_t>(id.value())] && outputs.count({id.value(), -1}) == 0) continue;
-    switch (inst.opcode) {
-      case Opcode::kGetTupleElement:
-      case Opcode::kConstant:
-      case Opcode::kWhile:
-      case Opcode::kDynamicUpdateSlice:
-      case Opcode::kReshape:
-        continue;
-      case Opcode::kParameter:
-        if (inst.computation != m.entry) continue;
-        break;
-      case Opcode::kTuple:
-        if (!entry_root) continue;
-        break;
-      default:
-        break;
-    }
+    if (steps.fused[static_cast<size_t>(id.value())] && outputs.count({id.value(), -1}) == 0) continue;
+    if (HoldsNoBuffer(m, inst)) continue;
     if (!inst.shape.IsTuple() || inst.opcode == Opcode::kTuple) {
       add_value(inst, {}, inst.shape, entry_root);
       is_output.push_back(entry_root || outputs.count({id.value(), -1}) > 0);
@@ -341,8 +360,13 @@ absl::StatusOr<Program> BuildJaxprProgram(const JaxprModule& jaxpr, const JaxprP
       is_output.push_back(output);
     }
   }
+  return is_output;
+}
 
-  // Parameters and outputs get allocations of their own; temps share one.
+// Parameters and outputs get allocations of their own; temps share one,
+// packed by live range, after those the outputs can hold are placed there.
+void AllocateJaxprValues(const std::vector<bool>& is_output, Program& program) {
+  const Module& m = program.module;
   std::vector<Value*> temps;
   for (size_t v = 0; v < program.values.size(); ++v) {
     Value& value = program.values[v];
@@ -382,6 +406,19 @@ absl::StatusOr<Program> BuildJaxprProgram(const JaxprModule& jaxpr, const JaxprP
       if (a.parameter_number == alias.parameter_number) a.maybe_live_out = true;
     }
   }
+}
+
+}  // namespace
+
+absl::StatusOr<Program> BuildJaxprProgram(const JaxprModule& jaxpr, const JaxprProgramOptions& options) {
+  ASSIGN_OR_RETURN(Module module, LowerJaxpr(jaxpr, options.lowering));
+  Program program = Program::Named(jaxpr.source_name);
+  program.input_format = "jaxpr";
+  program.source_files = {jaxpr.source_name};
+  program.module = std::move(module);
+  DonateJaxprArguments(options.donated, &program.module);
+  const JaxprSteps steps = ScheduleJaxprProgram(options, program);
+  AllocateJaxprValues(AddJaxprValues(steps, program), program);
   return program;
 }
 
