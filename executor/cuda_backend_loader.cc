@@ -44,7 +44,7 @@ absl::StatusOr<std::unique_ptr<Backend>> LoadCudaBackend(Coordinator& coordinato
   if (std::getenv("MEMPLAN_CUDA_BACKEND") == nullptr) {
     return absl::FailedPreconditionError(
         "this memplan was built without the CUDA backend (CMake did not find the CUDA toolkit with cuBLAS "
-        "and NCCL, or MEMPLAN_WITH_CUDA was OFF); rebuild on a machine with them, or use --backend=host");
+        "and NCCL, or MEMPLAN_WITH_CUDA was OFF); rebuild on a machine with them, or use the host backend");
   }
 #endif
   std::string tried;

@@ -30,7 +30,7 @@ absl::StatusOr<int64_t> ByteCountAt(const SourceText& source,
     if (value == nullptr) {
       return JsonErrorAt(
           source, path,
-          "expected this key (an integer) of 'memplan analyze --format=json' (docs/json-schema.md)");
+          "expected this key (an integer) of memplan's analyze JSON (docs/json-schema.md)");
     }
     object = value->getAsObject();
   }
@@ -71,14 +71,14 @@ absl::StatusOr<ir::ModuleMetrics> MetricsFromAnalyzeJson(std::string_view text,
   const llvm::json::Object* root = parsed.getAsObject();
   if (root == nullptr) {
     return JsonErrorAt(*source, {},
-                                "expected a JSON object from 'memplan analyze --format=json'");
+                                "expected a JSON object: memplan's analyze JSON (docs/json-schema.md)");
   }
   const llvm::Optional<int64_t> version = root->getInteger("schema_version");
   if (!version || *version < 1 || *version > max_schema_version) {
     return JsonErrorAt(
         *source, {{"schema_version"}},
         StrCat("expected a schema_version from 1 to ", max_schema_version,
-               " (this memplan's 'analyze --format=json', docs/json-schema.md)"));
+               " (this memplan's analyze JSON, docs/json-schema.md)"));
   }
   ir::ModuleMetrics m;
   m.source = file_name;
@@ -86,8 +86,8 @@ absl::StatusOr<ir::ModuleMetrics> MetricsFromAnalyzeJson(std::string_view text,
     m.module = module->str();
   } else {
     return JsonErrorAt(*source, {{"module"}},
-                                "expected the module's name (a string) of 'memplan analyze "
-                                "--format=json' (docs/json-schema.md)");
+                                "expected the module's name (a string) of memplan's analyze JSON "
+                                "(docs/json-schema.md)");
   }
   static constexpr struct {
     ir::Metric metric;
@@ -108,8 +108,8 @@ absl::StatusOr<ir::ModuleMetrics> MetricsFromAnalyzeJson(std::string_view text,
   const llvm::json::Value* peak = root->get(peak_key);
   if (peak == nullptr) {
     return JsonErrorAt(*source, {{"live_peak"}},
-                                "expected this key (an object or null) of 'memplan analyze "
-                                "--format=json' (docs/json-schema.md)");
+                                "expected this key (an object or null) of memplan's analyze JSON "
+                                "(docs/json-schema.md)");
   }
   if (peak->getAsObject() != nullptr) {
     ASSIGN_OR_RETURN(m.bytes[static_cast<int>(ir::Metric::kPeak)],
