@@ -9,10 +9,15 @@
 namespace memplan::ir {
 namespace {
 
-constexpr int64_t kMaxDevices = int64_t{1} << 31;
+bool IsIdentity(const std::vector<int64_t>& perm) {
+  for (size_t i = 0; i < perm.size(); ++i) {
+    if (perm[i] != static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
 
-// Product of `dims`, or -1 when a dimension is negative or the product
-// exceeds kMaxDevices.
+}  // namespace
+
 int64_t BoundedProduct(const std::vector<int64_t>& dims) {
   int64_t product = 1;
   for (int64_t d : dims) {
@@ -22,15 +27,6 @@ int64_t BoundedProduct(const std::vector<int64_t>& dims) {
   }
   return product;
 }
-
-bool IsIdentity(const std::vector<int64_t>& perm) {
-  for (size_t i = 0; i < perm.size(); ++i) {
-    if (perm[i] != static_cast<int64_t>(i)) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 int64_t IotaDevices::device_count() const { return BoundedProduct(dims); }
 

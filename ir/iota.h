@@ -14,6 +14,13 @@
 
 namespace memplan::ir {
 
+// The most devices a mesh, tile assignment or device list may name.
+inline constexpr int64_t kMaxDevices = int64_t{1} << 31;
+
+// Product of `dims`, or -1 when a dimension is negative or the product
+// exceeds kMaxDevices.
+int64_t BoundedProduct(const std::vector<int64_t>& dims);
+
 struct IotaDevices {
   std::vector<int64_t> dims;           // the shape the devices are viewed as
   std::vector<int64_t> reshape_dims;   // product equals product(dims)

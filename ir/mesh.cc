@@ -5,14 +5,10 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_join.h"
+#include "ir/iota.h"
 #include "ir/strings.h"
 
 namespace memplan::ir {
-namespace {
-
-constexpr int64_t kMaxDevices = int64_t{1} << 31;
-
-}  // namespace
 
 int64_t Mesh::device_count() const {
   int64_t product = 1;

@@ -9,18 +9,6 @@
 namespace memplan::ir {
 namespace {
 
-constexpr int64_t kMaxDevices = int64_t{1} << 31;
-
-int64_t BoundedProduct(const std::vector<int64_t>& dims) {
-  int64_t product = 1;
-  for (int64_t d : dims) {
-    if (d < 0) return -1;
-    if (d != 0 && product > kMaxDevices / d) return -1;
-    product *= d;
-  }
-  return product;
-}
-
 enum class TransposeKind { kNoop, kReshape, kTranspose };
 
 // Whether transposing an array of shape `dims` by `perm` changes the

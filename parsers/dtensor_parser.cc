@@ -27,17 +27,10 @@ bool IsOneOf(const PyToken& t, std::initializer_list<std::string_view> names) {
 // _StridedShard(0, split_factor=2), _S(0, 2).
 absl::Status ParseShardArgs(PyReader& r, bool strided, ir::Placement* out) {
   RETURN_IF_ERROR(r.ExpectPunct("(", "'(' after the placement"));
-  int positional = 0;
+  size_t positional = 0;
   bool has_dim = false, has_factor = false;
   while (!r.IsPunct(")")) {
-    std::string key;
-    if (r.Peek().kind == Kind::kName && r.IsPunct("=", 1)) {
-      key = r.Next().text;
-      r.Next();
-    } else {
-      key = positional == 0 ? "dim" : positional == 1 ? "split_factor" : "";
-      ++positional;
-    }
+    const std::string key = r.TakeArgumentName({"dim", "split_factor"}, &positional);
     if (key == "dim") {
       ASSIGN_OR_RETURN(out->dim, r.ExpectInt("the tensor dimension to shard"));
       has_dim = true;

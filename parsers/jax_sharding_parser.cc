@@ -121,16 +121,9 @@ absl::Status ParseNamedShardingCall(PyReader& r, ParsedJaxSharding* out) {
   const PyToken& call = r.Peek();
   RETURN_IF_ERROR(r.ExpectPunct("(", "'(' after NamedSharding"));
   bool has_spec = false;
-  int positional = 0;
+  size_t positional = 0;
   while (!r.IsPunct(")")) {
-    std::string key;
-    if (r.Peek().kind == Kind::kName && r.IsPunct("=", 1)) {
-      key = r.Next().text;
-      r.Next();
-    } else {
-      key = positional == 0 ? "mesh" : positional == 1 ? "spec" : "";
-      ++positional;
-    }
+    const std::string key = r.TakeArgumentName({"mesh", "spec"}, &positional);
     if (key == "mesh") {
       ParsedMesh mesh;
       RETURN_IF_ERROR(ParseMeshTokens(r, &mesh));

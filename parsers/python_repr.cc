@@ -102,6 +102,17 @@ bool PyReader::TakePunct(std::string_view p) {
   return true;
 }
 
+std::string PyReader::TakeArgumentName(std::initializer_list<std::string_view> positional,
+                                       size_t* index) {
+  if (Peek().kind == PyToken::Kind::kName && IsPunct("=", 1)) {
+    std::string name = Next().text;
+    Next();
+    return name;
+  }
+  const size_t at = (*index)++;
+  return at < positional.size() ? std::string(positional.begin()[at]) : std::string();
+}
+
 absl::Status PyReader::ExpectPunct(std::string_view p, std::string_view what) {
   if (TakePunct(p)) return absl::OkStatus();
   return ErrorAtNext(StrCat("expected ", what));

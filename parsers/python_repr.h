@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,10 @@ class PyReader {
   bool IsName(std::string_view name, size_t ahead = 0) const;
   // Consumes the punctuation if it is next.
   bool TakePunct(std::string_view p);
+  // The name of the call argument that comes next: a keyword's name
+  // ("dim=0": consumes "dim ="), else positional[*index] (and counts it in
+  // *index), else "" past the positional names.
+  std::string TakeArgumentName(std::initializer_list<std::string_view> positional, size_t* index);
   // Consumes `p` or fails with "expected <what>" at the next token.
   absl::Status ExpectPunct(std::string_view p, std::string_view what);
   // "name:line:col: error: <message>" at the token.
