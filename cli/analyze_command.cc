@@ -4,6 +4,7 @@
 #include "analyzer/analysis.h"
 #include "cli/commands.h"
 #include "cli/device_memory.h"
+#include "cli/errors.h"
 #include "cli/keep_until_exit.h"
 #include "cli/output_file.h"
 #include "parsers/load_program.h"
@@ -21,11 +22,6 @@ namespace {
 constexpr int kDefaultDrawnValues = 100;
 
 }  // namespace
-
-void PrintError(const absl::Status& status) {
-  std::fprintf(stderr, "memplan: %.*s\n", static_cast<int>(status.message().size()),
-               status.message().data());
-}
 
 namespace {
 

@@ -11,6 +11,7 @@
 #include "analyzer/jaxpr_liveness.h"
 #include "analyzer/jaxpr_schedule.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/output_file.h"
 #include "parsers/alpa_stage_profile_parser.h"
 #include "parsers/jaxpr_parser.h"
@@ -18,8 +19,6 @@
 #include "viz/jaxpr_report.h"
 
 namespace memplan::cli {
-
-void PrintError(const absl::Status& status);
 
 namespace {
 

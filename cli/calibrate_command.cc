@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/output_file.h"
 #include "cli/simulator_commands.h"
 #include "ir/collective.h"
@@ -19,11 +20,6 @@
 
 namespace memplan::cli {
 namespace {
-
-int Fail(std::string_view message) {
-  std::fprintf(stderr, "memplan: %.*s\n", static_cast<int>(message.size()), message.data());
-  return kExitBadInput;
-}
 
 std::string CollectiveNames() {
   std::string out;

@@ -11,6 +11,7 @@
 #include "cli/check.h"
 #include "cli/commands.h"
 #include "cli/device_memory.h"
+#include "cli/errors.h"
 #include "cli/output_file.h"
 #include "parsers/budget_file.h"
 #include "viz/check_report.h"
@@ -24,11 +25,6 @@ namespace {
 
 using analyzer::kNumMetrics;
 using analyzer::ModuleMetrics;
-
-void ReportError(const absl::Status& status) {
-  std::fprintf(stderr, "memplan: %.*s\n", static_cast<int>(status.message().size()),
-               status.message().data());
-}
 
 // The baseline module for the `index`th current module: the one with its
 // name (the k-th of that name for the k-th, when a dump compiled one name
@@ -102,20 +98,20 @@ int RunCheck(const CheckFlags& flags) {
   absl::StatusOr<parsers::BudgetFile> budgets =
       parsers::LoadBudgets(flags.budget, DeviceMemoryCatalog());
   if (!budgets.ok()) {
-    ReportError(budgets.status());
+    PrintError(budgets.status());
     return kExitBadInput;
   }
   std::vector<std::pair<std::string, std::string>> names;
   absl::StatusOr<std::vector<ModuleMetrics>> current = LoadModules(flags.path, flags.module, &names);
   if (!current.ok()) {
-    ReportError(current.status());
+    PrintError(current.status());
     return kExitBadInput;
   }
   std::vector<ModuleMetrics> baseline;
   if (!flags.baseline.empty()) {
     absl::StatusOr<std::vector<ModuleMetrics>> loaded = LoadBaseline(flags.baseline, flags.module);
     if (!loaded.ok()) {
-      ReportError(loaded.status());
+      PrintError(loaded.status());
       return kExitBadInput;
     }
     baseline = *std::move(loaded);
@@ -145,7 +141,7 @@ int RunCheck(const CheckFlags& flags) {
   }
   if (!flags.junit.empty()) {
     if (absl::Status written = WriteOutput(flags.junit, viz::RenderCheckJUnit(reports)); !written.ok()) {
-      ReportError(written);
+      PrintError(written);
       return kExitBadInput;
     }
   }

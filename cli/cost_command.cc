@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/output_file.h"
 #include "cli/simulator_commands.h"
 #include "ir/strings.h"
@@ -12,14 +13,6 @@
 #include "viz/describe.h"
 
 namespace memplan::cli {
-namespace {
-
-int Fail(std::string_view message) {
-  std::fprintf(stderr, "memplan: %.*s\n", static_cast<int>(message.size()), message.data());
-  return kExitBadInput;
-}
-
-}  // namespace
 
 int RunCost(const CostFlags& flags) {
   simulator::ComputeOptions options;

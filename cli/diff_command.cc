@@ -3,32 +3,25 @@
 #include "analyzer/analysis.h"
 #include "analyzer/diff.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/output_file.h"
 #include "parsers/load_program.h"
 #include "viz/describe.h"
 #include "viz/diff_report.h"
 
 namespace memplan::cli {
-namespace {
-
-void ReportError(const absl::Status& status) {
-  std::fprintf(stderr, "memplan: %.*s\n", static_cast<int>(status.message().size()),
-               status.message().data());
-}
-
-}  // namespace
 
 int RunDiff(const DiffFlags& flags) {
   parsers::LoadOptions options;
   options.module = flags.module;
   absl::StatusOr<parsers::LoadedProgram> old_loaded = parsers::LoadProgram(flags.old_path, options);
   if (!old_loaded.ok()) {
-    ReportError(old_loaded.status());
+    PrintError(old_loaded.status());
     return kExitBadInput;
   }
   absl::StatusOr<parsers::LoadedProgram> new_loaded = parsers::LoadProgram(flags.new_path, options);
   if (!new_loaded.ok()) {
-    ReportError(new_loaded.status());
+    PrintError(new_loaded.status());
     return kExitBadInput;
   }
   const analyzer::Analysis old_analysis = analyzer::Analysis::Run(old_loaded->program, {});
@@ -41,7 +34,7 @@ int RunDiff(const DiffFlags& flags) {
   const std::string rendered =
       flags.format == DiffFormat::kJson ? viz::RenderDiffJson(input) : viz::RenderDiffText(input);
   if (absl::Status written = WriteOutput(flags.output, rendered); !written.ok()) {
-    ReportError(written);
+    PrintError(written);
     return kExitBadInput;
   }
   for (const auto* loaded : {&*old_loaded, &*new_loaded}) {

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/output_file.h"
 #include "cli/simulator_commands.h"
 #include "ir/strings.h"
@@ -13,11 +14,6 @@
 
 namespace memplan::cli {
 namespace {
-
-int Fail(std::string_view message) {
-  std::fprintf(stderr, "memplan: %.*s\n", static_cast<int>(message.size()), message.data());
-  return kExitBadInput;
-}
 
 int Usage() {
   return Fail("expected 'memplan hw list' or 'memplan hw show NAME|FILE' (see memplan hw --help)");

@@ -3,14 +3,13 @@
 
 #include "analyzer/analysis.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/output_file.h"
 #include "parsers/dump_files.h"
 #include "parsers/load_program.h"
 #include "viz/modules_table.h"
 
 namespace memplan::cli {
-
-void PrintError(const absl::Status& status);
 
 int RunModules(const ModulesFlags& flags) {
   absl::StatusOr<std::vector<parsers::DumpModule>> modules =

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/output_file.h"
 #include "cli/plan_file.h"
 #include "ir/strings.h"
@@ -13,14 +14,6 @@
 #include "viz/predict_report.h"
 
 namespace memplan::cli {
-namespace {
-
-int Fail(std::string_view message) {
-  std::fprintf(stderr, "memplan: %.*s\n", static_cast<int>(message.size()), message.data());
-  return kExitBadInput;
-}
-
-}  // namespace
 
 int RunPredict(const PredictFlags& flags) {
   parsers::LoadOptions load;

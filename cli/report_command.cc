@@ -5,6 +5,7 @@
 
 #include "analyzer/analysis.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/output_file.h"
 #include "cli/plan_file.h"
 #include "ir/strings.h"
@@ -14,14 +15,6 @@
 #include "viz/html_report.h"
 
 namespace memplan::cli {
-namespace {
-
-void PrintReportError(const absl::Status& status) {
-  std::fprintf(stderr, "memplan: %.*s\n", static_cast<int>(status.message().size()),
-               status.message().data());
-}
-
-}  // namespace
 
 int RunReport(const ReportFlags& flags) {
   if (flags.output.empty()) {
@@ -37,7 +30,7 @@ int RunReport(const ReportFlags& flags) {
   load_options.module = flags.module;
   absl::StatusOr<parsers::LoadedProgram> loaded = parsers::LoadProgram(flags.path, load_options);
   if (!loaded.ok()) {
-    PrintReportError(loaded.status());
+    PrintError(loaded.status());
     return kExitBadInput;
   }
   // With a plan: the predicted per-device memory, as `memplan predict`.
@@ -45,18 +38,18 @@ int RunReport(const ReportFlags& flags) {
   if (!flags.plan.empty()) {
     absl::StatusOr<ir::ResolvedPlan> plan = ReadPlanFile(flags.plan, loaded->program.module);
     if (!plan.ok()) {
-      PrintReportError(plan.status());
+      PrintError(plan.status());
       return kExitBadInput;
     }
     auto predictor = predictor::Predictor::Create(loaded->program);
     if (!predictor.ok()) {
-      PrintReportError(absl::InvalidArgumentError(
+      PrintError(absl::InvalidArgumentError(
           StrCat(flags.path, ": ", FromAbsl(predictor.status().message()))));
       return kExitBadInput;
     }
     absl::StatusOr<predictor::Prediction> predicted = (*predictor)->Predict(*plan);
     if (!predicted.ok()) {
-      PrintReportError(absl::InvalidArgumentError(
+      PrintError(absl::InvalidArgumentError(
           StrCat(flags.plan, ": ", FromAbsl(predicted.status().message()))));
       return kExitBadInput;
     }
@@ -71,7 +64,7 @@ int RunReport(const ReportFlags& flags) {
   if (prediction) input.prediction = &*prediction;
   const std::string html = viz::RenderHtmlReport(input);
   if (absl::Status written = WriteOutput(flags.output, html); !written.ok()) {
-    PrintReportError(written);
+    PrintError(written);
     return kExitBadInput;
   }
   if (loaded->choice && flags.output != "-") {
