@@ -7,6 +7,7 @@
 
 #include "executor/json_locate.h"
 #include "executor/plan_check.h"
+#include "parsers/json_text.h"
 #include "ir/status_macros.h"
 #include "ir/strings.h"
 #include "llvm/Support/JSON.h"
@@ -301,26 +302,11 @@ JsonPath PlanReader::PathOf(const PlanProblem& problem, const std::vector<int64_
 }
 
 absl::StatusOr<ExecutorPlan> PlanReader::Read() {
-  const std::string_view text = source_.text();
-  llvm::Expected<Value> parsed = llvm::json::parse(Ref(text));
-  if (!parsed) {
-    // llvm::json::ParseError prints "[line:col, byte=N]: message".
-    const std::string message = llvm::toString(parsed.takeError());
-    size_t offset = 0;
-    std::string what = message;
-    const size_t byte = message.find("byte=");
-    const size_t close = message.find("]: ");
-    if (byte != std::string::npos && close != std::string::npos && close > byte) {
-      offset = std::strtoull(message.c_str() + byte + 5, nullptr, 10);
-      what = message.substr(close + 3);
-      // The parser reports the offset after the character it stopped at.
-      if (offset > 0 && offset <= text.size()) --offset;
-    }
-    return source_.ErrorAt(text.data() + std::min(offset, text.size()),
-                           StrCat("expected valid JSON: ", what));
-  }
+  // Located syntax errors, invalid UTF-8 and nesting too deep for the
+  // recursive parser are the shared JSON reader's.
+  ASSIGN_OR_RETURN(const Value parsed, parsers::ParseJsonText(source_));
   const JsonPath root;
-  ASSIGN_OR_RETURN(const Object* o, ObjectAt(*parsed, root, "an executor plan"));
+  ASSIGN_OR_RETURN(const Object* o, ObjectAt(parsed, root, "an executor plan"));
   RETURN_IF_ERROR(CheckKeys(*o, root, "an executor plan", {"schema", "name", "source", "notes", "ranks"}));
   ASSIGN_OR_RETURN(std::optional<std::string> schema, OptionalString(*o, root, "schema"));
   if (!schema) return ErrorAt(root, StrCat("expected member 'schema' (\"", kPlanSchema, "\")"));

@@ -11,10 +11,10 @@ namespace {
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-// The deepest nesting of '[' and '{' outside strings.
-int64_t NestingDepth(std::string_view text, size_t* deepest_at) {
+// The offset of the first '[' or '{' outside strings that opens level
+// `limit` + 1; nullopt when the text nests at most `limit` deep.
+std::optional<size_t> FirstTooDeep(std::string_view text, int64_t limit) {
   int64_t depth = 0;
-  int64_t max_depth = 0;
   bool in_string = false;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -29,15 +29,12 @@ int64_t NestingDepth(std::string_view text, size_t* deepest_at) {
     if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) {
-        max_depth = depth;
-        *deepest_at = i;
-      }
+      if (++depth > limit) return i;
     } else if (c == ']' || c == '}') {
       --depth;
     }
   }
-  return max_depth;
+  return std::nullopt;
 }
 
 // Scans well-formed JSON. Each function starts at a value's first byte
@@ -151,9 +148,8 @@ absl::StatusOr<llvm::json::Value> ParseJsonText(const SourceText& source) {
   if (const size_t bad = FirstInvalidUtf8(text); bad < text.size()) {
     return source.ErrorAt(text.data() + bad, "expected UTF-8 text (JSON)");
   }
-  size_t deepest_at = 0;
-  if (NestingDepth(text, &deepest_at) > kMaxJsonDepth) {
-    return source.ErrorAt(text.data() + deepest_at,
+  if (const std::optional<size_t> deep = FirstTooDeep(text, kMaxJsonDepth)) {
+    return source.ErrorAt(text.data() + *deep,
                           StrCat("JSON nested more than ", kMaxJsonDepth,
                                  " levels deep; expected at most ", kMaxJsonDepth));
   }
@@ -161,12 +157,14 @@ absl::StatusOr<llvm::json::Value> ParseJsonText(const SourceText& source) {
       llvm::json::parse(llvm::StringRef(text.data(), text.size()));
   if (parsed) return std::move(*parsed);
   const std::string message = llvm::toString(parsed.takeError());
-  const std::optional<size_t> byte = ByteOfParseError(message);
+  std::optional<size_t> byte = ByteOfParseError(message);
+  // llvm::json reports the offset after the character it stopped at.
+  if (byte && *byte > 0) --*byte;
   const size_t colon = message.find("]: ");
   const std::string what =
       colon == std::string::npos ? message : message.substr(colon + 3);
   return source.ErrorAt(text.data() + (byte ? std::min(*byte, text.size()) : 0),
-                        StrCat("invalid JSON: ", what));
+                        StrCat("expected valid JSON: ", what));
 }
 
 std::optional<size_t> LocateJsonValue(std::string_view text, const JsonPath& path) {

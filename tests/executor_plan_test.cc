@@ -121,6 +121,11 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values(
         BadPlan{"syntax", "{\"schema\": \"memplan.executor-plan.v1\",\n  \"ranks\": [,]}", "plan.json:2:13: error: ",
                 "expected valid JSON"},
+        // Deep nesting was a stack overflow (SIGSEGV) in llvm::json's parser;
+        // the error points at the 64th "[" (the object is level 1).
+        BadPlan{"nested_too_deep",
+                "{\"schema\": \"memplan.executor-plan.v1\",\n\"ranks\": " + std::string(200000, '['),
+                "plan.json:2:73: error: ", "nested more than 64 levels deep"},
         BadPlan{"not_an_object", "[1, 2]", "plan.json:1:1: error: ", "expected an executor plan"},
         BadPlan{"wrong_schema", "{\"schema\": \"memplan.executor-plan.v9\", \"ranks\": []}", "plan.json:1:12: error: ",
                 "expected \"memplan.executor-plan.v1\""},
