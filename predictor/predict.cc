@@ -48,6 +48,27 @@ void FindInPlaceSharing(std::vector<Predictor::ValueInfo>* values,
   }
 }
 
+// Reads what the memory model and propagation give over sub-axes on the
+// plan's axes: collectives and instruction shardings name whole axes, and
+// collective groups that now name the same axes are one.
+void MergeSubAxes(const SubAxes& sub, Prediction* scratch, Propagation* prop) {
+  std::map<std::pair<CollectiveKind, AxisMask>, CollectiveGroup> groups;
+  for (const CollectiveGroup& g : scratch->collectives) {
+    CollectiveGroup& m = groups[{g.kind, sub.Merge(g.axes)}];
+    m.kind = g.kind;
+    m.axes = sub.Merge(g.axes);
+    m.count += g.count;
+    m.combined += g.combined;
+    m.result_bytes += g.result_bytes;
+  }
+  scratch->collectives.clear();
+  for (auto& [key, g] : groups) scratch->collectives.push_back(g);
+  for (PredictedCollective& pc : prop->collectives) pc.axes = sub.Merge(pc.axes);
+  for (std::vector<AxesSharding>& leaves : prop->leaves) {
+    for (AxesSharding& s : leaves) s = sub.Merge(s);
+  }
+}
+
 }  // namespace
 
 Predictor::Predictor(const ir::Program& program) : program_(program) {}
@@ -178,6 +199,7 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
     ASSIGN_OR_RETURN(shared, Share(plan, mesh, out.argument_shardings));
     if (shared_ != nullptr) shared_->Insert(std::move(key), shared);
   }
+  const SubAxes& sub = shared->sub;
 
   // Outputs: the root's leaves (a plan's output shardings win), partial sums
   // reduced.
@@ -191,12 +213,13 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
       auto axes = AxesFromHloSharding(*plan.outputs[k], plan.mesh,
                                       static_cast<int64_t>(out_shapes[k]->dims.size()));
       if (!axes.ok()) return axes.status();
-      out.output_shardings[k] = *std::move(axes);
+      out.output_shardings[k] = sub.Split(*axes);
     }
     out.output_shardings[k].partial = 0;
   }
   DeviceMemory d = shared->device;
-  d.output_bytes = OutputShardBytes(module, out.output_shardings, mesh);
+  d.output_bytes = OutputShardBytes(module, out.output_shardings, sub.mesh);
+  for (AxesSharding& s : out.output_shardings) s = sub.Merge(s);
   d.device_footprint_bytes = d.argument_bytes + d.output_bytes - d.alias_bytes + d.temp_bytes;
   for (int64_t id : out.mesh.DeviceIds()) {
     d.device = id;
@@ -212,11 +235,22 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
 }
 
 absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::Share(
-    const ir::ResolvedPlan& plan, const MeshSizes& mesh,
-    const std::vector<AxesSharding>& arguments) const {
+    const ir::ResolvedPlan& plan, const MeshSizes& plan_mesh,
+    const std::vector<AxesSharding>& plan_arguments) const {
   const ir::Module& module = program_.module;
-  ASSIGN_OR_RETURN(Propagation prop, Propagate(module, graph_, mesh, arguments));
+  ASSIGN_OR_RETURN(Propagation prop, Propagate(module, graph_, plan_mesh, plan_arguments));
   auto shared = std::make_shared<SharedPrediction>();
+  // A reshape that could have kept part of an axis: again, on sub-axes.
+  shared->sub = FactorMesh(plan_mesh, prop.wanted_sub_axes);
+  const SubAxes& sub = shared->sub;
+  std::vector<AxesSharding> split_arguments;
+  if (!sub.identity) {
+    split_arguments.reserve(plan_arguments.size());
+    for (const AxesSharding& s : plan_arguments) split_arguments.push_back(sub.Split(s));
+    ASSIGN_OR_RETURN(prop, Propagate(module, graph_, sub.mesh, split_arguments));
+  }
+  const MeshSizes& mesh = sub.mesh;
+  const std::vector<AxesSharding>& arguments = sub.identity ? plan_arguments : split_arguments;
   const ir::Instruction& root = module.instruction(module.entry_computation()->root);
   shared->root_leaves = prop.leaves[static_cast<size_t>(root.id.value())];
   // The memory model on the propagated outputs (their bytes are redone per
@@ -232,6 +266,7 @@ absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::Share(
   MemoryModel model(*this, mesh, prop, scratch);
   model.Run();
   shared->device = scratch.devices.empty() ? DeviceMemory{} : scratch.devices.front();
+  if (!sub.identity) MergeSubAxes(sub, &scratch, &prop);
   shared->collectives = std::move(scratch.collectives);
   shared->combined_all_reduces = std::move(scratch.combined_all_reduces);
   shared->collective_list = std::move(prop.collectives);

@@ -23,6 +23,7 @@
 #include "ir/plan.h"
 #include "ir/program.h"
 #include "predictor/propagation.h"
+#include "predictor/sub_axes.h"
 
 namespace memplan::predictor {
 
