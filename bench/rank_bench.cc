@@ -71,18 +71,21 @@ simulator::Candidate Make(int k, int64_t parameters) {
     ir::ArgumentPlan a;
     a.parameter = i;
     const bool data = i == 0;
+    ir::HloSharding s;
     switch (kind) {
-      case 0: a.sharding = data ? Iota({8, 1}, false) : ir::HloSharding::Replicated(); break;
-      case 1: a.sharding = Iota({8, 1}, false); break;
-      case 2: a.sharding = data ? ir::HloSharding::Replicated() : Iota({1, 8}, false); break;
-      case 3: a.sharding = data ? ir::HloSharding::Replicated() : Iota({8, 1}, false); break;
-      case 4: a.sharding = data ? Dim0Outer(2, 4) : Dim1Tp(2, 4); break;
-      case 5: a.sharding = data ? Dim0Outer(4, 2) : Dim1Tp(4, 2); break;
-      case 6: a.sharding = data ? Dim0Outer(2, 4) : Both(2, 4); break;
-      case 7: a.sharding = data ? Dim0Outer(4, 2) : Both(4, 2); break;
-      case 8: a.sharding = ir::HloSharding::Replicated(); break;
-      default: a.sharding = data ? Iota({8, 1}, false) : Iota({1, 8}, false); break;
+      case 0: s = data ? Iota({8, 1}, false) : ir::HloSharding::Replicated(); break;
+      case 1: s = Iota({8, 1}, false); break;
+      case 2: s = data ? ir::HloSharding::Replicated() : Iota({1, 8}, false); break;
+      case 3: s = data ? ir::HloSharding::Replicated() : Iota({8, 1}, false); break;
+      case 4: s = data ? Dim0Outer(2, 4) : Dim1Tp(2, 4); break;
+      case 5: s = data ? Dim0Outer(4, 2) : Dim1Tp(4, 2); break;
+      case 6: s = data ? Dim0Outer(2, 4) : Both(2, 4); break;
+      case 7: s = data ? Dim0Outer(4, 2) : Both(4, 2); break;
+      case 8: s = ir::HloSharding::Replicated(); break;
+      default: s = data ? Iota({8, 1}, false) : Iota({1, 8}, false); break;
     }
+    // Interned: the plan holds each distinct sharding once.
+    a.sharding_index = plan.shardings.Intern(std::move(s));
     plan.arguments.push_back(std::move(a));
   }
   return c;

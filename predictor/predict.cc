@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "ir/status_macros.h"
 #include "predictor/memory_model.h"
@@ -147,26 +148,45 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
   out.unsharded = unsharded_;
   out.unmatched_arguments = plan.unmatched_arguments;
   out.argument_shardings.reserve(plan.arguments.size());
+  // A plan keeps each distinct sharding once (ir::ShardingTable): each is
+  // read as mesh axes once per rank it is used at, and an argument of the
+  // same index and rank as the one before it (every layer's weight) is a
+  // copy of it.
+  std::vector<AxesSharding> read;
+  // Per table index + 1 (0: kReplicatedIndex): (rank, position in `read`).
+  std::vector<absl::InlinedVector<std::pair<int64_t, size_t>, 2>> read_at(
+      plan.shardings.size() + 1);
+  int32_t previous_index = 0;
   int64_t previous_rank = -1;
   for (size_t i = 0; i < plan.arguments.size(); ++i) {
     const ir::Instruction* param =
         entry.parameters[i].valid() ? &module.instruction(entry.parameters[i]) : nullptr;
     const int64_t rank = param ? static_cast<int64_t>(param->shape.dims.size()) : 0;
-    // Plans repeat one sharding over many arguments (every layer's weight):
-    // the same sharding of the same rank reads the same.
-    if (i > 0 && rank == previous_rank &&
-        plan.arguments[i].sharding == plan.arguments[i - 1].sharding) {
-      out.argument_shardings.push_back(out.argument_shardings[i - 1]);
+    const int32_t index = plan.arguments[i].sharding_index;
+    if (i > 0 && index == previous_index && rank == previous_rank) {
+      out.argument_shardings.push_back(out.argument_shardings.back());
       continue;
     }
-    previous_rank = rank;
-    auto axes = AxesFromHloSharding(plan.arguments[i].sharding, plan.mesh, rank);
-    if (!axes.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("argument ", i, " (",
-                                                     plan.arguments[i].name, "): ",
-                                                     axes.status().message()));
+    if (!plan.ValidShardingIndex(i)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "argument ", i, " (", plan.arguments[i].name, "): sharding index ", index,
+          " is not in the plan's table of ", plan.shardings.size()));
     }
-    out.argument_shardings.push_back(*std::move(axes));
+    previous_index = index;
+    previous_rank = rank;
+    auto& at = read_at[static_cast<size_t>(index + 1)];
+    auto known = std::find_if(at.begin(), at.end(), [&](const auto& e) { return e.first == rank; });
+    if (known == at.end()) {
+      auto axes = AxesFromHloSharding(plan.ArgumentSharding(i), plan.mesh, rank);
+      if (!axes.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("argument ", i, " (",
+                                                       plan.arguments[i].name, "): ",
+                                                       axes.status().message()));
+      }
+      read.push_back(*std::move(axes));
+      known = at.insert(at.end(), {rank, read.size() - 1});
+    }
+    out.argument_shardings.push_back(read[known->second]);
   }
   std::shared_ptr<const SharedPrediction> shared;
   std::string key;

@@ -217,7 +217,9 @@ TEST_F(PredictAccuracy, ReplicatedOnOneDeviceIsTheProgramAsCompiled) {
     ir::ResolvedPlan plan = p.cases.front().plan;
     plan.mesh = ir::Mesh();
     plan.mesh.axes = {{"x", 1}};
-    for (ir::ArgumentPlan& a : plan.arguments) a.sharding = ir::HloSharding::Replicated();
+    for (size_t i = 0; i < plan.arguments.size(); ++i) {
+      plan.SetArgumentSharding(i, ir::HloSharding::Replicated());
+    }
     auto prediction = (*predictor)->Predict(plan);
     ASSERT_TRUE(prediction.ok()) << prediction.status();
     const predictor::DeviceMemory& d = prediction->devices.front();
