@@ -79,6 +79,12 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
       p->step_of_[static_cast<size_t>(id.value())] = static_cast<ir::ScheduleStep>(s);
     }
   }
+  const ir::Computation& entry = *program.module.entry_computation();
+  p->parameter_ranks_.reserve(entry.parameters.size());
+  for (ir::InstructionId id : entry.parameters) {
+    p->parameter_ranks_.push_back(
+        id.valid() ? static_cast<int64_t>(program.module.instruction(id).shape.dims.size()) : 0);
+  }
   p->max_step_ = program.schedule.max_time >= 0
                      ? program.schedule.max_time
                      : static_cast<ir::ScheduleStep>(program.schedule.instructions.size());
@@ -147,47 +153,7 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
   out.label = plan.label;
   out.unsharded = unsharded_;
   out.unmatched_arguments = plan.unmatched_arguments;
-  out.argument_shardings.reserve(plan.arguments.size());
-  // A plan keeps each distinct sharding once (ir::ShardingTable): each is
-  // read as mesh axes once per rank it is used at, and an argument of the
-  // same index and rank as the one before it (every layer's weight) is a
-  // copy of it.
-  std::vector<AxesSharding> read;
-  // Per table index + 1 (0: kReplicatedIndex): (rank, position in `read`).
-  std::vector<absl::InlinedVector<std::pair<int64_t, size_t>, 2>> read_at(
-      plan.shardings.size() + 1);
-  int32_t previous_index = 0;
-  int64_t previous_rank = -1;
-  for (size_t i = 0; i < plan.arguments.size(); ++i) {
-    const ir::Instruction* param =
-        entry.parameters[i].valid() ? &module.instruction(entry.parameters[i]) : nullptr;
-    const int64_t rank = param ? static_cast<int64_t>(param->shape.dims.size()) : 0;
-    const int32_t index = plan.arguments[i].sharding_index;
-    if (i > 0 && index == previous_index && rank == previous_rank) {
-      out.argument_shardings.push_back(out.argument_shardings.back());
-      continue;
-    }
-    if (!plan.ValidShardingIndex(i)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "argument ", i, " (", plan.arguments[i].name, "): sharding index ", index,
-          " is not in the plan's table of ", plan.shardings.size()));
-    }
-    previous_index = index;
-    previous_rank = rank;
-    auto& at = read_at[static_cast<size_t>(index + 1)];
-    auto known = std::find_if(at.begin(), at.end(), [&](const auto& e) { return e.first == rank; });
-    if (known == at.end()) {
-      auto axes = AxesFromHloSharding(plan.ArgumentSharding(i), plan.mesh, rank);
-      if (!axes.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat("argument ", i, " (",
-                                                       plan.arguments[i].name, "): ",
-                                                       axes.status().message()));
-      }
-      read.push_back(*std::move(axes));
-      known = at.insert(at.end(), {rank, read.size() - 1});
-    }
-    out.argument_shardings.push_back(read[known->second]);
-  }
+  RETURN_IF_ERROR(ReadArguments(plan, &out.argument_shardings));
   std::shared_ptr<const SharedPrediction> shared;
   std::string key;
   if (shared_ != nullptr) {
@@ -229,6 +195,50 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
   out.unknown = shared->unknown;
   out.instruction_shardings = shared->leaves;
   return out;
+}
+
+absl::Status Predictor::ReadArguments(const ir::ResolvedPlan& plan,
+                                      std::vector<AxesSharding>* out) const {
+  out->reserve(plan.arguments.size());
+  // A plan keeps each distinct sharding once (ir::ShardingTable): each is
+  // read as mesh axes once per rank it is used at, and an argument of the
+  // same index and rank as the one before it (every layer's weight) is a
+  // copy of it.
+  std::vector<AxesSharding> read;
+  // Per table index + 1 (0: kReplicatedIndex): (rank, position in `read`).
+  std::vector<absl::InlinedVector<std::pair<int64_t, size_t>, 2>> read_at(
+      plan.shardings.size() + 1);
+  int32_t previous_index = 0;
+  int64_t previous_rank = -1;
+  for (size_t i = 0; i < plan.arguments.size(); ++i) {
+    const int64_t rank = parameter_ranks_[i];
+    const int32_t index = plan.arguments[i].sharding_index;
+    if (i > 0 && index == previous_index && rank == previous_rank) {
+      out->push_back(out->back());
+      continue;
+    }
+    if (!plan.ValidShardingIndex(i)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "argument ", i, " (", plan.arguments[i].name, "): sharding index ", index,
+          " is not in the plan's table of ", plan.shardings.size()));
+    }
+    previous_index = index;
+    previous_rank = rank;
+    auto& at = read_at[static_cast<size_t>(index + 1)];
+    auto known = std::find_if(at.begin(), at.end(), [&](const auto& e) { return e.first == rank; });
+    if (known == at.end()) {
+      auto axes = AxesFromHloSharding(plan.ArgumentSharding(i), plan.mesh, rank);
+      if (!axes.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("argument ", i, " (",
+                                                       plan.arguments[i].name, "): ",
+                                                       axes.status().message()));
+      }
+      read.push_back(*std::move(axes));
+      known = at.insert(at.end(), {rank, read.size() - 1});
+    }
+    out->push_back(read[known->second]);
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::Share(
