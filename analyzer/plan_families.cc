@@ -237,7 +237,7 @@ absl::StatusOr<ir::ResolvedPlan> ResolveSpecPlan(const ir::SpecPlan& plan) {
       return absl::InvalidArgumentError(StrCat("argument ", argument.parameter, ": ",
                                                FromAbsl(sharding.status().message())));
     }
-    lowered.sharding = *std::move(sharding);
+    lowered.sharding_index = out.shardings.Intern(*std::move(sharding));
     out.arguments.push_back(std::move(lowered));
   }
   return out;

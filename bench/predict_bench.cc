@@ -14,7 +14,10 @@
 // candidate (PredictOptions::share_between_candidates off).
 //   build/bench/predict_bench [--layers=25000] [--candidates=200] [--only=K]
 //                             [--distinct=0] [--share=1]
-// prints values, instructions, the one-time preparation and candidates/s.
+// prints values, instructions, the one-time preparation, the bytes a plan
+// holds, and candidates/s.
+#include <malloc.h>
+
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -32,6 +35,12 @@
 namespace {
 
 using namespace memplan;
+
+// Bytes in use on the heap (small blocks and mmapped ones).
+size_t HeapBytes() {
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
 
 double ThreadCpuSeconds() {
   timespec ts;
@@ -59,6 +68,7 @@ int main(int argc, char** argv) {
   }
   const auto t1 = Clock::now();
   std::vector<ir::ResolvedPlan> plans;
+  const size_t heap_before = HeapBytes();
   if (distinct) {
     const size_t limit = static_cast<size_t>(std::max<int64_t>(count, 1));
     plans = bench::DistinctCandidates(g.parameters, limit);
@@ -66,6 +76,9 @@ int main(int argc, char** argv) {
     for (int k = 0; k < 6; ++k) plans.push_back(bench::RotationCandidate(k, g.parameters));
   }
   const size_t kinds = plans.size();
+  // What the plans hold on the heap (their vectors, strings and tables).
+  const double plan_bytes =
+      static_cast<double>(HeapBytes() - heap_before) / static_cast<double>(kinds);
   int64_t checksum = 0;
   const auto t2 = Clock::now();
   const std::clock_t c2 = std::clock();
@@ -97,6 +110,8 @@ int main(int argc, char** argv) {
   std::printf("values %zu, instructions %zu, parameters %ld\n", g.program.values.size(),
               g.program.module.instruction_count(), static_cast<long>(g.parameters));
   std::printf("prepare (once per program) %.3f s\n", prepare);
+  std::printf("plans: %.0f bytes each on the heap (%.1f per argument)\n", plan_bytes,
+              plan_bytes / static_cast<double>(g.parameters));
   std::printf("candidates %ld in %.3f s: %.1f candidates/s (%.2f ms each); checksum %ld\n",
               static_cast<long>(count), seconds, static_cast<double>(count) / seconds,
               1000.0 * seconds / static_cast<double>(count), static_cast<long>(checksum));

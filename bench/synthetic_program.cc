@@ -164,23 +164,28 @@ ir::ResolvedPlan ScaledCandidate(int kind, int64_t outer, int64_t tp, int64_t pa
   } else {
     plan.mesh.axes = {{k == 0 ? "dp" : k == 4 ? "fsdp" : "tp", n}};
   }
+  // The data's sharding and the weights' (every weight alike).
+  ir::HloSharding data = ir::HloSharding::Replicated();
+  ir::HloSharding weight = ir::HloSharding::Replicated();
+  switch (k) {
+    case 0: data = Tiled({n, 1}, false); break;
+    case 1: weight = Tiled({1, n}, false); break;
+    case 2: weight = Tiled({n, 1}, false); break;
+    case 3:
+      data = Tiled({outer, 1, tp}, true);
+      weight = ir::HloSharding::Tiled(
+          ir::TileAssignment::Iota({1, tp, outer}, {outer, tp}, {1, 0}), true);
+      break;
+    case 4: data = weight = Tiled({n, 1}, false); break;
+    default: break;
+  }
+  const int32_t data_index = plan.shardings.Intern(std::move(data));
+  const int32_t weight_index = plan.shardings.Intern(std::move(weight));
+  plan.arguments.resize(static_cast<size_t>(parameters));
   for (int64_t i = 0; i < parameters; ++i) {
-    ir::ArgumentPlan a;
+    ir::ArgumentPlan& a = plan.arguments[static_cast<size_t>(i)];
     a.parameter = i;
-    switch (k) {
-      case 0: a.sharding = i == 0 ? Tiled({n, 1}, false) : ir::HloSharding::Replicated(); break;
-      case 1: a.sharding = i == 0 ? ir::HloSharding::Replicated() : Tiled({1, n}, false); break;
-      case 2: a.sharding = i == 0 ? ir::HloSharding::Replicated() : Tiled({n, 1}, false); break;
-      case 3:
-        a.sharding = i == 0 ? Tiled({outer, 1, tp}, true)
-                            : ir::HloSharding::Tiled(ir::TileAssignment::Iota(
-                                                         {1, tp, outer}, {outer, tp}, {1, 0}),
-                                                     true);
-        break;
-      case 4: a.sharding = Tiled({n, 1}, false); break;
-      default: a.sharding = ir::HloSharding::Replicated(); break;
-    }
-    plan.arguments.push_back(std::move(a));
+    a.sharding_index = i == 0 ? data_index : weight_index;
   }
   return plan;
 }

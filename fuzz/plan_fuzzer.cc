@@ -75,9 +75,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (argument.parameter != static_cast<int64_t>(i)) Fail("argument out of order", "");
     if (argument.source == ir::PlanSource::kDefault) {
       ++unmatched;
-      if (argument.sharding.kind != ir::HloSharding::Kind::kReplicated) Fail("default not replicated", "");
+      if (resolved->ArgumentSharding(i).kind != ir::HloSharding::Kind::kReplicated) {
+        Fail("default not replicated", "");
+      }
     }
-    const ir::HloSharding& sharding = argument.sharding;
+    if (!resolved->ValidShardingIndex(i)) Fail("sharding index outside the table", "");
+    const ir::HloSharding& sharding = resolved->ArgumentSharding(i);
     if (sharding.kind == ir::HloSharding::Kind::kTuple) Fail("tuple sharding", sharding.ToString());
     if (sharding.kind != ir::HloSharding::Kind::kTiled) continue;
     if (sharding.tiles.device_count() != resolved->mesh.device_count()) {

@@ -111,8 +111,9 @@ absl::StatusOr<ir::ResolvedPlan> ResolvePlan(const PlanFile& plan,
                    source.LocationString(other->offset), "; expected each argument selected once"));
       }
       chosen_by[p] = &entry.key;
-      ASSIGN_OR_RETURN(out.arguments[p].sharding,
+      ASSIGN_OR_RETURN(ir::HloSharding sharding,
                        LowerSpec(source, plan.mesh, entry.spec, arguments[p].shape, Describe(arguments[p])));
+      out.SetArgumentSharding(static_cast<size_t>(p), std::move(sharding));
       out.arguments[p].source = ir::PlanSource::kKey;
       out.arguments[p].key = entry.key.text;
     }

@@ -2,6 +2,7 @@
 // reshards its operands to what it takes (Propagator::Reshard records the
 // collectives that costs).
 #include <algorithm>
+#include <numeric>
 #include <utility>
 
 #include "predictor/propagator.h"
@@ -102,6 +103,31 @@ AxesSharding Propagator::Transpose(const ir::Instruction& inst) {
   return result;
 }
 
+// The largest run of `mask`'s axes, from the major (lowest) one on, whose
+// product of sizes divides `size`; 0 when none does.
+AxisMask Propagator::DividingMajorAxes(AxisMask mask, int64_t size) const {
+  AxisMask keep = 0;
+  for (size_t k = 0; k < 32 && k < mesh_.sizes.size(); ++k) {
+    const AxisMask bit = AxisMask{1} << k;
+    if ((mask & bit) == 0) continue;
+    if (size % mesh_.Ways(keep | bit) != 0) break;
+    keep |= bit;
+  }
+  return keep;
+}
+
+// Records that the major axis of `dropped` could have kept the part of it
+// that divides `size`.
+void Propagator::NoteWantedSubAxis(AxisMask dropped, int64_t size) {
+  for (size_t k = 0; k < 32 && k < mesh_.sizes.size(); ++k) {
+    if ((dropped & (AxisMask{1} << k)) == 0) continue;
+    const int64_t n = mesh_.sizes[k];
+    const int64_t g = std::gcd(size, n);
+    if (g > 1 && g < n) out_.wanted_sub_axes.push_back({k, g});
+    return;
+  }
+}
+
 // Walks both shapes in groups of dimensions with equal products: one to one
 // keeps the split; many input dims into one keeps the major dim's split
 // (the minor ones are all-gathered); one into many keeps it on the major
@@ -149,11 +175,14 @@ AxesSharding Propagator::Reshape(const ir::Instruction& inst) {
       result.dims[o0] = major;
       for (size_t k = i0 + 1; k < i; ++k) want.dims[k] = 0;
     } else if (ni == 1) {
-      if (major != 0 && outd[o0] % mesh_.Ways(major) == 0) {
-        result.dims[o0] = major;
-      } else {
-        want.dims[i0] = 0;
-      }
+      // The major axes (mesh order) whose product divides the major output
+      // dim stay on it; the minor rest are all-gathered (XLA keeps the
+      // largest dividing part of a split, e.g. 768 by 8 into 12 x 64
+      // keeps 4 ways on the 12 when the 8 is two sub-axes 4 x 2).
+      const AxisMask keep = DividingMajorAxes(major, outd[o0]);
+      if (keep != major) NoteWantedSubAxis(major & ~keep, outd[o0] / mesh_.Ways(keep));
+      result.dims[o0] = keep;
+      want.dims[i0] = keep;
     } else {
       for (size_t k = i0; k < i; ++k) want.dims[k] = 0;
     }

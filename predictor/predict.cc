@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "ir/status_macros.h"
 #include "predictor/memory_model.h"
@@ -48,6 +49,27 @@ void FindInPlaceSharing(std::vector<Predictor::ValueInfo>* values,
   }
 }
 
+// Reads what the memory model and propagation give over sub-axes on the
+// plan's axes: collectives and instruction shardings name whole axes, and
+// collective groups that now name the same axes are one.
+void MergeSubAxes(const SubAxes& sub, Prediction* scratch, Propagation* prop) {
+  std::map<std::pair<CollectiveKind, AxisMask>, CollectiveGroup> groups;
+  for (const CollectiveGroup& g : scratch->collectives) {
+    CollectiveGroup& m = groups[{g.kind, sub.Merge(g.axes)}];
+    m.kind = g.kind;
+    m.axes = sub.Merge(g.axes);
+    m.count += g.count;
+    m.combined += g.combined;
+    m.result_bytes += g.result_bytes;
+  }
+  scratch->collectives.clear();
+  for (auto& [key, g] : groups) scratch->collectives.push_back(g);
+  for (PredictedCollective& pc : prop->collectives) pc.axes = sub.Merge(pc.axes);
+  for (std::vector<AxesSharding>& leaves : prop->leaves) {
+    for (AxesSharding& s : leaves) s = sub.Merge(s);
+  }
+}
+
 }  // namespace
 
 Predictor::Predictor(const ir::Program& program) : program_(program) {}
@@ -77,6 +99,12 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
     if (program.module.contains(id) && p->step_of_[static_cast<size_t>(id.value())] < 0) {
       p->step_of_[static_cast<size_t>(id.value())] = static_cast<ir::ScheduleStep>(s);
     }
+  }
+  const ir::Computation& entry = *program.module.entry_computation();
+  p->parameter_ranks_.reserve(entry.parameters.size());
+  for (ir::InstructionId id : entry.parameters) {
+    p->parameter_ranks_.push_back(
+        id.valid() ? static_cast<int64_t>(program.module.instruction(id).shape.dims.size()) : 0);
   }
   p->max_step_ = program.schedule.max_time >= 0
                      ? program.schedule.max_time
@@ -146,28 +174,7 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
   out.label = plan.label;
   out.unsharded = unsharded_;
   out.unmatched_arguments = plan.unmatched_arguments;
-  out.argument_shardings.reserve(plan.arguments.size());
-  int64_t previous_rank = -1;
-  for (size_t i = 0; i < plan.arguments.size(); ++i) {
-    const ir::Instruction* param =
-        entry.parameters[i].valid() ? &module.instruction(entry.parameters[i]) : nullptr;
-    const int64_t rank = param ? static_cast<int64_t>(param->shape.dims.size()) : 0;
-    // Plans repeat one sharding over many arguments (every layer's weight):
-    // the same sharding of the same rank reads the same.
-    if (i > 0 && rank == previous_rank &&
-        plan.arguments[i].sharding == plan.arguments[i - 1].sharding) {
-      out.argument_shardings.push_back(out.argument_shardings[i - 1]);
-      continue;
-    }
-    previous_rank = rank;
-    auto axes = AxesFromHloSharding(plan.arguments[i].sharding, plan.mesh, rank);
-    if (!axes.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("argument ", i, " (",
-                                                     plan.arguments[i].name, "): ",
-                                                     axes.status().message()));
-    }
-    out.argument_shardings.push_back(*std::move(axes));
-  }
+  RETURN_IF_ERROR(ReadArguments(plan, &out.argument_shardings));
   std::shared_ptr<const SharedPrediction> shared;
   std::string key;
   if (shared_ != nullptr) {
@@ -178,6 +185,7 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
     ASSIGN_OR_RETURN(shared, Share(plan, mesh, out.argument_shardings));
     if (shared_ != nullptr) shared_->Insert(std::move(key), shared);
   }
+  const SubAxes& sub = shared->sub;
 
   // Outputs: the root's leaves (a plan's output shardings win), partial sums
   // reduced.
@@ -191,12 +199,13 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
       auto axes = AxesFromHloSharding(*plan.outputs[k], plan.mesh,
                                       static_cast<int64_t>(out_shapes[k]->dims.size()));
       if (!axes.ok()) return axes.status();
-      out.output_shardings[k] = *std::move(axes);
+      out.output_shardings[k] = sub.Split(*axes);
     }
     out.output_shardings[k].partial = 0;
   }
   DeviceMemory d = shared->device;
-  d.output_bytes = OutputShardBytes(module, out.output_shardings, mesh);
+  d.output_bytes = OutputShardBytes(module, out.output_shardings, sub.mesh);
+  for (AxesSharding& s : out.output_shardings) s = sub.Merge(s);
   d.device_footprint_bytes = d.argument_bytes + d.output_bytes - d.alias_bytes + d.temp_bytes;
   for (int64_t id : out.mesh.DeviceIds()) {
     d.device = id;
@@ -211,12 +220,67 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
   return out;
 }
 
+absl::Status Predictor::ReadArguments(const ir::ResolvedPlan& plan,
+                                      std::vector<AxesSharding>* out) const {
+  out->reserve(plan.arguments.size());
+  // A plan keeps each distinct sharding once (ir::ShardingTable): each is
+  // read as mesh axes once per rank it is used at, and an argument of the
+  // same index and rank as the one before it (every layer's weight) is a
+  // copy of it.
+  std::vector<AxesSharding> read;
+  // Per table index + 1 (0: kReplicatedIndex): (rank, position in `read`).
+  std::vector<absl::InlinedVector<std::pair<int64_t, size_t>, 2>> read_at(
+      plan.shardings.size() + 1);
+  int32_t previous_index = 0;
+  int64_t previous_rank = -1;
+  for (size_t i = 0; i < plan.arguments.size(); ++i) {
+    const int64_t rank = parameter_ranks_[i];
+    const int32_t index = plan.arguments[i].sharding_index;
+    if (i > 0 && index == previous_index && rank == previous_rank) {
+      out->push_back(out->back());
+      continue;
+    }
+    if (!plan.ValidShardingIndex(i)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "argument ", i, " (", plan.arguments[i].name, "): sharding index ", index,
+          " is not in the plan's table of ", plan.shardings.size()));
+    }
+    previous_index = index;
+    previous_rank = rank;
+    auto& at = read_at[static_cast<size_t>(index + 1)];
+    auto known = std::find_if(at.begin(), at.end(), [&](const auto& e) { return e.first == rank; });
+    if (known == at.end()) {
+      auto axes = AxesFromHloSharding(plan.ArgumentSharding(i), plan.mesh, rank);
+      if (!axes.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("argument ", i, " (",
+                                                       plan.arguments[i].name, "): ",
+                                                       axes.status().message()));
+      }
+      read.push_back(*std::move(axes));
+      known = at.insert(at.end(), {rank, read.size() - 1});
+    }
+    out->push_back(read[known->second]);
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::Share(
-    const ir::ResolvedPlan& plan, const MeshSizes& mesh,
-    const std::vector<AxesSharding>& arguments) const {
+    const ir::ResolvedPlan& plan, const MeshSizes& plan_mesh,
+    const std::vector<AxesSharding>& plan_arguments) const {
   const ir::Module& module = program_.module;
-  ASSIGN_OR_RETURN(Propagation prop, Propagate(module, graph_, mesh, arguments));
+  ASSIGN_OR_RETURN(Propagation prop, Propagate(module, graph_, plan_mesh, plan_arguments));
   auto shared = std::make_shared<SharedPrediction>();
+  // A reshape that could have kept part of an axis: again, on sub-axes.
+  shared->sub = FactorMesh(plan_mesh, prop.wanted_sub_axes);
+  const SubAxes& sub = shared->sub;
+  std::vector<AxesSharding> split_arguments;
+  if (!sub.identity) {
+    split_arguments.reserve(plan_arguments.size());
+    for (const AxesSharding& s : plan_arguments) split_arguments.push_back(sub.Split(s));
+    ASSIGN_OR_RETURN(prop, Propagate(module, graph_, sub.mesh, split_arguments));
+  }
+  const MeshSizes& mesh = sub.mesh;
+  const std::vector<AxesSharding>& arguments = sub.identity ? plan_arguments : split_arguments;
   const ir::Instruction& root = module.instruction(module.entry_computation()->root);
   shared->root_leaves = prop.leaves[static_cast<size_t>(root.id.value())];
   // The memory model on the propagated outputs (their bytes are redone per
@@ -232,6 +296,7 @@ absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::Share(
   MemoryModel model(*this, mesh, prop, scratch);
   model.Run();
   shared->device = scratch.devices.empty() ? DeviceMemory{} : scratch.devices.front();
+  if (!sub.identity) MergeSubAxes(sub, &scratch, &prop);
   shared->collectives = std::move(scratch.collectives);
   shared->combined_all_reduces = std::move(scratch.combined_all_reduces);
   shared->collective_list = std::move(prop.collectives);

@@ -23,6 +23,7 @@
 #include "ir/plan.h"
 #include "ir/program.h"
 #include "predictor/propagation.h"
+#include "predictor/sub_axes.h"
 
 namespace memplan::predictor {
 
@@ -143,6 +144,12 @@ class Predictor {
 
  private:
   explicit Predictor(const ir::Program& program);
+  // The plan's argument shardings as mesh axes, one per entry parameter,
+  // into `out` (empty on entry). InvalidArgument naming the argument when a
+  // sharding index is outside the plan's table or a sharding does not read
+  // as mesh axes at its parameter's rank.
+  absl::Status ReadArguments(const ir::ResolvedPlan& plan,
+                             std::vector<AxesSharding>* out) const;
   // The propagation and memory model of a candidate (what candidates of one
   // key share).
   absl::StatusOr<std::shared_ptr<const SharedPrediction>> Share(
@@ -154,6 +161,10 @@ class Predictor {
   PropagationGraph graph_;
   analyzer::MemoryStats unsharded_;
   std::vector<ir::ScheduleStep> step_of_;  // per instruction; -1 unscheduled
+  // Per entry parameter: its array's rank (0 for a missing instruction);
+  // read per candidate argument, kept here so that reading a plan does not
+  // visit every parameter's instruction.
+  std::vector<int64_t> parameter_ranks_;
   std::vector<ValueInfo> values_;
   // Per allocation index in program.allocations: values in it (values_ index).
   std::vector<std::vector<int32_t>> allocation_values_;

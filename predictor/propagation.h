@@ -59,6 +59,10 @@ struct Propagation {
   std::vector<std::vector<AxesSharding>> leaves;
   std::vector<PredictedCollective> collectives;
   std::vector<UnknownPropagation> unknown;
+  // (axis, ways): a reshape all-gathered mesh axis `axis` from a dimension
+  // whose split part could have kept `ways` of it (a proper divisor of the
+  // axis size), had the axis been sub-axes (predictor/sub_axes.h).
+  std::vector<std::pair<size_t, int64_t>> wanted_sub_axes;
 
   const AxesSharding* Find(ir::InstructionId id, int64_t leaf) const;
 };

@@ -68,6 +68,8 @@ class Propagator {
   std::vector<AxesSharding> Elementwise(const ir::Instruction& inst);
   AxesSharding Broadcast(const ir::Instruction& inst);
   AxesSharding Reshape(const ir::Instruction& inst);
+  AxisMask DividingMajorAxes(AxisMask mask, int64_t size) const;
+  void NoteWantedSubAxis(AxisMask dropped, int64_t size);
   AxesSharding Transpose(const ir::Instruction& inst);
   AxesSharding Dot(const ir::Instruction& inst);
   AxesSharding Convolution(const ir::Instruction& inst);

@@ -25,7 +25,9 @@ namespace memplan::predictor {
 // shardings are applied.
 struct SharedPrediction {
   InstructionShardings leaves;
-  std::vector<AxesSharding> root_leaves;  // the entry root's, as propagated
+  // The axes propagation ran on (the plan's, some split: predictor/sub_axes.h).
+  SubAxes sub;
+  std::vector<AxesSharding> root_leaves;  // the entry root's, as propagated, on `sub`'s axes
   std::vector<PredictedCollective> collective_list;
   std::vector<UnknownPropagation> unknown;
   std::vector<CollectiveGroup> collectives;

@@ -98,7 +98,7 @@ absl::StatusOr<ir::ResolvedPlan> LowerSpecPlan(const ir::SpecPlan& spec) {
     ir::ArgumentPlan out;
     out.parameter = a.parameter;
     out.name = a.name;
-    out.sharding = *std::move(sharding);
+    out.sharding_index = plan.shardings.Intern(*std::move(sharding));
     out.source = ir::PlanSource::kKey;
     out.key = a.name;
     out.donated = a.donated;

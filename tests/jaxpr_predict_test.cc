@@ -206,7 +206,10 @@ TEST_F(JaxprPredict, FootprintErrorsStayWithinTheMeasuredFigures) {
       {"transformer_fwd dp8", 63},
       {"transformer_fwd fsdp4_tp2", 72},
       {"transformer_fwd fsdp8", 73},
-      {"transformer_fwd tp8", 4},
+      // 4 until the heads kept 4 of tp's 8 ways (predictor/sub_axes.h):
+      // the heads gathered whole (too large) hid the bf16 temporaries the
+      // jaxpr lacks (too small), as on every other transformer_fwd case.
+      {"transformer_fwd tp8", 34},
       {"transformer_train_adam dp2_tp4", 4},
       {"transformer_train_adam dp4_tp2", 1},
       {"transformer_train_adam dp8", 7},

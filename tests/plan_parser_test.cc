@@ -53,7 +53,7 @@ std::string ErrorOf(std::string_view text) {
 }
 
 std::string ShardingOf(const ir::ResolvedPlan& plan, int64_t parameter) {
-  return plan.arguments[parameter].sharding.ToString();
+  return plan.ArgumentSharding(static_cast<size_t>(parameter)).ToString();
 }
 
 TEST(PlanParser, BlockStyleWithNamesGlobsAndNumbers) {

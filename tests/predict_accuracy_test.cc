@@ -79,10 +79,9 @@ const std::set<std::string> kOutputMisses = {
 const std::map<std::string, double> kFootprintMisses = {
     {"moe_train_step dp2_tp4", 22},
     {"moe_train_step tp8", 16},
-    {"transformer_fwd tp8", 38},
 };
 
-const std::set<std::string> kOrderMisses = {"moe_train_step", "transformer_fwd"};
+const std::set<std::string> kOrderMisses = {"moe_train_step"};
 
 TEST_F(PredictAccuracy, OutputBytesAreExact) {
   ASSERT_NE(rows_, nullptr);
@@ -135,6 +134,33 @@ TEST_F(PredictAccuracy, PartialGradientsWaitForTheCombinedAllReduce) {
     EXPECT_LE(std::fabs(r.temp_error_percent), it->second) << it->first;
   }
   EXPECT_EQ(seen, temp_bound_percent.size());
+}
+
+// transformer_fwd reshapes its f32[8,128,768] projections to 12 heads of 64;
+// under tp8 the 768 is split 8 ways, which 12 heads do not divide. XLA keeps
+// 4 of the 8 ways on the heads and all-gathers pairs: its truth.json lists
+// three all-gathers f32[8,128,96] -> f32[8,128,192] (393,216 -> 786,432
+// bytes) over groups [4,2]<=[8], and a temp of 12,189,760 bytes. Before the
+// axis could be split into sub-axes (4 x 2), memplan gathered the heads
+// whole: temp +54.0%, footprint +37.0%.
+TEST_F(PredictAccuracy, HeadsKeepThePartOfTheAxisThatDividesThem) {
+  ASSERT_NE(rows_, nullptr);
+  const CorpusRow* row = nullptr;
+  for (const CorpusRow& r : *rows_) {
+    if (r.c.program == "transformer_fwd" && r.c.candidate == "tp8") row = &r;
+  }
+  ASSERT_NE(row, nullptr);
+  EXPECT_LE(std::fabs(row->temp_error_percent), 0.5);
+  int pair_gathers = 0;
+  for (const predictor::PredictedCollective& pc : row->prediction.collective_list) {
+    if (pc.kind == predictor::CollectiveKind::kAllGather && pc.operand_bytes == 393216 &&
+        pc.result_bytes == 786432) {
+      ++pair_gathers;
+    }
+  }
+  EXPECT_EQ(pair_gathers, 3);
+  // Read back on the plan's mesh: every collective names the tp axis.
+  for (const predictor::CollectiveGroup& g : row->prediction.collectives) EXPECT_EQ(g.axes, 1u);
 }
 
 // The median target, met: the median |error| over the 38 cases.
@@ -217,7 +243,9 @@ TEST_F(PredictAccuracy, ReplicatedOnOneDeviceIsTheProgramAsCompiled) {
     ir::ResolvedPlan plan = p.cases.front().plan;
     plan.mesh = ir::Mesh();
     plan.mesh.axes = {{"x", 1}};
-    for (ir::ArgumentPlan& a : plan.arguments) a.sharding = ir::HloSharding::Replicated();
+    for (size_t i = 0; i < plan.arguments.size(); ++i) {
+      plan.SetArgumentSharding(i, ir::HloSharding::Replicated());
+    }
     auto prediction = (*predictor)->Predict(plan);
     ASSERT_TRUE(prediction.ok()) << prediction.status();
     const predictor::DeviceMemory& d = prediction->devices.front();

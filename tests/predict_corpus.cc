@@ -72,7 +72,7 @@ absl::StatusOr<CorpusCase> ReadCase(const std::string& program, const std::strin
     size_t consumed = 0;
     absl::StatusOr<ir::HloSharding> s = parsers::ParseHloSharding(sharding, &consumed);
     if (!s.ok()) return absl::InvalidArgumentError(path + ": " + std::string(s.status().message()));
-    arg.sharding = *std::move(s);
+    arg.sharding_index = c.plan.shardings.Intern(*std::move(s));
     arg.source = ir::PlanSource::kKey;
     c.plan.arguments.push_back(std::move(arg));
   }

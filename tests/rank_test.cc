@@ -89,7 +89,7 @@ TEST(LowerSpecPlan, GivesThePlanFileShardings) {
   ASSERT_TRUE(resolved.ok()) << resolved.status();
   ASSERT_EQ(lowered.arguments.size(), resolved->arguments.size());
   for (size_t i = 0; i < lowered.arguments.size(); ++i) {
-    EXPECT_EQ(lowered.arguments[i].sharding.ToString(), resolved->arguments[i].sharding.ToString()) << i;
+    EXPECT_EQ(lowered.ArgumentSharding(i).ToString(), resolved->ArgumentSharding(i).ToString()) << i;
   }
 }
 
