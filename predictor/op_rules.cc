@@ -49,15 +49,14 @@ void DropAxes(AxesSharding& s, AxisMask axes) {
 std::vector<AxesSharding> Propagator::Elementwise(const ir::Instruction& inst) {
   const size_t rank = inst.shape.dims.size();
   int best = -1;
-  int64_t best_ways = 0;
+  AxisMask best_axes = 0;
   std::vector<AxesSharding> ops(inst.operands.size());
   for (size_t k = 0; k < inst.operands.size(); ++k) {
     if (OperandShape(inst, k).dims.size() != rank || OperandLeaves(inst, k).size() != 1) continue;
     ops[k] = Operand(inst, k);
-    const int64_t ways = mesh_.Ways(ops[k].UsedAxes());
-    if (best < 0 || ways > best_ways) {
+    if (best < 0 || sizes_.MoreWays(ops[k].UsedAxes(), best_axes)) {
       best = static_cast<int>(k);
-      best_ways = ways;
+      best_axes = ops[k].UsedAxes();
     }
   }
   if (best < 0) return Replicated(inst.shape);
@@ -149,7 +148,7 @@ AxesSharding Propagator::Reshape(const ir::Instruction& inst) {
       result.dims[o0] = major;
       for (size_t k = i0 + 1; k < i; ++k) want.dims[k] = 0;
     } else if (ni == 1) {
-      if (major != 0 && outd[o0] % mesh_.Ways(major) == 0) {
+      if (major != 0 && sizes_.Divides(outd[o0], major)) {
         result.dims[o0] = major;
       } else {
         want.dims[i0] = 0;
@@ -168,7 +167,7 @@ AxesSharding Propagator::Reshape(const ir::Instruction& inst) {
   for (const auto& [gi, go] : groups) {
     const AxisMask add = refined.Dim(go) & ~result.Dim(go);
     if (add == 0) continue;
-    if (in[gi] % mesh_.Ways(want.dims[gi] | add) == 0 && (want.UsedAxes() & add) == 0) {
+    if (sizes_.Divides(in[gi], want.dims[gi] | add) && (want.UsedAxes() & add) == 0) {
       want.dims[gi] |= add;
     }
   }
@@ -233,14 +232,13 @@ AxesSharding Propagator::Contract(const ir::Instruction& inst, const DimRoles& r
       AxesSharding lhs_gathered = lhs, rhs_gathered = rhs;
       DropAxes(lhs_gathered, bit);
       DropAxes(rhs_gathered, bit);
-      const int64_t out_bytes =
-          ir::ByteSizeOf(inst.shape) /
-          std::max<int64_t>(1, mesh_.Ways((lhs.UsedAxes() | rhs.UsedAxes()) & ~bit));
-      const int64_t drop_lhs = ShardBytes(OperandShape(inst, 0), lhs_gathered, mesh_) +
-                               (rk == 1 ? out_bytes : 0);
-      const int64_t drop_rhs = ShardBytes(OperandShape(inst, 1), rhs_gathered, mesh_) +
-                               (lk == 1 ? out_bytes : 0);
-      if (drop_lhs < drop_rhs) {
+      const int64_t out_full = ir::ByteSizeOf(inst.shape);
+      const AxisMask out_split = (lhs.UsedAxes() | rhs.UsedAxes()) & ~bit;
+      const ByteTerm drop_lhs{&OperandShape(inst, 0), lhs_gathered, rk == 1 ? out_full : 0,
+                              out_split};
+      const ByteTerm drop_rhs{&OperandShape(inst, 1), rhs_gathered, lk == 1 ? out_full : 0,
+                              out_split};
+      if (sizes_.BytesLess(drop_lhs, drop_rhs)) {
         DropAxes(lhs, bit);
         lk = -1;
       } else {
@@ -378,8 +376,8 @@ AxesSharding Propagator::KeepOperandShape(const ir::Instruction& inst) {
     const auto& in = OperandShape(inst, 0).dims;
     bool changed = false;
     for (size_t d = 0; d < op.dims.size(); ++d) {
-      const int64_t ways = mesh_.Ways(op.dims[d]);
-      if (ways > 1 && inst.shape.dims[d] != in[d] && inst.shape.dims[d] % ways != 0) {
+      if (sizes_.MoreWays(op.dims[d], 0) && inst.shape.dims[d] != in[d] &&
+          !sizes_.Divides(inst.shape.dims[d], op.dims[d])) {
         op.dims[d] = 0;
         changed = true;
       }

@@ -53,11 +53,22 @@ struct PropagationGraph {
   static PropagationGraph Build(const ir::Module& module);
 };
 
+// What a collective's bytes are computed from: its operand's shape (the
+// consumer's view of the value) under the sharding it starts from and the
+// one it ends in (operand_bytes, result_bytes: their shard bytes).
+struct CollectiveShards {
+  const ir::Shape* shape = nullptr;
+  AxesSharding operand, result;
+};
+
+class SizeAnswers;
+
 struct Propagation {
   // Per instruction, per leaf (depth-first over tuple elements); empty for an
   // instruction never reached (a computation nothing calls, a reducer).
   std::vector<std::vector<AxesSharding>> leaves;
   std::vector<PredictedCollective> collectives;
+  std::vector<CollectiveShards> collective_shards;  // one per collective
   std::vector<UnknownPropagation> unknown;
 
   const AxesSharding* Find(ir::InstructionId id, int64_t leaf) const;
@@ -65,10 +76,15 @@ struct Propagation {
 
 // Propagates `parameters` (one per entry parameter, each of the parameter's
 // array rank) over `module`. InvalidArgument when the module has no entry
-// computation or the parameter count differs.
+// computation or the parameter count differs. When `record` is not null,
+// every question asked of the mesh's sizes is recorded there with its
+// answer (predictor/size_questions.h): a mesh of the same axis count that
+// answers them alike propagates the same parameters to the same shardings
+// and collectives (their bytes aside).
 absl::StatusOr<Propagation> Propagate(const ir::Module& module, const PropagationGraph& graph,
                                       const MeshSizes& mesh,
-                                      const std::vector<AxesSharding>& parameters);
+                                      const std::vector<AxesSharding>& parameters,
+                                      SizeAnswers* record = nullptr);
 
 // Flattened leaf number of `index` within `shape` (depth-first order);
 // -1 when the index leaves the shape or names a tuple.
