@@ -21,7 +21,12 @@ class MemoryModel {
  public:
   MemoryModel(const Predictor& predictor, const MeshSizes& mesh, const Propagation& prop,
               Prediction& out)
-      : p_(predictor), mesh_(mesh), prop_(prop), out_(out) {}
+      : MemoryModel(predictor, mesh, prop.leaves, prop.collectives, out) {}
+  // The same from a propagation's leaves and collectives held apart.
+  MemoryModel(const Predictor& predictor, const MeshSizes& mesh,
+              const std::vector<std::vector<AxesSharding>>& leaves,
+              const std::vector<PredictedCollective>& collectives, Prediction& out)
+      : p_(predictor), mesh_(mesh), leaves_(leaves), collectives_(collectives), out_(out) {}
 
   // Fills out.devices, out.max_device_footprint_bytes and out.collectives.
   void Run();
@@ -64,7 +69,8 @@ class MemoryModel {
 
   const Predictor& p_;
   const MeshSizes& mesh_;
-  const Propagation& prop_;
+  const std::vector<std::vector<AxesSharding>>& leaves_;  // Propagation::leaves
+  const std::vector<PredictedCollective>& collectives_;
   Prediction& out_;
   std::vector<Buffer> temp_;
   std::vector<Buffer> resident_;  // output-allocation values that stay there

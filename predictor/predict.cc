@@ -8,6 +8,7 @@
 #include "ir/status_macros.h"
 #include "predictor/memory_model.h"
 #include "predictor/shared_predictions.h"
+#include "predictor/size_questions.h"
 
 namespace memplan::predictor {
 
@@ -169,14 +170,27 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
     out.argument_shardings.push_back(*std::move(axes));
   }
   std::shared_ptr<const SharedPrediction> shared;
-  std::string key;
-  if (shared_ != nullptr) {
-    key = SharedPredictions::Key(mesh, out.argument_shardings);
+  if (shared_ == nullptr) {
+    ASSIGN_OR_RETURN(shared, Share(plan, mesh, out.argument_shardings, nullptr));
+    computed_.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    std::string key = SharedPredictions::Key(mesh, out.argument_shardings);
     shared = shared_->Find(key);
-  }
-  if (shared == nullptr) {
-    ASSIGN_OR_RETURN(shared, Share(plan, mesh, out.argument_shardings));
-    if (shared_ != nullptr) shared_->Insert(std::move(key), shared);
+    if (shared != nullptr) {
+      same_sizes_.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      const std::string structure_key =
+          SharedPredictions::StructureKey(mesh.sizes.size(), out.argument_shardings);
+      if (auto structure = shared_->FindStructure(structure_key, mesh)) {
+        shared = Resize(*structure, plan, mesh, out.argument_shardings);
+        same_structure_.fetch_add(1, std::memory_order_relaxed);
+      } else {
+        ASSIGN_OR_RETURN(shared, Share(plan, mesh, out.argument_shardings, &structure));
+        shared_->InsertStructure(structure_key, std::move(structure));
+        computed_.fetch_add(1, std::memory_order_relaxed);
+      }
+      shared_->Insert(std::move(key), shared);
+    }
   }
 
   // Outputs: the root's leaves (a plan's output shardings win), partial sums
@@ -211,14 +225,58 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
   return out;
 }
 
+Predictor::SharingCounts Predictor::sharing_counts() const {
+  return {same_sizes_.load(), same_structure_.load(), computed_.load()};
+}
+
 absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::Share(
     const ir::ResolvedPlan& plan, const MeshSizes& mesh,
-    const std::vector<AxesSharding>& arguments) const {
+    const std::vector<AxesSharding>& arguments,
+    std::shared_ptr<const StructuralPrediction>* structure) const {
   const ir::Module& module = program_.module;
-  ASSIGN_OR_RETURN(Propagation prop, Propagate(module, graph_, mesh, arguments));
+  std::shared_ptr<StructuralPrediction> kept;
+  if (structure != nullptr) kept = std::make_shared<StructuralPrediction>();
+  ASSIGN_OR_RETURN(Propagation prop, Propagate(module, graph_, mesh, arguments,
+                                               kept ? &kept->answers : nullptr));
+  const ir::Instruction& root = module.instruction(module.entry_computation()->root);
+  std::vector<AxesSharding> root_leaves = prop.leaves[static_cast<size_t>(root.id.value())];
+  auto leaves = std::make_shared<const std::vector<std::vector<AxesSharding>>>(
+      std::move(prop.leaves));
+  if (kept) {
+    kept->leaves = leaves;
+    kept->root_leaves = root_leaves;
+    kept->collective_list = prop.collectives;
+    kept->collective_shards = std::move(prop.collective_shards);
+    kept->unknown = prop.unknown;
+    *structure = std::move(kept);
+  }
+  return std::shared_ptr<const SharedPrediction>(
+      Model(plan, mesh, arguments, std::move(leaves), std::move(root_leaves),
+            std::move(prop.collectives), std::move(prop.unknown)));
+}
+
+std::shared_ptr<const SharedPrediction> Predictor::Resize(
+    const StructuralPrediction& structure, const ir::ResolvedPlan& plan, const MeshSizes& mesh,
+    const std::vector<AxesSharding>& arguments) const {
+  std::vector<PredictedCollective> collectives = structure.collective_list;
+  for (size_t i = 0; i < collectives.size(); ++i) {
+    const CollectiveShards& s = structure.collective_shards[i];
+    collectives[i].operand_bytes = ShardBytes(*s.shape, s.operand, mesh);
+    collectives[i].result_bytes = ShardBytes(*s.shape, s.result, mesh);
+  }
+  return Model(plan, mesh, arguments, structure.leaves, structure.root_leaves,
+               std::move(collectives), structure.unknown);
+}
+
+std::shared_ptr<SharedPrediction> Predictor::Model(
+    const ir::ResolvedPlan& plan, const MeshSizes& mesh,
+    const std::vector<AxesSharding>& arguments, InstructionShardings leaves,
+    std::vector<AxesSharding> root_leaves, std::vector<PredictedCollective> collectives,
+    std::vector<UnknownPropagation> unknown) const {
+  const ir::Module& module = program_.module;
   auto shared = std::make_shared<SharedPrediction>();
   const ir::Instruction& root = module.instruction(module.entry_computation()->root);
-  shared->root_leaves = prop.leaves[static_cast<size_t>(root.id.value())];
+  shared->root_leaves = std::move(root_leaves);
   // The memory model on the propagated outputs (their bytes are redone per
   // candidate; nothing else it computes reads them).
   Prediction scratch;
@@ -229,16 +287,15 @@ absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::Share(
   scratch.output_shardings = shared->root_leaves;
   scratch.output_shardings.resize(out_shapes.size());
   for (AxesSharding& s : scratch.output_shardings) s.partial = 0;
-  MemoryModel model(*this, mesh, prop, scratch);
+  MemoryModel model(*this, mesh, *leaves, collectives, scratch);
   model.Run();
   shared->device = scratch.devices.empty() ? DeviceMemory{} : scratch.devices.front();
   shared->collectives = std::move(scratch.collectives);
   shared->combined_all_reduces = std::move(scratch.combined_all_reduces);
-  shared->collective_list = std::move(prop.collectives);
-  shared->unknown = std::move(prop.unknown);
-  shared->leaves = std::make_shared<const std::vector<std::vector<AxesSharding>>>(
-      std::move(prop.leaves));
-  return std::shared_ptr<const SharedPrediction>(std::move(shared));
+  shared->collective_list = std::move(collectives);
+  shared->unknown = std::move(unknown);
+  shared->leaves = std::move(leaves);
+  return shared;
 }
 
 }  // namespace memplan::predictor
