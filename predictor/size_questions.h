@@ -12,10 +12,12 @@
 #define MEMPLAN_PREDICTOR_SIZE_QUESTIONS_H_
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "ir/shape.h"
 #include "predictor/axes_sharding.h"
 
@@ -50,6 +52,11 @@ class SizeAnswers {
   absl::flat_hash_map<std::pair<int64_t, AxisMask>, bool> divides_;
   absl::flat_hash_map<std::pair<AxisMask, AxisMask>, bool> more_ways_;
   std::vector<BytesQuestion> bytes_;
+  // The byte questions asked, by what their answers depend on (element
+  // type and bits, dims, shardings, extras: the same for every layer of a
+  // model), so that each is kept once.
+  absl::flat_hash_set<std::string> bytes_asked_;
+  void AddBytes(const ByteTerm& a, const ByteTerm& b, Compare compare, bool answer);
 };
 
 // Answers from `mesh`, each recorded in `record` when it is not null.
