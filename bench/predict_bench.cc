@@ -136,6 +136,10 @@ int main(int argc, char** argv) {
     std::printf("%s: %ld, %.2f ms of CPU each\n", how_names[h], static_cast<long>(how_count[h]),
                 1000.0 * how_cpu[h] / static_cast<double>(how_count[h]));
   }
+  if (how_count[1] > 0) {
+    std::printf("  of which temp arena scaled from an earlier packing: %ld\n",
+                static_cast<long>((*predictor)->sharing_counts().packing_scaled));
+  }
   for (size_t k = 0; k < kinds && static_cast<int64_t>(k) < count && only < 0 && !distinct; ++k) {
     const int64_t n = (count - static_cast<int64_t>(k) + static_cast<int64_t>(kinds) - 1) /
                       static_cast<int64_t>(kinds);

@@ -379,10 +379,19 @@ std::vector<analyzer::PackingInterval> MemoryModel::TempIntervals() const {
   return intervals;
 }
 
-int64_t MemoryModel::PackTemp() const {
+int64_t MemoryModel::PackTemp() {
   if (temp_.empty()) return 0;
   if (p_.options_.reference_heap) return PackTempReference();
-  return analyzer::BestFitHeapSize(TempIntervals(), p_.options_.temp_alignment);
+  const int64_t alignment = p_.options_.temp_alignment;
+  if (memo_ != nullptr) {
+    if (std::optional<int64_t> heap = memo_->Scaled(temp_, alignment)) {
+      packing_scaled_ = true;
+      return *heap;
+    }
+  }
+  const int64_t heap = analyzer::BestFitHeapSize(TempIntervals(), alignment);
+  if (memo_ != nullptr) memo_->Keep(temp_, alignment, heap);
+  return heap;
 }
 
 int64_t MemoryModel::PackTempReference() const {
@@ -483,7 +492,8 @@ void MemoryModel::SummarizeCollectives(const std::vector<Combined>& combined) {
   for (auto& [key, g] : groups) out_.collectives.push_back(g);
 }
 
-void MemoryModel::Run() {
+void MemoryModel::Run(PackingMemo* memo) {
+  memo_ = memo;
   argument_bytes_ = ArgumentBytes();
   DeviceMemory d;
   d.argument_bytes = argument_bytes_;

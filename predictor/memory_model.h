@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analyzer/interval_packing.h"
+#include "predictor/packing_memo.h"
 #include "predictor/predict.h"
 #include "predictor/propagation.h"
 
@@ -29,15 +30,15 @@ class MemoryModel {
       : p_(predictor), mesh_(mesh), leaves_(leaves), collectives_(collectives), out_(out) {}
 
   // Fills out.devices, out.max_device_footprint_bytes and out.collectives.
-  void Run();
+  // With `memo`, the temp arena is taken from it when it can answer
+  // (predictor/packing_memo.h), and packed and kept there otherwise.
+  void Run(PackingMemo* memo = nullptr);
+  // Whether Run took the temp arena from the memo.
+  bool packing_scaled() const { return packing_scaled_; }
 
  private:
   // A buffer of the per-device program: a scaled value or a collective's.
-  struct Buffer {
-    int64_t size = 0;
-    ir::ScheduleStep start = 0, end = 0;
-    int64_t share_with = -1;  // index into buffers of the buffer it reuses
-  };
+  using Buffer = TempBuffer;
   // One combined all-reduce: its members (indices into prop.collectives).
   struct Combined {
     ir::ComputationId computation;
@@ -60,7 +61,7 @@ class MemoryModel {
   void CollectTempBuffers(const std::vector<Combined>& combined);
   // The temp arena's best-fit size (analyzer::BestFitHeapSize over
   // TempIntervals(); the reference path when options ask for it).
-  int64_t PackTemp() const;
+  int64_t PackTemp();
   std::vector<analyzer::PackingInterval> TempIntervals() const;
   // The same size from analyzer's event-driven heap simulator (slower).
   int64_t PackTempReference() const;
@@ -75,6 +76,8 @@ class MemoryModel {
   std::vector<Buffer> temp_;
   std::vector<Buffer> resident_;  // output-allocation values that stay there
   int64_t argument_bytes_ = 0;
+  PackingMemo* memo_ = nullptr;
+  bool packing_scaled_ = false;
 };
 
 }  // namespace memplan::predictor

@@ -226,7 +226,7 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
 }
 
 Predictor::SharingCounts Predictor::sharing_counts() const {
-  return {same_sizes_.load(), same_structure_.load(), computed_.load()};
+  return {same_sizes_.load(), same_structure_.load(), computed_.load(), packing_scaled_.load()};
 }
 
 absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::Share(
@@ -242,17 +242,19 @@ absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::Share(
   std::vector<AxesSharding> root_leaves = prop.leaves[static_cast<size_t>(root.id.value())];
   auto leaves = std::make_shared<const std::vector<std::vector<AxesSharding>>>(
       std::move(prop.leaves));
+  PackingMemo* memo = nullptr;
   if (kept) {
     kept->leaves = leaves;
     kept->root_leaves = root_leaves;
     kept->collective_list = prop.collectives;
     kept->collective_shards = std::move(prop.collective_shards);
     kept->unknown = prop.unknown;
-    *structure = std::move(kept);
+    memo = &kept->packing;
+    *structure = kept;
   }
   return std::shared_ptr<const SharedPrediction>(
       Model(plan, mesh, arguments, std::move(leaves), std::move(root_leaves),
-            std::move(prop.collectives), std::move(prop.unknown)));
+            std::move(prop.collectives), std::move(prop.unknown), memo));
 }
 
 std::shared_ptr<const SharedPrediction> Predictor::Resize(
@@ -265,14 +267,14 @@ std::shared_ptr<const SharedPrediction> Predictor::Resize(
     collectives[i].result_bytes = ShardBytes(*s.shape, s.result, mesh);
   }
   return Model(plan, mesh, arguments, structure.leaves, structure.root_leaves,
-               std::move(collectives), structure.unknown);
+               std::move(collectives), structure.unknown, &structure.packing);
 }
 
 std::shared_ptr<SharedPrediction> Predictor::Model(
     const ir::ResolvedPlan& plan, const MeshSizes& mesh,
     const std::vector<AxesSharding>& arguments, InstructionShardings leaves,
     std::vector<AxesSharding> root_leaves, std::vector<PredictedCollective> collectives,
-    std::vector<UnknownPropagation> unknown) const {
+    std::vector<UnknownPropagation> unknown, PackingMemo* memo) const {
   const ir::Module& module = program_.module;
   auto shared = std::make_shared<SharedPrediction>();
   const ir::Instruction& root = module.instruction(module.entry_computation()->root);
@@ -288,7 +290,8 @@ std::shared_ptr<SharedPrediction> Predictor::Model(
   scratch.output_shardings.resize(out_shapes.size());
   for (AxesSharding& s : scratch.output_shardings) s.partial = 0;
   MemoryModel model(*this, mesh, *leaves, collectives, scratch);
-  model.Run();
+  model.Run(memo);
+  if (model.packing_scaled()) packing_scaled_.fetch_add(1, std::memory_order_relaxed);
   shared->device = scratch.devices.empty() ? DeviceMemory{} : scratch.devices.front();
   shared->collectives = std::move(scratch.collectives);
   shared->combined_all_reduces = std::move(scratch.combined_all_reduces);

@@ -110,6 +110,7 @@ struct Prediction {
 class SharedPredictions;
 struct SharedPrediction;
 struct StructuralPrediction;
+class PackingMemo;
 
 class Predictor {
  public:
@@ -137,6 +138,9 @@ class Predictor {
     int64_t same_sizes = 0;
     int64_t same_structure = 0;
     int64_t computed = 0;
+    // Of the same-structure ones: temp arenas taken from an earlier
+    // packing scaled (predictor/packing_memo.h).
+    int64_t packing_scaled = 0;
   };
   SharingCounts sharing_counts() const;
 
@@ -179,7 +183,8 @@ class Predictor {
                                           InstructionShardings leaves,
                                           std::vector<AxesSharding> root_leaves,
                                           std::vector<PredictedCollective> collectives,
-                                          std::vector<UnknownPropagation> unknown) const;
+                                          std::vector<UnknownPropagation> unknown,
+                                          PackingMemo* memo) const;
 
   const ir::Program& program_;
   PredictOptions options_;
@@ -191,7 +196,8 @@ class Predictor {
   std::vector<std::vector<int32_t>> allocation_values_;
   ir::ScheduleStep max_step_ = 0;
   std::unique_ptr<SharedPredictions> shared_;  // null: nothing shared
-  mutable std::atomic<int64_t> same_sizes_{0}, same_structure_{0}, computed_{0};
+  mutable std::atomic<int64_t> same_sizes_{0}, same_structure_{0}, computed_{0},
+      packing_scaled_{0};
   friend class MemoryModel;
 };
 

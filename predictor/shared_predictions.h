@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "predictor/packing_memo.h"
 #include "predictor/predict.h"
 #include "predictor/size_questions.h"
 
@@ -52,6 +53,8 @@ struct StructuralPrediction {
   std::vector<PredictedCollective> collective_list;  // bytes: of the recorded mesh
   std::vector<CollectiveShards> collective_shards;   // what the bytes are computed from
   std::vector<UnknownPropagation> unknown;
+  // The last temp packing of a candidate of this entry.
+  mutable PackingMemo packing;
 };
 
 class SharedPredictions {
