@@ -244,6 +244,7 @@ absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::Share(
       std::move(prop.leaves));
   PackingMemo* memo = nullptr;
   if (kept) {
+    kept->answers.FinishRecording();
     kept->leaves = leaves;
     kept->root_leaves = root_leaves;
     kept->collective_list = prop.collectives;

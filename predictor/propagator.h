@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "ir/module.h"
 #include "predictor/propagation.h"
 #include "predictor/size_questions.h"
@@ -132,7 +133,10 @@ class Propagator {
   // result shardings seen per (kind, source, axes, computation), each new
   // one's bytes compared with theirs.
   void AskSameBytes(const RecordKey& key, const ir::Shape& shape, const AxesSharding& result);
-  absl::flat_hash_map<std::tuple<int, int64_t, AxisMask, int64_t>, std::vector<ByteTerm>>
+  // (Inline: one per collective recorded, mostly of one sharding; a heap
+  // block each fragmented the heap the kept shardings live in.)
+  absl::flat_hash_map<std::tuple<int, int64_t, AxisMask, int64_t>,
+                      absl::InlinedVector<ByteTerm, 1>>
       results_seen_;
   // Per instruction, per leaf: the backward pass's hint (replicated: none).
   std::vector<std::vector<AxesSharding>> hints_;

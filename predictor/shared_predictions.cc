@@ -11,18 +11,9 @@ void Append(std::string& out, T value) {
   out.append(reinterpret_cast<const char*>(&value), sizeof(value));
 }
 
-}  // namespace
-
-std::string SharedPredictions::Key(const MeshSizes& mesh,
-                                   const std::vector<AxesSharding>& arguments) {
-  std::string key;
-  for (int64_t size : mesh.sizes) Append(key, size);
-  return key + StructureKey(mesh.sizes.size(), arguments);
-}
-
-std::string SharedPredictions::StructureKey(size_t axis_count,
-                                            const std::vector<AxesSharding>& arguments) {
-  std::string key;
+// Appends the structure: axis count, then the arguments.
+void AppendStructure(std::string& key, size_t axis_count,
+                     const std::vector<AxesSharding>& arguments) {
   Append(key, static_cast<uint32_t>(axis_count));
   Append(key, static_cast<uint64_t>(arguments.size()));
   const AxesSharding* previous = nullptr;
@@ -39,6 +30,22 @@ std::string SharedPredictions::StructureKey(size_t axis_count,
     for (AxisMask m : a.dims) Append(key, m);
     previous = &a;
   }
+}
+
+}  // namespace
+
+std::string SharedPredictions::Key(const MeshSizes& mesh,
+                                   const std::vector<AxesSharding>& arguments) {
+  std::string key;
+  for (int64_t size : mesh.sizes) Append(key, size);
+  AppendStructure(key, mesh.sizes.size(), arguments);
+  return key;
+}
+
+std::string SharedPredictions::StructureKey(size_t axis_count,
+                                            const std::vector<AxesSharding>& arguments) {
+  std::string key;
+  AppendStructure(key, axis_count, arguments);
   return key;
 }
 

@@ -40,6 +40,8 @@ class SizeAnswers {
   // Whether `mesh` answers every recorded question as recorded.
   bool Holds(const MeshSizes& mesh) const;
   size_t size() const { return divides_.size() + more_ways_.size() + bytes_.size(); }
+  // Drops what only recording needs (kept entries hold the answers alone).
+  void FinishRecording() { absl::flat_hash_set<std::string>().swap(bytes_asked_); }
 
  private:
   friend class SizeQuestions;
