@@ -11,7 +11,10 @@
 // first of each sharding from the repeats. --distinct=1 predicts instead
 // bench::DistinctCandidates (76 meshes from 8 to 1024 devices, none
 // sharing work with another: each one computed); --share=0 computes every
-// candidate (PredictOptions::share_between_candidates off).
+// candidate (PredictOptions::share_between_candidates off). Candidates are
+// also counted by how they were answered: same sizes and shardings as an
+// earlier one, same structure with other sizes (propagation shared), or
+// computed.
 //   build/bench/predict_bench [--layers=25000] [--candidates=200] [--only=K]
 //                             [--distinct=0] [--share=1]
 // prints values, instructions, the one-time preparation, the bytes a plan
@@ -85,11 +88,21 @@ int main(int argc, char** argv) {
   std::vector<double> per_kind(kinds, 0.0);
   double first_cpu = 0, repeat_cpu = 0;
   int64_t firsts = 0;
+  // CPU by how the candidate was answered: same sizes, same structure, computed.
+  double how_cpu[3] = {0, 0, 0};
+  int64_t how_count[3] = {0, 0, 0};
   for (int64_t c = 0; c < count; ++c) {
     const size_t kind = static_cast<size_t>(only >= 0 ? only : c % static_cast<int64_t>(kinds));
     const double tc = ThreadCpuSeconds();
+    const predictor::Predictor::SharingCounts before = (*predictor)->sharing_counts();
     auto prediction = (*predictor)->Predict(plans[kind]);
     const double spent = ThreadCpuSeconds() - tc;
+    const predictor::Predictor::SharingCounts after = (*predictor)->sharing_counts();
+    const int how = after.same_sizes > before.same_sizes         ? 0
+                    : after.same_structure > before.same_structure ? 1
+                                                                   : 2;
+    how_cpu[how] += spent;
+    ++how_count[how];
     per_kind[kind] += spent;
     if (c < static_cast<int64_t>(kinds) && only < 0) {
       first_cpu += spent;
@@ -129,6 +142,18 @@ int main(int argc, char** argv) {
                 static_cast<long>(count - firsts),
                 options.share_between_candidates ? " (work shared)" : "", 1000.0 * repeat_cpu / n,
                 n / repeat_cpu);
+  }
+  const char* how_names[3] = {"same sizes and shardings as an earlier one",
+                              "same structure, other sizes (propagation shared)",
+                              "computed"};
+  for (int h = 0; h < 3; ++h) {
+    if (how_count[h] == 0) continue;
+    std::printf("%s: %ld, %.2f ms of CPU each\n", how_names[h], static_cast<long>(how_count[h]),
+                1000.0 * how_cpu[h] / static_cast<double>(how_count[h]));
+  }
+  if (how_count[1] > 0) {
+    std::printf("  of which temp arena scaled from an earlier packing: %ld\n",
+                static_cast<long>((*predictor)->sharing_counts().packing_scaled));
   }
   for (size_t k = 0; k < kinds && static_cast<int64_t>(k) < count && only < 0 && !distinct; ++k) {
     const int64_t n = (count - static_cast<int64_t>(k) + static_cast<int64_t>(kinds) - 1) /

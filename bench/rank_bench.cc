@@ -9,9 +9,13 @@
 // dp a x tp b and fsdp a x tp b for (a, b) = (2, 4), (4, 2), and replicated.
 // Candidates of one sharding share their prediction and price (the first
 // computes them: predictor/shared_predictions.h, CostModel::Price); with
-// --share=0 every candidate is computed.
+// --share=0 every candidate is computed. --distinct=1 ranks instead
+// bench::DistinctCandidates (76 meshes from 8 to 1024 devices, no two of
+// the same sizes; at most 76 candidates), each device count's candidates
+// ranked together on that many devices: candidates of one structure and
+// other sizes share their propagation, nothing else.
 //   build/bench/rank_bench [--layers=25000] [--candidates=1000] [--share=1]
-//                          [--batch=100]
+//                          [--batch=100] [--distinct=0]
 // prints values, the one-time preparation, total seconds and candidates/s.
 #include <algorithm>
 #include <chrono>
@@ -117,18 +121,38 @@ int main(int argc, char** argv) {
   // prediction a candidate holds about 4 MB while ranked, so --batch=1000
   // peaks near 4.7 GB); the times are of the rankings only.
   const int64_t batch = std::max<int64_t>(1, bench::IntFlag(argc, argv, "--batch", 100));
+  const bool distinct = bench::IntFlag(argc, argv, "--distinct", 0) != 0;
+  const int64_t total =
+      distinct ? std::min<int64_t>(count, static_cast<int64_t>(bench::DistinctCandidateCount()))
+               : count;
   double seconds = 0, cpu = 0;
   size_t fitting = 0, over = 0, skipped = 0;
   std::string chosen = "none";
-  for (int64_t first = 0; first < count; first += batch) {
+  for (int64_t first = 0; first < total;) {
     std::vector<simulator::Candidate> candidates;
-    for (int64_t k = first; k < count && k < first + batch; ++k) {
-      candidates.push_back(Make(static_cast<int>(k), g.parameters));
+    int64_t devices = 8;
+    int64_t k = first;
+    if (distinct) {
+      // The candidates of one device count.
+      for (; k < total; ++k) {
+        simulator::Candidate c;
+        c.plan = bench::DistinctCandidate(static_cast<size_t>(k), g.parameters);
+        c.family = "bench";
+        if (!candidates.empty() && c.plan.mesh.device_count() != devices) break;
+        devices = c.plan.mesh.device_count();
+        candidates.push_back(std::move(c));
+      }
+    } else {
+      for (; k < total && k < first + batch; ++k) {
+        candidates.push_back(Make(static_cast<int>(k), g.parameters));
+      }
     }
+    const bool first_batch = first == 0;
+    first = k;
     const auto t2 = Clock::now();
     const std::clock_t c2 = std::clock();
     absl::StatusOr<simulator::Ranking> ranking =
-        simulator::RankCandidates(**model, 8, hw->hbm_bytes, candidates);
+        simulator::RankCandidates(**model, devices, hw->hbm_bytes, candidates);
     seconds += std::chrono::duration<double>(Clock::now() - t2).count();
     cpu += static_cast<double>(std::clock() - c2) / CLOCKS_PER_SEC;
     if (!ranking.ok()) {
@@ -138,16 +162,17 @@ int main(int argc, char** argv) {
     fitting += ranking->fitting.size();
     over += ranking->over_budget.size();
     skipped += ranking->skipped.size();
-    if (first == 0 && !ranking->fitting.empty()) chosen = ranking->fitting.front().label;
+    if (first_batch && !ranking->fitting.empty()) chosen = ranking->fitting.front().label;
   }
   const double prepare = std::chrono::duration<double>(t1 - t0).count();
   std::printf("values %zu, instructions %zu, parameters %ld\n", g.program.values.size(),
               g.program.module.instruction_count(), static_cast<long>(g.parameters));
   std::printf("prepare (once per program) %.3f s\n", prepare);
   std::printf("ranked %ld candidates in %.3f s: %.1f candidates/s (%.2f ms each)\n",
-              static_cast<long>(count), seconds, static_cast<double>(count) / seconds,
-              1000.0 * seconds / static_cast<double>(count));
-  std::printf("CPU time %.3f s: %.1f candidates/s of CPU\n", cpu, static_cast<double>(count) / cpu);
+              static_cast<long>(total), seconds, static_cast<double>(total) / seconds,
+              1000.0 * seconds / static_cast<double>(total));
+  std::printf("CPU time %.3f s: %.1f candidates/s of CPU (%.2f ms each)\n", cpu,
+              static_cast<double>(total) / cpu, 1000.0 * cpu / static_cast<double>(total));
   std::printf("fitting %zu, over budget %zu, skipped %zu; chosen (first batch) %s\n", fitting,
               over, skipped, chosen.c_str());
   return 0;

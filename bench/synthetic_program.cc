@@ -1,5 +1,6 @@
 #include "bench/synthetic_program.h"
 
+#include <array>
 #include <cstring>
 #include <cstdlib>
 #include <algorithm>
@@ -198,14 +199,31 @@ ir::ResolvedPlan RotationCandidate(int k, int64_t parameters) {
   return plan;
 }
 
+namespace {
+
+// (kind, outer, tp) of every distinct candidate, in order.
+std::vector<std::array<int64_t, 3>> DistinctList() {
+  std::vector<std::array<int64_t, 3>> list;
+  for (int64_t n = 8; n <= 1024; n *= 2) {
+    for (int64_t kind : {0, 1, 2, 4}) list.push_back({kind, n, n});
+    for (int64_t a = 2; a <= n / 2; a *= 2) list.push_back({3, a, n / a});
+  }
+  return list;
+}
+
+}  // namespace
+
+size_t DistinctCandidateCount() { return DistinctList().size(); }
+
+ir::ResolvedPlan DistinctCandidate(size_t k, int64_t parameters) {
+  const auto c = DistinctList().at(k);
+  return ScaledCandidate(static_cast<int>(c[0]), c[1], c[2], parameters);
+}
+
 std::vector<ir::ResolvedPlan> DistinctCandidates(int64_t parameters, size_t limit) {
   std::vector<ir::ResolvedPlan> plans;
-  auto add = [&](int kind, int64_t outer, int64_t tp) {
-    if (plans.size() < limit) plans.push_back(ScaledCandidate(kind, outer, tp, parameters));
-  };
-  for (int64_t n = 8; n <= 1024; n *= 2) {
-    for (int kind : {0, 1, 2, 4}) add(kind, n, n);
-    for (int64_t a = 2; a <= n / 2; a *= 2) add(3, a, n / a);
+  for (size_t k = 0; k < DistinctCandidateCount() && k < limit; ++k) {
+    plans.push_back(DistinctCandidate(k, parameters));
   }
   return plans;
 }

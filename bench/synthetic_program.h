@@ -46,6 +46,9 @@ ir::ResolvedPlan ScaledCandidate(int kind, int64_t outer, int64_t tp, int64_t pa
 // families dp, tp, fsdp and dp+tp, over 8 device counts (76 candidates;
 // the first `limit`: a plan holds a sharding per parameter).
 std::vector<ir::ResolvedPlan> DistinctCandidates(int64_t parameters, size_t limit = 76);
+// How many there are (76), and the k-th alone.
+size_t DistinctCandidateCount();
+ir::ResolvedPlan DistinctCandidate(size_t k, int64_t parameters);
 
 // The value of "--name=N" among the benchmark's arguments, else `fallback`.
 int64_t IntFlag(int argc, char** argv, const char* name, int64_t fallback);

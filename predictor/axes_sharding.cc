@@ -38,11 +38,21 @@ std::vector<int64_t> ShardDims(const ir::Shape& shape, const AxesSharding& shard
   return dims;
 }
 
+// ByteSizeOf of the shape with ShardDims' dims, without copying the shape
+// (prediction asks this for every value of every candidate).
 int64_t ShardBytes(const ir::Shape& shape, const AxesSharding& sharding, const MeshSizes& mesh) {
   if (!shape.IsArray() || sharding.dims.empty()) return ir::ByteSizeOf(shape);
-  ir::Shape local = shape;
-  local.dims = ShardDims(shape, sharding, mesh);
-  return ir::ByteSizeOf(local);
+  int64_t elements = 1;
+  for (size_t d = 0; d < shape.dims.size(); ++d) {
+    int64_t n = shape.dims[d];
+    const int64_t ways = mesh.Ways(sharding.Dim(d));
+    if (ways > 1) n = (n + ways - 1) / ways;
+    elements *= n;
+  }
+  if (shape.layout && shape.layout->element_size_bits > 0) {
+    return (elements * shape.layout->element_size_bits + 7) / 8;
+  }
+  return elements * ir::DTypeStorageBytes(shape.dtype);
 }
 
 namespace {

@@ -30,6 +30,7 @@ int64_t CountLeavesOf(const ir::Shape& shape) {
 
 void Propagator::ResetForwardState() {
   out_.collectives.clear();
+  out_.collective_shards.clear();
   out_.unknown.clear();
   resolved_.clear();
   fusion_context_ = ir::InstructionId();
@@ -44,7 +45,7 @@ void Propagator::AddHint(ir::InstructionId id, size_t leaf, const AxesSharding& 
   AxesSharding w = want;
   w.partial = 0;
   w.Normalize();
-  if (mesh_.Ways(w.UsedAxes()) > mesh_.Ways(hints[leaf].UsedAxes())) hints[leaf] = std::move(w);
+  if (sizes_.MoreWays(w.UsedAxes(), hints[leaf].UsedAxes())) hints[leaf] = std::move(w);
 }
 
 void Propagator::Refine(const ir::Instruction& inst, size_t leaf, const ir::Shape& shape,
@@ -56,8 +57,7 @@ void Propagator::Refine(const ir::Instruction& inst, size_t leaf, const ir::Shap
   for (size_t d = 0; d < shape.dims.size(); ++d) {
     const AxisMask add = hint.Dim(d) & ~(s.UsedAxes() | s.partial);
     if (add == 0 || s.Dim(d) != 0) continue;
-    const int64_t ways = mesh_.Ways(s.Dim(d) | add);
-    if (shape.dims[d] % ways != 0) continue;
+    if (!sizes_.Divides(shape.dims[d], s.Dim(d) | add)) continue;
     if (s.dims.size() <= d) s.dims.resize(d + 1, 0);
     s.dims[d] |= add;
   }
@@ -168,7 +168,7 @@ std::vector<AxesSharding> Propagator::OperandWant(const ir::Instruction& inst, s
     case Opcode::kReverse:
       if (k != 0) return {};
       for (size_t d = 0; d < rank && d < inst.shape.dims.size(); ++d) {
-        if (op_shape.dims[d] % mesh_.Ways(r.Dim(d)) == 0) want.dims[d] = r.Dim(d);
+        if (sizes_.Divides(op_shape.dims[d], r.Dim(d))) want.dims[d] = r.Dim(d);
       }
       return {want};
     case Opcode::kConcatenate: {
@@ -254,8 +254,9 @@ AxesSharding Propagator::ReshapeWant(const ir::Instruction& inst, const AxesShar
     }
     if (pi != po) break;
     const AxisMask major = r.Dim(o0);
-    const int64_t ways = mesh_.Ways(major);
-    if (major != 0 && in[i0] % ways == 0 && outd[o0] % ways == 0) want.dims[i0] = major;
+    if (major != 0 && sizes_.Divides(in[i0], major) && sizes_.Divides(outd[o0], major)) {
+      want.dims[i0] = major;
+    }
   }
   return want;
 }

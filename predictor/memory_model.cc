@@ -16,8 +16,12 @@ using Info = Predictor::ValueInfo;
 int64_t MemoryModel::Scaled(const Info& v) const {
   const int64_t size = v.value->size;
   if (v.leaf < 0 || v.leaf_shape == nullptr) return size;
-  const AxesSharding* s = prop_.Find(v.value->instruction, v.leaf);
-  if (s == nullptr || s->dims.empty()) return size;
+  const ir::InstructionId id = v.value->instruction;
+  if (!id.valid() || id.value() >= static_cast<int64_t>(leaves_.size())) return size;
+  const auto& leaves = leaves_[static_cast<size_t>(id.value())];
+  if (v.leaf >= static_cast<int64_t>(leaves.size())) return size;
+  const AxesSharding* s = &leaves[static_cast<size_t>(v.leaf)];
+  if (s->dims.empty()) return size;
   const int64_t shard = ShardBytes(*v.leaf_shape, *s, mesh_);
   if (v.full_bytes == size || v.full_bytes <= 0) return shard;
   return static_cast<int64_t>(static_cast<__int128>(size) * shard / v.full_bytes);
@@ -95,13 +99,13 @@ int64_t MemoryModel::AliasBytes() const {
 std::vector<MemoryModel::Combined> MemoryModel::CombineAllReduces() const {
   const ir::Module& module = p_.program_.module;
   std::vector<size_t> reduces;
-  for (size_t c = 0; c < prop_.collectives.size(); ++c) {
-    if (prop_.collectives[c].kind == CollectiveKind::kAllReduce) reduces.push_back(c);
+  for (size_t c = 0; c < collectives_.size(); ++c) {
+    if (collectives_[c].kind == CollectiveKind::kAllReduce) reduces.push_back(c);
   }
   if (reduces.empty()) return {};
   std::sort(reduces.begin(), reduces.end(), [&](size_t a, size_t b) {
-    return std::make_pair(StepOf(prop_.collectives[a].at), a) <
-           std::make_pair(StepOf(prop_.collectives[b].at), b);
+    return std::make_pair(StepOf(collectives_[a].at), a) <
+           std::make_pair(StepOf(collectives_[b].at), b);
   });
   using Bits = std::vector<uint64_t>;
   using Set = std::shared_ptr<const Bits>;
@@ -128,7 +132,7 @@ std::vector<MemoryModel::Combined> MemoryModel::CombineAllReduces() const {
     return list;
   };
   for (size_t c : reduces) {
-    for (ir::InstructionId id : needs_of(prop_.collectives[c])) ++readers[static_cast<size_t>(id.value())];
+    for (ir::InstructionId id : needs_of(collectives_[c])) ++readers[static_cast<size_t>(id.value())];
   }
   auto read = [&](ir::InstructionId id) {
     const size_t i = static_cast<size_t>(id.value());
@@ -144,9 +148,9 @@ std::vector<MemoryModel::Combined> MemoryModel::CombineAllReduces() const {
   // Places every all-reduce consumed at step `step`; their groups in `placed_here`.
   auto place = [&](ir::ScheduleStep step) {
     placed_here.clear();
-    for (; next < reduces.size() && StepOf(prop_.collectives[reduces[next]].at) == step; ++next) {
+    for (; next < reduces.size() && StepOf(collectives_[reduces[next]].at) == step; ++next) {
       const size_t c = reduces[next];
-      const PredictedCollective& pc = prop_.collectives[c];
+      const PredictedCollective& pc = collectives_[c];
       const ir::ComputationId comp = module.instruction(pc.at).computation;
       Bits needs;
       for (ir::InstructionId id : needs_of(pc)) {
@@ -209,7 +213,7 @@ std::vector<MemoryModel::Combined> MemoryModel::CombineAllReduces() const {
     if (readers[i] <= 0) deps[i].reset();
   }
   // Consumers the walk did not reach (a step past the schedule's end).
-  while (next < reduces.size()) place(StepOf(prop_.collectives[reduces[next]].at));
+  while (next < reduces.size()) place(StepOf(collectives_[reduces[next]].at));
   return groups;
 }
 
@@ -231,7 +235,7 @@ void MemoryModel::CollectTempBuffers(const std::vector<Combined>& combined) {
   }
   for (const Combined& g : combined) {
     for (size_t c : g.members) {
-      const PredictedCollective& pc = prop_.collectives[c];
+      const PredictedCollective& pc = collectives_[c];
       const int32_t v = pc.source.valid() ? value_of[static_cast<size_t>(pc.source.value())] : -1;
       if (v >= 0 && (values[v].cls == Info::Class::kTemp || values[v].cls == Info::Class::kOutput) &&
           end[v] >= values[v].start) {
@@ -249,7 +253,7 @@ void MemoryModel::CollectTempBuffers(const std::vector<Combined>& combined) {
   // their consumer's; a collective reading an entry parameter is issued at
   // its consumer (mlp_train_step fsdp8 gathers x twice, where it is used).
   const ir::Module& module = p_.program_.module;
-  for (const PredictedCollective& pc : prop_.collectives) {
+  for (const PredictedCollective& pc : collectives_) {
     if (pc.kind == CollectiveKind::kAllReduce) continue;
     const ir::ScheduleStep s = StepOf(pc.at);
     if (s < 0) continue;
@@ -375,10 +379,19 @@ std::vector<analyzer::PackingInterval> MemoryModel::TempIntervals() const {
   return intervals;
 }
 
-int64_t MemoryModel::PackTemp() const {
+int64_t MemoryModel::PackTemp() {
   if (temp_.empty()) return 0;
   if (p_.options_.reference_heap) return PackTempReference();
-  return analyzer::BestFitHeapSize(TempIntervals(), p_.options_.temp_alignment);
+  const int64_t alignment = p_.options_.temp_alignment;
+  if (memo_ != nullptr) {
+    if (std::optional<int64_t> heap = memo_->Scaled(temp_, alignment)) {
+      packing_scaled_ = true;
+      return *heap;
+    }
+  }
+  const int64_t heap = analyzer::BestFitHeapSize(TempIntervals(), alignment);
+  if (memo_ != nullptr) memo_->Keep(temp_, alignment, heap);
+  return heap;
 }
 
 int64_t MemoryModel::PackTempReference() const {
@@ -466,7 +479,7 @@ int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
 
 void MemoryModel::SummarizeCollectives(const std::vector<Combined>& combined) {
   std::map<std::pair<CollectiveKind, AxisMask>, CollectiveGroup> groups;
-  for (const PredictedCollective& pc : prop_.collectives) {
+  for (const PredictedCollective& pc : collectives_) {
     CollectiveGroup& g = groups[{pc.kind, pc.axes}];
     g.kind = pc.kind;
     g.axes = pc.axes;
@@ -479,7 +492,8 @@ void MemoryModel::SummarizeCollectives(const std::vector<Combined>& combined) {
   for (auto& [key, g] : groups) out_.collectives.push_back(g);
 }
 
-void MemoryModel::Run() {
+void MemoryModel::Run(PackingMemo* memo) {
+  memo_ = memo;
   argument_bytes_ = ArgumentBytes();
   DeviceMemory d;
   d.argument_bytes = argument_bytes_;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analyzer/interval_packing.h"
+#include "predictor/packing_memo.h"
 #include "predictor/predict.h"
 #include "predictor/propagation.h"
 
@@ -21,18 +22,23 @@ class MemoryModel {
  public:
   MemoryModel(const Predictor& predictor, const MeshSizes& mesh, const Propagation& prop,
               Prediction& out)
-      : p_(predictor), mesh_(mesh), prop_(prop), out_(out) {}
+      : MemoryModel(predictor, mesh, prop.leaves, prop.collectives, out) {}
+  // The same from a propagation's leaves and collectives held apart.
+  MemoryModel(const Predictor& predictor, const MeshSizes& mesh,
+              const std::vector<std::vector<AxesSharding>>& leaves,
+              const std::vector<PredictedCollective>& collectives, Prediction& out)
+      : p_(predictor), mesh_(mesh), leaves_(leaves), collectives_(collectives), out_(out) {}
 
   // Fills out.devices, out.max_device_footprint_bytes and out.collectives.
-  void Run();
+  // With `memo`, the temp arena is taken from it when it can answer
+  // (predictor/packing_memo.h), and packed and kept there otherwise.
+  void Run(PackingMemo* memo = nullptr);
+  // Whether Run took the temp arena from the memo.
+  bool packing_scaled() const { return packing_scaled_; }
 
  private:
   // A buffer of the per-device program: a scaled value or a collective's.
-  struct Buffer {
-    int64_t size = 0;
-    ir::ScheduleStep start = 0, end = 0;
-    int64_t share_with = -1;  // index into buffers of the buffer it reuses
-  };
+  using Buffer = TempBuffer;
   // One combined all-reduce: its members (indices into prop.collectives).
   struct Combined {
     ir::ComputationId computation;
@@ -55,7 +61,7 @@ class MemoryModel {
   void CollectTempBuffers(const std::vector<Combined>& combined);
   // The temp arena's best-fit size (analyzer::BestFitHeapSize over
   // TempIntervals(); the reference path when options ask for it).
-  int64_t PackTemp() const;
+  int64_t PackTemp();
   std::vector<analyzer::PackingInterval> TempIntervals() const;
   // The same size from analyzer's event-driven heap simulator (slower).
   int64_t PackTempReference() const;
@@ -64,11 +70,14 @@ class MemoryModel {
 
   const Predictor& p_;
   const MeshSizes& mesh_;
-  const Propagation& prop_;
+  const std::vector<std::vector<AxesSharding>>& leaves_;  // Propagation::leaves
+  const std::vector<PredictedCollective>& collectives_;
   Prediction& out_;
   std::vector<Buffer> temp_;
   std::vector<Buffer> resident_;  // output-allocation values that stay there
   int64_t argument_bytes_ = 0;
+  PackingMemo* memo_ = nullptr;
+  bool packing_scaled_ = false;
 };
 
 }  // namespace memplan::predictor

@@ -50,15 +50,14 @@ void DropAxes(AxesSharding& s, AxisMask axes) {
 std::vector<AxesSharding> Propagator::Elementwise(const ir::Instruction& inst) {
   const size_t rank = inst.shape.dims.size();
   int best = -1;
-  int64_t best_ways = 0;
+  AxisMask best_axes = 0;
   std::vector<AxesSharding> ops(inst.operands.size());
   for (size_t k = 0; k < inst.operands.size(); ++k) {
     if (OperandShape(inst, k).dims.size() != rank || OperandLeaves(inst, k).size() != 1) continue;
     ops[k] = Operand(inst, k);
-    const int64_t ways = mesh_.Ways(ops[k].UsedAxes());
-    if (best < 0 || ways > best_ways) {
+    if (best < 0 || sizes_.MoreWays(ops[k].UsedAxes(), best_axes)) {
       best = static_cast<int>(k);
-      best_ways = ways;
+      best_axes = ops[k].UsedAxes();
     }
   }
   if (best < 0) return Replicated(inst.shape);
@@ -107,21 +106,24 @@ AxesSharding Propagator::Transpose(const ir::Instruction& inst) {
 // product of sizes divides `size`; 0 when none does.
 AxisMask Propagator::DividingMajorAxes(AxisMask mask, int64_t size) const {
   AxisMask keep = 0;
-  for (size_t k = 0; k < 32 && k < mesh_.sizes.size(); ++k) {
+  for (size_t k = 0; k < 32 && k < sizes_.mesh().sizes.size(); ++k) {
     const AxisMask bit = AxisMask{1} << k;
     if ((mask & bit) == 0) continue;
-    if (size % mesh_.Ways(keep | bit) != 0) break;
+    if (!sizes_.Divides(size, keep | bit)) break;
     keep |= bit;
   }
   return keep;
 }
 
 // Records that the major axis of `dropped` could have kept the part of it
-// that divides `size`.
+// that divides `size`. What part that is depends on the sizes themselves,
+// not on a recorded answer: the propagation says it asked
+// (Propagation::sub_axes_asked), and is not shared across axis sizes.
 void Propagator::NoteWantedSubAxis(AxisMask dropped, int64_t size) {
-  for (size_t k = 0; k < 32 && k < mesh_.sizes.size(); ++k) {
+  out_.sub_axes_asked = true;
+  for (size_t k = 0; k < 32 && k < sizes_.mesh().sizes.size(); ++k) {
     if ((dropped & (AxisMask{1} << k)) == 0) continue;
-    const int64_t n = mesh_.sizes[k];
+    const int64_t n = sizes_.mesh().sizes[k];
     const int64_t g = std::gcd(size, n);
     if (g > 1 && g < n) out_.wanted_sub_axes.push_back({k, g});
     return;
@@ -180,7 +182,7 @@ AxesSharding Propagator::Reshape(const ir::Instruction& inst) {
       // largest dividing part of a split, e.g. 768 by 8 into 12 x 64
       // keeps 4 ways on the 12 when the 8 is two sub-axes 4 x 2).
       const AxisMask keep = DividingMajorAxes(major, outd[o0]);
-      if (keep != major) NoteWantedSubAxis(major & ~keep, outd[o0] / mesh_.Ways(keep));
+      if (keep != major) NoteWantedSubAxis(major & ~keep, outd[o0] / sizes_.mesh().Ways(keep));
       result.dims[o0] = keep;
       want.dims[i0] = keep;
     } else {
@@ -197,7 +199,7 @@ AxesSharding Propagator::Reshape(const ir::Instruction& inst) {
   for (const auto& [gi, go] : groups) {
     const AxisMask add = refined.Dim(go) & ~result.Dim(go);
     if (add == 0) continue;
-    if (in[gi] % mesh_.Ways(want.dims[gi] | add) == 0 && (want.UsedAxes() & add) == 0) {
+    if (sizes_.Divides(in[gi], want.dims[gi] | add) && (want.UsedAxes() & add) == 0) {
       want.dims[gi] |= add;
     }
   }
@@ -262,14 +264,13 @@ AxesSharding Propagator::Contract(const ir::Instruction& inst, const DimRoles& r
       AxesSharding lhs_gathered = lhs, rhs_gathered = rhs;
       DropAxes(lhs_gathered, bit);
       DropAxes(rhs_gathered, bit);
-      const int64_t out_bytes =
-          ir::ByteSizeOf(inst.shape) /
-          std::max<int64_t>(1, mesh_.Ways((lhs.UsedAxes() | rhs.UsedAxes()) & ~bit));
-      const int64_t drop_lhs = ShardBytes(OperandShape(inst, 0), lhs_gathered, mesh_) +
-                               (rk == 1 ? out_bytes : 0);
-      const int64_t drop_rhs = ShardBytes(OperandShape(inst, 1), rhs_gathered, mesh_) +
-                               (lk == 1 ? out_bytes : 0);
-      if (drop_lhs < drop_rhs) {
+      const int64_t out_full = ir::ByteSizeOf(inst.shape);
+      const AxisMask out_split = (lhs.UsedAxes() | rhs.UsedAxes()) & ~bit;
+      const ByteTerm drop_lhs{&OperandShape(inst, 0), lhs_gathered, rk == 1 ? out_full : 0,
+                              out_split};
+      const ByteTerm drop_rhs{&OperandShape(inst, 1), rhs_gathered, lk == 1 ? out_full : 0,
+                              out_split};
+      if (sizes_.BytesLess(drop_lhs, drop_rhs)) {
         DropAxes(lhs, bit);
         lk = -1;
       } else {
@@ -407,8 +408,8 @@ AxesSharding Propagator::KeepOperandShape(const ir::Instruction& inst) {
     const auto& in = OperandShape(inst, 0).dims;
     bool changed = false;
     for (size_t d = 0; d < op.dims.size(); ++d) {
-      const int64_t ways = mesh_.Ways(op.dims[d]);
-      if (ways > 1 && inst.shape.dims[d] != in[d] && inst.shape.dims[d] % ways != 0) {
+      if (sizes_.MoreWays(op.dims[d], 0) && inst.shape.dims[d] != in[d] &&
+          !sizes_.Divides(inst.shape.dims[d], op.dims[d])) {
         op.dims[d] = 0;
         changed = true;
       }

@@ -9,6 +9,7 @@
 #include "ir/status_macros.h"
 #include "predictor/memory_model.h"
 #include "predictor/shared_predictions.h"
+#include "predictor/size_questions.h"
 
 namespace memplan::predictor {
 
@@ -52,7 +53,8 @@ void FindInPlaceSharing(std::vector<Predictor::ValueInfo>* values,
 // Reads what the memory model and propagation give over sub-axes on the
 // plan's axes: collectives and instruction shardings name whole axes, and
 // collective groups that now name the same axes are one.
-void MergeSubAxes(const SubAxes& sub, Prediction* scratch, Propagation* prop) {
+void MergeSubAxes(const SubAxes& sub, Prediction* scratch,
+                  std::vector<PredictedCollective>* collectives, InstructionShardings* leaves) {
   std::map<std::pair<CollectiveKind, AxisMask>, CollectiveGroup> groups;
   for (const CollectiveGroup& g : scratch->collectives) {
     CollectiveGroup& m = groups[{g.kind, sub.Merge(g.axes)}];
@@ -64,12 +66,13 @@ void MergeSubAxes(const SubAxes& sub, Prediction* scratch, Propagation* prop) {
   }
   scratch->collectives.clear();
   for (auto& [key, g] : groups) scratch->collectives.push_back(g);
-  for (PredictedCollective& pc : prop->collectives) pc.axes = sub.Merge(pc.axes);
-  for (std::vector<AxesSharding>& leaves : prop->leaves) {
-    for (AxesSharding& s : leaves) s = sub.Merge(s);
+  for (PredictedCollective& pc : *collectives) pc.axes = sub.Merge(pc.axes);
+  auto merged = std::make_shared<std::vector<std::vector<AxesSharding>>>(**leaves);
+  for (std::vector<AxesSharding>& shardings : *merged) {
+    for (AxesSharding& s : shardings) s = sub.Merge(s);
   }
+  *leaves = std::move(merged);
 }
-
 }  // namespace
 
 Predictor::Predictor(const ir::Program& program) : program_(program) {}
@@ -176,14 +179,27 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
   out.unmatched_arguments = plan.unmatched_arguments;
   RETURN_IF_ERROR(ReadArguments(plan, &out.argument_shardings));
   std::shared_ptr<const SharedPrediction> shared;
-  std::string key;
-  if (shared_ != nullptr) {
-    key = SharedPredictions::Key(mesh, out.argument_shardings);
+  if (shared_ == nullptr) {
+    ASSIGN_OR_RETURN(shared, Share(plan, mesh, out.argument_shardings, nullptr));
+    computed_.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    std::string key = SharedPredictions::Key(mesh, out.argument_shardings);
     shared = shared_->Find(key);
-  }
-  if (shared == nullptr) {
-    ASSIGN_OR_RETURN(shared, Share(plan, mesh, out.argument_shardings));
-    if (shared_ != nullptr) shared_->Insert(std::move(key), shared);
+    if (shared != nullptr) {
+      same_sizes_.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      const std::string structure_key =
+          SharedPredictions::StructureKey(mesh.sizes.size(), out.argument_shardings);
+      if (auto structure = shared_->FindStructure(structure_key, mesh)) {
+        shared = Resize(*structure, plan, mesh, out.argument_shardings);
+        same_structure_.fetch_add(1, std::memory_order_relaxed);
+      } else {
+        ASSIGN_OR_RETURN(shared, Share(plan, mesh, out.argument_shardings, &structure));
+        if (structure) shared_->InsertStructure(structure_key, std::move(structure));
+        computed_.fetch_add(1, std::memory_order_relaxed);
+      }
+      shared_->Insert(std::move(key), shared);
+    }
   }
   const SubAxes& sub = shared->sub;
 
@@ -264,25 +280,76 @@ absl::Status Predictor::ReadArguments(const ir::ResolvedPlan& plan,
   return absl::OkStatus();
 }
 
+Predictor::SharingCounts Predictor::sharing_counts() const {
+  return {same_sizes_.load(), same_structure_.load(), computed_.load(), packing_scaled_.load()};
+}
+
 absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::Share(
     const ir::ResolvedPlan& plan, const MeshSizes& plan_mesh,
-    const std::vector<AxesSharding>& plan_arguments) const {
+    const std::vector<AxesSharding>& plan_arguments,
+    std::shared_ptr<const StructuralPrediction>* structure) const {
   const ir::Module& module = program_.module;
-  ASSIGN_OR_RETURN(Propagation prop, Propagate(module, graph_, plan_mesh, plan_arguments));
-  auto shared = std::make_shared<SharedPrediction>();
+  std::shared_ptr<StructuralPrediction> kept;
+  if (structure != nullptr) kept = std::make_shared<StructuralPrediction>();
+  ASSIGN_OR_RETURN(Propagation prop, Propagate(module, graph_, plan_mesh, plan_arguments,
+                                               kept ? &kept->answers : nullptr));
   // A reshape that could have kept part of an axis: again, on sub-axes.
-  shared->sub = FactorMesh(plan_mesh, prop.wanted_sub_axes);
-  const SubAxes& sub = shared->sub;
+  // Which part depends on the sizes beyond the recorded answers, so such a
+  // propagation is not kept for candidates of other sizes.
+  if (prop.sub_axes_asked) kept = nullptr;
+  SubAxes sub = FactorMesh(plan_mesh, prop.wanted_sub_axes);
   std::vector<AxesSharding> split_arguments;
   if (!sub.identity) {
     split_arguments.reserve(plan_arguments.size());
     for (const AxesSharding& s : plan_arguments) split_arguments.push_back(sub.Split(s));
-    ASSIGN_OR_RETURN(prop, Propagate(module, graph_, sub.mesh, split_arguments));
+    ASSIGN_OR_RETURN(prop, Propagate(module, graph_, sub.mesh, split_arguments, nullptr));
   }
   const MeshSizes& mesh = sub.mesh;
   const std::vector<AxesSharding>& arguments = sub.identity ? plan_arguments : split_arguments;
   const ir::Instruction& root = module.instruction(module.entry_computation()->root);
-  shared->root_leaves = prop.leaves[static_cast<size_t>(root.id.value())];
+  std::vector<AxesSharding> root_leaves = prop.leaves[static_cast<size_t>(root.id.value())];
+  auto leaves = std::make_shared<const std::vector<std::vector<AxesSharding>>>(
+      std::move(prop.leaves));
+  PackingMemo* memo = nullptr;
+  if (kept) {
+    kept->answers.FinishRecording();
+    kept->leaves = leaves;
+    kept->root_leaves = root_leaves;
+    kept->collective_list = prop.collectives;
+    kept->collective_shards = std::move(prop.collective_shards);
+    kept->unknown = prop.unknown;
+    memo = &kept->packing;
+    *structure = kept;
+  }
+  return std::shared_ptr<const SharedPrediction>(
+      Model(plan, mesh, arguments, std::move(leaves), std::move(root_leaves),
+            std::move(prop.collectives), std::move(prop.unknown), memo, sub));
+}
+
+std::shared_ptr<const SharedPrediction> Predictor::Resize(
+    const StructuralPrediction& structure, const ir::ResolvedPlan& plan, const MeshSizes& mesh,
+    const std::vector<AxesSharding>& arguments) const {
+  std::vector<PredictedCollective> collectives = structure.collective_list;
+  for (size_t i = 0; i < collectives.size(); ++i) {
+    const CollectiveShards& s = structure.collective_shards[i];
+    collectives[i].operand_bytes = ShardBytes(*s.shape, s.operand, mesh);
+    collectives[i].result_bytes = ShardBytes(*s.shape, s.result, mesh);
+  }
+  SubAxes identity;
+  identity.mesh = mesh;
+  return Model(plan, mesh, arguments, structure.leaves, structure.root_leaves,
+               std::move(collectives), structure.unknown, &structure.packing, identity);
+}
+
+std::shared_ptr<SharedPrediction> Predictor::Model(
+    const ir::ResolvedPlan& plan, const MeshSizes& mesh,
+    const std::vector<AxesSharding>& arguments, InstructionShardings leaves,
+    std::vector<AxesSharding> root_leaves, std::vector<PredictedCollective> collectives,
+    std::vector<UnknownPropagation> unknown, PackingMemo* memo, const SubAxes& sub) const {
+  const ir::Module& module = program_.module;
+  auto shared = std::make_shared<SharedPrediction>();
+  const ir::Instruction& root = module.instruction(module.entry_computation()->root);
+  shared->root_leaves = std::move(root_leaves);
   // The memory model on the propagated outputs (their bytes are redone per
   // candidate; nothing else it computes reads them).
   Prediction scratch;
@@ -293,17 +360,18 @@ absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::Share(
   scratch.output_shardings = shared->root_leaves;
   scratch.output_shardings.resize(out_shapes.size());
   for (AxesSharding& s : scratch.output_shardings) s.partial = 0;
-  MemoryModel model(*this, mesh, prop, scratch);
-  model.Run();
+  MemoryModel model(*this, mesh, *leaves, collectives, scratch);
+  model.Run(memo);
+  if (model.packing_scaled()) packing_scaled_.fetch_add(1, std::memory_order_relaxed);
   shared->device = scratch.devices.empty() ? DeviceMemory{} : scratch.devices.front();
-  if (!sub.identity) MergeSubAxes(sub, &scratch, &prop);
+  if (!sub.identity) MergeSubAxes(sub, &scratch, &collectives, &leaves);
+  shared->sub = sub;
   shared->collectives = std::move(scratch.collectives);
   shared->combined_all_reduces = std::move(scratch.combined_all_reduces);
-  shared->collective_list = std::move(prop.collectives);
-  shared->unknown = std::move(prop.unknown);
-  shared->leaves = std::make_shared<const std::vector<std::vector<AxesSharding>>>(
-      std::move(prop.leaves));
-  return std::shared_ptr<const SharedPrediction>(std::move(shared));
+  shared->collective_list = std::move(collectives);
+  shared->unknown = std::move(unknown);
+  shared->leaves = std::move(leaves);
+  return shared;
 }
 
 }  // namespace memplan::predictor

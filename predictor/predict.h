@@ -12,6 +12,7 @@
 #ifndef MEMPLAN_PREDICTOR_PREDICT_H_
 #define MEMPLAN_PREDICTOR_PREDICT_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -42,9 +43,12 @@ struct PredictOptions {
   bool reference_heap = false;
   // Share work between candidates: a candidate whose mesh axis sizes and
   // argument shardings (as mesh axes) equal an earlier one's reuses its
-  // propagation and memory model (predictor/shared_predictions.h). The
-  // same bytes either way; false recomputes every candidate (the reference
-  // the shared path is tested against).
+  // propagation and memory model; one whose axis count and argument
+  // shardings equal an earlier one's, and whose sizes answer the questions
+  // that one's propagation asked of its sizes alike, reuses its propagation
+  // (predictor/shared_predictions.h). The same bytes either way; false
+  // recomputes every candidate (the reference the shared path is tested
+  // against).
   bool share_between_candidates = true;
   // Candidates' shared results kept at once (the oldest dropped first);
   // 0: 8,000,000 / instructions, between 4 and 32 (each holds a sharding
@@ -106,6 +110,8 @@ struct Prediction {
 
 class SharedPredictions;
 struct SharedPrediction;
+struct StructuralPrediction;
+class PackingMemo;
 
 class Predictor {
  public:
@@ -125,6 +131,19 @@ class Predictor {
   Predictor& operator=(const Predictor&) = delete;
 
   const ir::Program& program() const { return program_; }
+
+  // How the candidates predicted so far were answered: from a shared
+  // prediction of the same sizes, from a shared propagation of the same
+  // structure (bytes recomputed), or computed.
+  struct SharingCounts {
+    int64_t same_sizes = 0;
+    int64_t same_structure = 0;
+    int64_t computed = 0;
+    // Of the same-structure ones: temp arenas taken from an earlier
+    // packing scaled (predictor/packing_memo.h).
+    int64_t packing_scaled = 0;
+  };
+  SharingCounts sharing_counts() const;
 
   // What Create records per buffer-assignment value.
   struct ValueInfo {
@@ -152,9 +171,29 @@ class Predictor {
                              std::vector<AxesSharding>* out) const;
   // The propagation and memory model of a candidate (what candidates of one
   // key share).
+  // When `structure` is not null, the propagation's size questions are
+  // recorded and it is kept there for candidates of the same structure
+  // (unless a reshape asked for sub-axes: then it stays null).
   absl::StatusOr<std::shared_ptr<const SharedPrediction>> Share(
       const ir::ResolvedPlan& plan, const MeshSizes& mesh,
-      const std::vector<AxesSharding>& arguments) const;
+      const std::vector<AxesSharding>& arguments,
+      std::shared_ptr<const StructuralPrediction>* structure) const;
+  // The prediction of a candidate of `structure`'s structure whose mesh
+  // answers its questions alike: the collectives' bytes and the memory
+  // model for `mesh`.
+  std::shared_ptr<const SharedPrediction> Resize(const StructuralPrediction& structure,
+                                                 const ir::ResolvedPlan& plan,
+                                                 const MeshSizes& mesh,
+                                                 const std::vector<AxesSharding>& arguments) const;
+  // The memory model over a propagation's results, on `sub`'s axes; the
+  // collectives and shardings kept are read back on the plan's axes.
+  std::shared_ptr<SharedPrediction> Model(const ir::ResolvedPlan& plan, const MeshSizes& mesh,
+                                          const std::vector<AxesSharding>& arguments,
+                                          InstructionShardings leaves,
+                                          std::vector<AxesSharding> root_leaves,
+                                          std::vector<PredictedCollective> collectives,
+                                          std::vector<UnknownPropagation> unknown,
+                                          PackingMemo* memo, const SubAxes& sub) const;
 
   const ir::Program& program_;
   PredictOptions options_;
@@ -170,6 +209,8 @@ class Predictor {
   std::vector<std::vector<int32_t>> allocation_values_;
   ir::ScheduleStep max_step_ = 0;
   std::unique_ptr<SharedPredictions> shared_;  // null: nothing shared
+  mutable std::atomic<int64_t> same_sizes_{0}, same_structure_{0}, computed_{0},
+      packing_scaled_{0};
   friend class MemoryModel;
 };
 

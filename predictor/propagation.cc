@@ -123,7 +123,8 @@ const AxesSharding* Propagation::Find(ir::InstructionId id, int64_t leaf) const 
 
 absl::StatusOr<Propagation> Propagate(const ir::Module& module, const PropagationGraph& graph,
                                       const MeshSizes& mesh,
-                                      const std::vector<AxesSharding>& parameters) {
+                                      const std::vector<AxesSharding>& parameters,
+                                      SizeAnswers* record) {
   const ir::Computation* entry = module.entry_computation();
   if (entry == nullptr) return absl::InvalidArgumentError("the module has no entry computation");
   if (entry->parameters.size() != parameters.size()) {
@@ -134,7 +135,7 @@ absl::StatusOr<Propagation> Propagate(const ir::Module& module, const Propagatio
   std::vector<std::vector<AxesSharding>> params;
   params.reserve(parameters.size());
   for (const AxesSharding& p : parameters) params.push_back({p});
-  Propagator propagator(module, graph, mesh, &out);
+  Propagator propagator(module, graph, mesh, &out, record);
   propagator.RunComputation(entry->id, params);
   // Backward from the uses, then forward again with the hints. One round:
   // a second changes no figure of samples/sharded and costs a third
@@ -322,6 +323,7 @@ std::vector<AxesSharding> Propagator::While(const ir::Instruction& inst) {
   for (int pass = 0; pass < 3; ++pass) {
     if (pass > 0) {
       out_.collectives.resize(mark);
+      out_.collective_shards.resize(mark);
       resolved_ = resolved_at_mark;  // the body's all-reduces are recorded again
     }
     result = RunComputation(body, {carry});

@@ -53,26 +53,45 @@ struct PropagationGraph {
   static PropagationGraph Build(const ir::Module& module);
 };
 
+// What a collective's bytes are computed from: its operand's shape (the
+// consumer's view of the value) under the sharding it starts from and the
+// one it ends in (operand_bytes, result_bytes: their shard bytes).
+struct CollectiveShards {
+  const ir::Shape* shape = nullptr;
+  AxesSharding operand, result;
+};
+
+class SizeAnswers;
+
 struct Propagation {
   // Per instruction, per leaf (depth-first over tuple elements); empty for an
   // instruction never reached (a computation nothing calls, a reducer).
   std::vector<std::vector<AxesSharding>> leaves;
   std::vector<PredictedCollective> collectives;
+  std::vector<CollectiveShards> collective_shards;  // one per collective
   std::vector<UnknownPropagation> unknown;
   // (axis, ways): a reshape all-gathered mesh axis `axis` from a dimension
   // whose split part could have kept `ways` of it (a proper divisor of the
   // axis size), had the axis been sub-axes (predictor/sub_axes.h).
   std::vector<std::pair<size_t, int64_t>> wanted_sub_axes;
+  // A reshape asked for sub-axes (whether or not a part was wanted): the
+  // answer depends on the axis sizes beyond the recorded questions.
+  bool sub_axes_asked = false;
 
   const AxesSharding* Find(ir::InstructionId id, int64_t leaf) const;
 };
 
 // Propagates `parameters` (one per entry parameter, each of the parameter's
 // array rank) over `module`. InvalidArgument when the module has no entry
-// computation or the parameter count differs.
+// computation or the parameter count differs. When `record` is not null,
+// every question asked of the mesh's sizes is recorded there with its
+// answer (predictor/size_questions.h): a mesh of the same axis count that
+// answers them alike propagates the same parameters to the same shardings
+// and collectives (their bytes aside).
 absl::StatusOr<Propagation> Propagate(const ir::Module& module, const PropagationGraph& graph,
                                       const MeshSizes& mesh,
-                                      const std::vector<AxesSharding>& parameters);
+                                      const std::vector<AxesSharding>& parameters,
+                                      SizeAnswers* record = nullptr);
 
 // Flattened leaf number of `index` within `shape` (depth-first order);
 // -1 when the index leaves the shape or names a tuple.

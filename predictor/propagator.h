@@ -7,16 +7,20 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "ir/module.h"
 #include "predictor/propagation.h"
+#include "predictor/size_questions.h"
 
 namespace memplan::predictor {
 
 class Propagator {
  public:
+  // Asks `mesh` its size questions, recording them in `record` when not
+  // null (predictor/size_questions.h).
   Propagator(const ir::Module& module, const PropagationGraph& graph, const MeshSizes& mesh,
-             Propagation* out)
-      : module_(module), graph_(graph), mesh_(mesh), out_(*out),
+             Propagation* out, SizeAnswers* record = nullptr)
+      : module_(module), graph_(graph), sizes_(mesh, record), out_(*out),
         hints_(module.instruction_count()) {}
 
   // Propagates computation `c` whose parameters have `params` (one leaf
@@ -56,11 +60,12 @@ class Propagator {
   // intermediate.
   ir::InstructionId SourceOf(const ir::Instruction& inst, size_t k) const;
   // Records a collective reading operand `k` of `inst` (`source`: the
-  // buffer it reads when known better than SourceOf); a repeat of an
-  // all-gather or all-to-all of the same buffer moves the recorded one to
-  // the later consumer instead.
+  // buffer it reads when known better than SourceOf), from `operand` to
+  // `result` (its bytes: their shard bytes of the operand's shape); a
+  // repeat of an all-gather or all-to-all of the same buffer moves the
+  // recorded one to the later consumer instead.
   void Record(CollectiveKind kind, const ir::Instruction& inst, size_t k, AxisMask axes,
-              int64_t operand_bytes, int64_t result_bytes,
+              const AxesSharding& operand, const AxesSharding& result,
               ir::InstructionId source = ir::InstructionId());
   ir::InstructionId PartialOrigin(const ir::Instruction& inst, size_t k) const;
 
@@ -114,7 +119,8 @@ class Propagator {
 
   const ir::Module& module_;
   const PropagationGraph& graph_;
-  const MeshSizes& mesh_;
+  // Every question propagation asks of the mesh's sizes goes through here.
+  SizeQuestions sizes_;
   Propagation& out_;
   // The fusion whose body is being walked (invalid outside fusions).
   ir::InstructionId fusion_context_;
@@ -125,6 +131,15 @@ class Propagator {
   // source, axes, result bytes, computation) -> index in out_.collectives.
   using RecordKey = std::tuple<int, int64_t, AxisMask, int64_t, int64_t>;
   absl::flat_hash_map<RecordKey, size_t> recorded_;
+  // Record's key holds result bytes: when recording size answers, the
+  // result shardings seen per (kind, source, axes, computation), each new
+  // one's bytes compared with theirs.
+  void AskSameBytes(const RecordKey& key, const ir::Shape& shape, const AxesSharding& result);
+  // (Inline: one per collective recorded, mostly of one sharding; a heap
+  // block each fragmented the heap the kept shardings live in.)
+  absl::flat_hash_map<std::tuple<int, int64_t, AxisMask, int64_t>,
+                      absl::InlinedVector<ByteTerm, 1>>
+      results_seen_;
   // Per instruction, per leaf: the backward pass's hint (replicated: none).
   std::vector<std::vector<AxesSharding>> hints_;
 };

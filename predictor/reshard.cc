@@ -37,14 +37,16 @@ ir::InstructionId Propagator::SourceOf(const ir::Instruction& inst, size_t k) co
 }
 
 void Propagator::Record(CollectiveKind kind, const ir::Instruction& inst, size_t k,
-                        AxisMask axes, int64_t operand_bytes, int64_t result_bytes,
+                        AxisMask axes, const AxesSharding& operand, const AxesSharding& result,
                         ir::InstructionId source) {
+  const ir::Shape& shape = OperandShape(inst, k);
+  const int64_t result_bytes = ShardBytes(shape, result, sizes_.mesh());
   PredictedCollective c;
   c.kind = kind;
   c.at = graph_.scheduled_as[static_cast<size_t>(inst.id.value())];
   c.source = source.valid() ? source : SourceOf(inst, k);
   c.axes = axes;
-  c.operand_bytes = operand_bytes;
+  c.operand_bytes = ShardBytes(shape, operand, sizes_.mesh());
   c.result_bytes = result_bytes;
   // The same collective of the same buffer in one computation is done once
   // (XLA's CSE of the partitioned program), its result kept for the last
@@ -58,6 +60,7 @@ void Propagator::Record(CollectiveKind kind, const ir::Instruction& inst, size_t
     const ir::ComputationId comp = module_.instruction(c.at).computation;
     const RecordKey key{static_cast<int>(kind), c.source.value(), axes, result_bytes,
                         comp.value()};
+    AskSameBytes(key, shape, result);
     auto [it, added] = recorded_.try_emplace(key, out_.collectives.size());
     if (!added) {
       const size_t i = it->second;
@@ -73,6 +76,27 @@ void Propagator::Record(CollectiveKind kind, const ir::Instruction& inst, size_t
     }
   }
   out_.collectives.push_back(c);
+  out_.collective_shards.push_back({&shape, operand, result});
+}
+
+// Which earlier collective Record finds for a key depends on whether their
+// result bytes are equal: asked (and recorded) against every earlier result
+// sharding of the same kind, buffer, axes and computation.
+void Propagator::AskSameBytes(const RecordKey& key, const ir::Shape& shape,
+                              const AxesSharding& result) {
+  if (!sizes_.recording()) return;
+  const auto& [kind, source, axes, bytes, comp] = key;
+  auto& seen = results_seen_[std::make_tuple(kind, source, axes, comp)];
+  const ByteTerm term{&shape, result};
+  bool known = false;
+  for (const ByteTerm& s : seen) {
+    if (s.shape == &shape && s.sharding == result) {
+      known = true;
+      continue;
+    }
+    sizes_.BytesEqual(s, term);
+  }
+  if (!known) seen.push_back(term);
 }
 
 // The value a partial sum read by operand `k` comes from: back through
@@ -118,9 +142,8 @@ AxesSharding Propagator::Resolved(const ir::Instruction& inst, size_t k) {
     }
     return it->second.second;
   }
-  const int64_t bytes = ShardBytes(OperandShape(inst, k), have, mesh_);
   const int64_t index = static_cast<int64_t>(out_.collectives.size());
-  Record(CollectiveKind::kAllReduce, inst, k, have.partial, bytes, bytes, origin);
+  Record(CollectiveKind::kAllReduce, inst, k, have.partial, have, have, origin);
   have.partial = 0;
   resolved_[key] = {index, have};
   return have;
@@ -128,12 +151,10 @@ AxesSharding Propagator::Resolved(const ir::Instruction& inst, size_t k) {
 
 void Propagator::Reshard(const ir::Instruction& inst, size_t k, const AxesSharding& want) {
   if (k >= inst.operands.size() || OperandLeaves(inst, k).size() != 1) return;
-  const ir::Shape& shape = OperandShape(inst, k);
   AxesSharding have = Operand(inst, k);
   if (have.partial != 0 && have.partial != want.partial) {
     const AxisMask scatter = have.partial & want.UsedAxes();
     if (scatter != 0 && kReduceScatter) {
-      const int64_t in = ShardBytes(shape, have, mesh_);
       AxesSharding after = have;
       after.partial = 0;
       for (size_t d = 0; d < want.dims.size(); ++d) {
@@ -142,8 +163,7 @@ void Propagator::Reshard(const ir::Instruction& inst, size_t k, const AxesShardi
           after.dims[d] |= want.dims[d] & scatter;
         }
       }
-      Record(CollectiveKind::kReduceScatter, inst, k, have.partial, in,
-             ShardBytes(shape, after, mesh_));
+      Record(CollectiveKind::kReduceScatter, inst, k, have.partial, have, after);
       have = after;
     } else {
       have = Resolved(inst, k);
@@ -167,8 +187,8 @@ void Propagator::Reshard(const ir::Instruction& inst, size_t k, const AxesShardi
     after.dims.resize(std::max(after.dims.size(), want.dims.size()), 0);
     for (size_t d = 0; d < want.dims.size(); ++d) after.dims[d] |= want.dims[d] & moving;
   }
-  Record(moved ? CollectiveKind::kAllToAll : CollectiveKind::kAllGather, inst, k, dropped,
-         ShardBytes(shape, have, mesh_), ShardBytes(shape, after, mesh_));
+  Record(moved ? CollectiveKind::kAllToAll : CollectiveKind::kAllGather, inst, k, dropped, have,
+         after);
 }
 
 }  // namespace memplan::predictor

@@ -1,5 +1,6 @@
 #include "predictor/shared_predictions.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace memplan::predictor {
@@ -10,13 +11,10 @@ void Append(std::string& out, T value) {
   out.append(reinterpret_cast<const char*>(&value), sizeof(value));
 }
 
-}  // namespace
-
-std::string SharedPredictions::Key(const MeshSizes& mesh,
-                                   const std::vector<AxesSharding>& arguments) {
-  std::string key;
-  Append(key, static_cast<uint32_t>(mesh.sizes.size()));
-  for (int64_t size : mesh.sizes) Append(key, size);
+// Appends the structure: axis count, then the arguments.
+void AppendStructure(std::string& key, size_t axis_count,
+                     const std::vector<AxesSharding>& arguments) {
+  Append(key, static_cast<uint32_t>(axis_count));
   Append(key, static_cast<uint64_t>(arguments.size()));
   const AxesSharding* previous = nullptr;
   for (const AxesSharding& a : arguments) {
@@ -32,6 +30,22 @@ std::string SharedPredictions::Key(const MeshSizes& mesh,
     for (AxisMask m : a.dims) Append(key, m);
     previous = &a;
   }
+}
+
+}  // namespace
+
+std::string SharedPredictions::Key(const MeshSizes& mesh,
+                                   const std::vector<AxesSharding>& arguments) {
+  std::string key;
+  for (int64_t size : mesh.sizes) Append(key, size);
+  AppendStructure(key, mesh.sizes.size(), arguments);
+  return key;
+}
+
+std::string SharedPredictions::StructureKey(size_t axis_count,
+                                            const std::vector<AxesSharding>& arguments) {
+  std::string key;
+  AppendStructure(key, axis_count, arguments);
   return key;
 }
 
@@ -51,6 +65,41 @@ void SharedPredictions::Insert(std::string key, std::shared_ptr<const SharedPred
   }
   order_.push_back(key);
   entries_.emplace(std::move(key), std::move(entry));
+}
+
+std::shared_ptr<const StructuralPrediction> SharedPredictions::FindStructure(
+    const std::string& key, const MeshSizes& mesh) const {
+  std::vector<std::shared_ptr<const StructuralPrediction>> candidates;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = structures_.find(key);
+    if (it == structures_.end()) return nullptr;
+    candidates = it->second;
+  }
+  for (const auto& entry : candidates) {
+    if (entry->answers.Holds(mesh)) return entry;
+  }
+  return nullptr;
+}
+
+void SharedPredictions::InsertStructure(const std::string& key,
+                                        std::shared_ptr<const StructuralPrediction> entry) {
+  if (capacity_ == 0) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  while (structure_order_.size() >= capacity_) {
+    const auto& [old_key, old] = structure_order_.front();
+    auto it = structures_.find(old_key);
+    if (it != structures_.end()) {
+      auto& list = it->second;
+      list.erase(std::remove_if(list.begin(), list.end(),
+                                [&](const auto& e) { return e.get() == old; }),
+                 list.end());
+      if (list.empty()) structures_.erase(it);
+    }
+    structure_order_.pop_front();
+  }
+  structure_order_.emplace_back(key, entry.get());
+  structures_[key].push_back(std::move(entry));
 }
 
 }  // namespace memplan::predictor

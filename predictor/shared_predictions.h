@@ -4,6 +4,13 @@
 // shardings. Predictor keeps the result per such key, so a candidate whose
 // key was seen costs only reading its plan and its output bytes.
 //
+// Candidates of one structure (axis count and argument shardings as mesh
+// axes) but other axis sizes share the propagation: it reads the sizes
+// only through the questions predictor/size_questions.h records, so a
+// candidate whose mesh answers an entry's recorded questions alike reuses
+// that entry's shardings, collectives and unknown places, and only the
+// bytes (collectives' and the memory model) are computed for its sizes.
+//
 // Internal to predictor (predict.cc); thread-safe, bounded (the oldest
 // entries are dropped first).
 #ifndef MEMPLAN_PREDICTOR_SHARED_PREDICTIONS_H_
@@ -17,7 +24,9 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "predictor/packing_memo.h"
 #include "predictor/predict.h"
+#include "predictor/size_questions.h"
 
 namespace memplan::predictor {
 
@@ -37,6 +46,19 @@ struct SharedPrediction {
   DeviceMemory device;
 };
 
+// What every candidate of one structure shares while its mesh answers
+// `answers` as recorded: the propagation, its collectives' bytes aside.
+struct StructuralPrediction {
+  SizeAnswers answers;
+  InstructionShardings leaves;
+  std::vector<AxesSharding> root_leaves;
+  std::vector<PredictedCollective> collective_list;  // bytes: of the recorded mesh
+  std::vector<CollectiveShards> collective_shards;   // what the bytes are computed from
+  std::vector<UnknownPropagation> unknown;
+  // The last temp packing of a candidate of this entry.
+  mutable PackingMemo packing;
+};
+
 class SharedPredictions {
  public:
   explicit SharedPredictions(size_t capacity) : capacity_(capacity) {}
@@ -44,6 +66,9 @@ class SharedPredictions {
   // The key of a candidate: axis sizes in order, then every argument's
   // split axes per dimension and partial axes.
   static std::string Key(const MeshSizes& mesh, const std::vector<AxesSharding>& arguments);
+  // The key of a candidate's structure: axis count, then the arguments as
+  // in Key.
+  static std::string StructureKey(size_t axis_count, const std::vector<AxesSharding>& arguments);
 
   // The entry for `key`, or null.
   std::shared_ptr<const SharedPrediction> Find(const std::string& key) const;
@@ -51,11 +76,23 @@ class SharedPredictions {
   // which is equal), dropping the oldest entry when full.
   void Insert(std::string key, std::shared_ptr<const SharedPrediction> entry);
 
+  // The first entry kept for structure `key` whose recorded questions `mesh`
+  // answers alike, or null.
+  std::shared_ptr<const StructuralPrediction> FindStructure(const std::string& key,
+                                                            const MeshSizes& mesh) const;
+  // Keeps `entry` for structure `key` (after those kept before), dropping
+  // the oldest structural entry when full.
+  void InsertStructure(const std::string& key, std::shared_ptr<const StructuralPrediction> entry);
+
  private:
   const size_t capacity_;
   mutable std::mutex mutex_;
   absl::flat_hash_map<std::string, std::shared_ptr<const SharedPrediction>> entries_;
   std::deque<std::string> order_;  // oldest first
+  absl::flat_hash_map<std::string, std::vector<std::shared_ptr<const StructuralPrediction>>>
+      structures_;
+  // Structural entries, oldest first: (key, entry).
+  std::deque<std::pair<std::string, const StructuralPrediction*>> structure_order_;
 };
 
 }  // namespace memplan::predictor

@@ -153,12 +153,14 @@ absl::StatusOr<CandidateCost> CostModel::Price(const ir::ResolvedPlan& plan) con
   ASSIGN_OR_RETURN(out.prediction, predictor_->Predict(plan));
   const bool reuse = options_.predict.share_between_candidates &&
                      out.prediction.instruction_shardings != nullptr;
-  std::vector<int64_t> device_ids;
+  std::vector<int64_t> device_ids, axis_sizes;
   if (reuse) {
     device_ids = plan.mesh.DeviceIds();
+    for (const ir::MeshAxis& axis : plan.mesh.axes) axis_sizes.push_back(axis.size);
     std::lock_guard<std::mutex> lock(priced_mutex_);
     for (const auto& p : priced_) {
-      if (p->shardings == out.prediction.instruction_shardings && p->device_ids == device_ids) {
+      if (p->shardings == out.prediction.instruction_shardings && p->axis_sizes == axis_sizes &&
+          p->device_ids == device_ids) {
         CandidateCost cost = p->cost;
         cost.prediction = std::move(out.prediction);
         cost.prediction.instruction_shardings = {};
@@ -260,6 +262,7 @@ absl::StatusOr<CandidateCost> CostModel::Price(const ir::ResolvedPlan& plan) con
   if (reuse) {
     auto priced = std::make_shared<PricedShare>();
     priced->shardings = shardings;
+    priced->axis_sizes = std::move(axis_sizes);
     priced->device_ids = std::move(device_ids);
     predictor::Prediction prediction = std::move(out.prediction);
     priced->cost = out;

@@ -137,10 +137,13 @@ class CostModel {
   OverlapFacts overlap_;
   // Work shared between candidates (when options.predict shares): the
   // price of a candidate whose prediction shares its propagation with an
-  // earlier one (the same InstructionShardings) on the same device order is
-  // that one's. Newest last, at most kPricedShares.
+  // earlier one (the same InstructionShardings) on the same mesh axis sizes
+  // and device order is that one's (candidates of other axis sizes share
+  // propagations too: predictor/shared_predictions.h). Newest last, at most
+  // kPricedShares.
   struct PricedShare {
     predictor::InstructionShardings shardings;  // held: the key's identity
+    std::vector<int64_t> axis_sizes;
     std::vector<int64_t> device_ids;
     CandidateCost cost;  // without its prediction
   };

@@ -1,0 +1,48 @@
+#include "predictor/packing_memo.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace memplan::predictor {
+
+std::optional<int64_t> PackingMemo::Scaled(const std::vector<TempBuffer>& temp,
+                                           int64_t alignment) const {
+  std::shared_ptr<const Kept> kept;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    kept = kept_;
+  }
+  if (kept == nullptr || temp.empty() || kept->temp.size() != temp.size() ||
+      kept->alignment != alignment) {
+    return std::nullopt;
+  }
+  const int64_t align = std::max<int64_t>(alignment, 1);
+  // Sizes as the packing sees them (analyzer::PackingInterval sizes are > 0).
+  auto size_of = [](const TempBuffer& b) { return std::max<int64_t>(b.size, 1); };
+  int64_t p = size_of(temp[0]), q = size_of(kept->temp[0]);
+  const int64_t g = std::gcd(p, q);
+  p /= g;
+  q /= g;
+  for (size_t i = 0; i < temp.size(); ++i) {
+    const TempBuffer& a = temp[i];
+    const TempBuffer& b = kept->temp[i];
+    if (a.start != b.start || a.end != b.end || a.share_with != b.share_with) return std::nullopt;
+    const int64_t sa = size_of(a), sb = size_of(b);
+    if (sa % align != 0 || sb % align != 0) return std::nullopt;
+    if (static_cast<__int128>(sa) * q != static_cast<__int128>(sb) * p) return std::nullopt;
+  }
+  const __int128 heap = static_cast<__int128>(kept->heap) * p;
+  if (heap % q != 0) return std::nullopt;
+  return static_cast<int64_t>(heap / q);
+}
+
+void PackingMemo::Keep(const std::vector<TempBuffer>& temp, int64_t alignment, int64_t heap) {
+  auto kept = std::make_shared<Kept>();
+  kept->temp = temp;
+  kept->alignment = alignment;
+  kept->heap = heap;
+  std::lock_guard<std::mutex> lock(mutex_);
+  kept_ = std::move(kept);
+}
+
+}  // namespace memplan::predictor
