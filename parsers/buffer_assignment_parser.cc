@@ -187,10 +187,13 @@ absl::Status ParseTotalBytes(ParseState& state, Cursor c) {
 // Dispatches one line (without its newline) to the section that owns it.
 absl::Status ParseLine(ParseState& state, std::string_view line) {
   Cursor c(line);
-  if (c.StartsWith("allocation ")) return ParseAllocationHeader(state, c);
-  if (c.StartsWith(" value: ")) return ParseAssignedValue(state, c);
+  // Each prefix test first compares the line's first byte (most lines
+  // match none of the section headers below).
+  const char first = line.empty() ? '\0' : line.front();
+  if (first == 'a' && c.StartsWith("allocation ")) return ParseAllocationHeader(state, c);
+  if (first == ' ' && c.StartsWith(" value: ")) return ParseAssignedValue(state, c);
   if (state.current_allocation >= 0 && state.section == Section::kAllocations) {
-    if (c.StartsWith(" reused by buffers of a different color:")) {
+    if (first == ' ' && c.StartsWith(" reused by buffers of a different color:")) {
       state.in_color_reuse_block = true;
       return absl::OkStatus();
     }
@@ -198,23 +201,23 @@ absl::Status ParseLine(ParseState& state, std::string_view line) {
       return ParseColorReuseValue(state, c);
     }
   }
-  if (c.StartsWith("BufferAssignment:")) {
+  if (first == 'B' && c.StartsWith("BufferAssignment:")) {
     state.section = Section::kAllocations;
     state.read.header = true;
     return absl::OkStatus();
   }
-  if (c.StartsWith("Total bytes used: ")) {
+  if (first == 'T' && c.StartsWith("Total bytes used: ")) {
     state.section = Section::kNone;
     state.read.total = true;
     return ParseTotalBytes(state, c);
   }
-  if (c.StartsWith("Used values:")) {
+  if (first == 'U' && c.StartsWith("Used values:")) {
     state.section = Section::kUsedValues;
     state.read.used_values = true;
     state.current_used_value = -1;
     return absl::OkStatus();
   }
-  if (c.StartsWith("HloLiveRange (max ") || state.section == Section::kLiveRange) {
+  if ((first == 'H' && c.StartsWith("HloLiveRange (max ")) || state.section == Section::kLiveRange) {
     state.section = Section::kLiveRange;
     return ParseLiveRangeLine(state, line);
   }
