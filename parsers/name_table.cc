@@ -2,7 +2,12 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdlib>
 #include <cstring>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 namespace memplan::parsers {
 namespace {
@@ -105,10 +110,28 @@ void NameTable::Fill(Slot& slot, std::string_view name, uint32_t tag, uint32_t i
   }
 }
 
+void NameTable::FreeSlots::operator()(Slot* slots) const { std::free(slots); }
+
+NameTable::SlotArray NameTable::Allocate(size_t capacity) {
+  const size_t bytes = capacity * sizeof(Slot);
+  constexpr size_t kHugePage = size_t{2} << 20;
+  // A large table in transparent huge pages where the kernel offers them:
+  // every lookup lands on a random slot, and with 4 KiB pages each one
+  // also misses the TLB (a page walk, costlier still in a virtual machine).
+  const bool huge = bytes >= 2 * kHugePage;
+  void* memory = std::aligned_alloc(huge ? kHugePage : alignof(Slot),
+                                    huge ? (bytes + kHugePage - 1) / kHugePage * kHugePage : bytes);
+  if (memory == nullptr) std::abort();  // out of memory, as a failed new
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (huge) madvise(memory, bytes, MADV_HUGEPAGE);  // advice only: errors change nothing
+#endif
+  return SlotArray(static_cast<Slot*>(memory));
+}
+
 void NameTable::Grow(size_t capacity) {
-  std::unique_ptr<Slot[]> old = std::move(slots_);
+  SlotArray old = std::move(slots_);
   const size_t old_capacity = old ? mask_ + 1 : 0;
-  slots_ = std::make_unique_for_overwrite<Slot[]>(capacity);
+  slots_ = Allocate(capacity);
   for (size_t i = 0; i < capacity; ++i) slots_[i].state = 0;
   mask_ = capacity - 1;
   for (size_t k = 0; k < old_capacity; ++k) {

@@ -44,6 +44,12 @@ class NameTable {
   };
   static constexpr uint8_t kLong = 0xFF;
 
+  struct FreeSlots {
+    void operator()(Slot* slots) const;
+  };
+  using SlotArray = std::unique_ptr<Slot[], FreeSlots>;
+
+  static SlotArray Allocate(size_t capacity);
   static uint64_t Hash(std::string_view name);
   static std::string_view NameOf(const Slot& slot);
   // The slot holding `name` or the empty slot where it would go.
@@ -52,7 +58,7 @@ class NameTable {
   void Grow(size_t capacity);
   const char* Keep(std::string_view name);
 
-  std::unique_ptr<Slot[]> slots_;
+  SlotArray slots_;
   size_t mask_ = 0;  // capacity - 1 (capacity a power of two)
   size_t size_ = 0;
   std::vector<std::unique_ptr<char[]>> names_;  // long names, never moved
