@@ -254,6 +254,28 @@ std::string_view PartName(const ParseState& state) {
   return "start";
 }
 
+// The instruction name a dump line starting at `p` (before `end`) most
+// likely holds: "    12:name", "    name{}:1-2", "  name, operand 0",
+// " value: <12 name @0> ...". A guess for a prefetch, never for a result.
+std::string_view LikelyName(const char* p, const char* end) {
+  constexpr size_t kMaxName = 128;
+  while (p < end && *p == ' ') ++p;
+  if (end - p > 8 && std::memcmp(p, "value: <", 8) == 0) p += 8;
+  const char* digits = p;
+  while (p < end && *p >= '0' && *p <= '9') ++p;
+  if (p == digits || p == end || (*p != ':' && *p != ' ')) {
+    p = digits;
+  } else {
+    ++p;
+  }
+  const char* name = p;
+  while (p < end && static_cast<size_t>(p - name) < kMaxName && *p != ' ' && *p != ',' &&
+         *p != '{' && *p != ':' && *p != '>' && *p != '\n') {
+    ++p;
+  }
+  return {name, static_cast<size_t>(p - name)};
+}
+
 absl::Status ParseFile(ParseState& state, const SourceText& source) {
   state.source = &source;
   state.line_number = 0;
@@ -271,7 +293,23 @@ absl::Status ParseFile(ParseState& state, const SourceText& source) {
   const char* released = text.data();
   std::string_view line;
   const char* last_line = nullptr;
+  // A few lines ahead of the parse: the name table's slot for the name
+  // there is prefetched (a lookup in a table of a million names misses the
+  // cache; this overlaps the miss with parsing the lines before it).
+  constexpr int kLookahead = 3;
+  std::string_view ahead = text;
+  for (int i = 0; i < kLookahead && !ahead.empty(); ++i) {
+    const char* newline = static_cast<const char*>(std::memchr(ahead.data(), '\n', ahead.size()));
+    ahead.remove_prefix(newline ? static_cast<size_t>(newline - ahead.data()) + 1 : ahead.size());
+  }
   while (state.NextLine(text, &line)) {
+    if (!ahead.empty()) {
+      const char* newline = static_cast<const char*>(std::memchr(ahead.data(), '\n', ahead.size()));
+      const char* end = newline ? newline : ahead.data() + ahead.size();
+      const std::string_view name = LikelyName(ahead.data(), end);
+      if (!name.empty()) state.names.Prefetch(name);
+      ahead.remove_prefix(static_cast<size_t>(end - ahead.data()) + (newline ? 1 : 0));
+    }
     if (static_cast<size_t>(line.data() - released) >= kReleaseEvery) {
       source.ReleaseResident(released, line.data());
       released = line.data();

@@ -36,6 +36,9 @@ class InstructionNames {
   // input the Program keeps alive). Requires a non-empty name.
   ir::InstructionId Resolve(std::string_view name);
 
+  // A hint that `name` will be resolved soon (see NameTable::Prefetch).
+  void Prefetch(std::string_view name) const { by_name_.Prefetch(name); }
+
   // The instruction named `name`, or an invalid id.
   ir::InstructionId Find(std::string_view name) const;
 
