@@ -367,6 +367,7 @@ absl::StatusOr<ir::Program> ParseBufferAssignment(
   const size_t expected = bytes / kBytesPerValueAtLeast;
   state.program.values.reserve(state.program.values.size() + expected);
   if (state.program.module.instruction_count() == 0) state.program.module.Reserve(expected, 0);
+  state.raw_live_ranges.reserve(expected);  // one per value in the HloLiveRange
   for (const auto& file : files) {
     state.program.source_files.push_back(file->name());
     state.program.KeepAlive(file);
