@@ -47,12 +47,17 @@ std::vector<Id> LargestIds(const std::vector<Item>& items, int n) {
 void GroupLayers(const ir::Program& program, Analysis& analysis) {
   std::vector<bool> at_peak(program.values.size(), false);
   if (analysis.occupied_peak) {
+    // One lookup by id per value (GroupValues would look each up again);
+    // ids not found are left out, as GroupValues skips them.
+    std::vector<size_t> peak;
+    peak.reserve(analysis.occupied_peak->values.size());
     for (ir::ValueId id : analysis.occupied_peak->values) {
       if (const ir::Value* v = program.FindValue(id)) {
-        at_peak[static_cast<size_t>(v - program.values.data())] = true;
+        peak.push_back(static_cast<size_t>(v - program.values.data()));
+        at_peak[peak.back()] = true;
       }
     }
-    analysis.peak_groups = GroupValues(program, analysis.origins, analysis.occupied_peak->values);
+    analysis.peak_groups = GroupValuesAt(program, analysis.origins, peak);
   }
   std::vector<size_t> others;
   for (const SizeKey& key : LargestKeys(program.values, 0)) {

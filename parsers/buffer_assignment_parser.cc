@@ -187,10 +187,13 @@ absl::Status ParseTotalBytes(ParseState& state, Cursor c) {
 // Dispatches one line (without its newline) to the section that owns it.
 absl::Status ParseLine(ParseState& state, std::string_view line) {
   Cursor c(line);
-  if (c.StartsWith("allocation ")) return ParseAllocationHeader(state, c);
-  if (c.StartsWith(" value: ")) return ParseAssignedValue(state, c);
+  // Each prefix test first compares the line's first byte (most lines
+  // match none of the section headers below).
+  const char first = line.empty() ? '\0' : line.front();
+  if (first == 'a' && c.StartsWith("allocation ")) return ParseAllocationHeader(state, c);
+  if (first == ' ' && c.StartsWith(" value: ")) return ParseAssignedValue(state, c);
   if (state.current_allocation >= 0 && state.section == Section::kAllocations) {
-    if (c.StartsWith(" reused by buffers of a different color:")) {
+    if (first == ' ' && c.StartsWith(" reused by buffers of a different color:")) {
       state.in_color_reuse_block = true;
       return absl::OkStatus();
     }
@@ -198,23 +201,23 @@ absl::Status ParseLine(ParseState& state, std::string_view line) {
       return ParseColorReuseValue(state, c);
     }
   }
-  if (c.StartsWith("BufferAssignment:")) {
+  if (first == 'B' && c.StartsWith("BufferAssignment:")) {
     state.section = Section::kAllocations;
     state.read.header = true;
     return absl::OkStatus();
   }
-  if (c.StartsWith("Total bytes used: ")) {
+  if (first == 'T' && c.StartsWith("Total bytes used: ")) {
     state.section = Section::kNone;
     state.read.total = true;
     return ParseTotalBytes(state, c);
   }
-  if (c.StartsWith("Used values:")) {
+  if (first == 'U' && c.StartsWith("Used values:")) {
     state.section = Section::kUsedValues;
     state.read.used_values = true;
     state.current_used_value = -1;
     return absl::OkStatus();
   }
-  if (c.StartsWith("HloLiveRange (max ") || state.section == Section::kLiveRange) {
+  if ((first == 'H' && c.StartsWith("HloLiveRange (max ")) || state.section == Section::kLiveRange) {
     state.section = Section::kLiveRange;
     return ParseLiveRangeLine(state, line);
   }
@@ -251,6 +254,28 @@ std::string_view PartName(const ParseState& state) {
   return "start";
 }
 
+// The instruction name a dump line starting at `p` (before `end`) most
+// likely holds: "    12:name", "    name{}:1-2", "  name, operand 0",
+// " value: <12 name @0> ...". A guess for a prefetch, never for a result.
+std::string_view LikelyName(const char* p, const char* end) {
+  constexpr size_t kMaxName = 128;
+  while (p < end && *p == ' ') ++p;
+  if (end - p > 8 && std::memcmp(p, "value: <", 8) == 0) p += 8;
+  const char* digits = p;
+  while (p < end && *p >= '0' && *p <= '9') ++p;
+  if (p == digits || p == end || (*p != ':' && *p != ' ')) {
+    p = digits;
+  } else {
+    ++p;
+  }
+  const char* name = p;
+  while (p < end && static_cast<size_t>(p - name) < kMaxName && *p != ' ' && *p != ',' &&
+         *p != '{' && *p != ':' && *p != '>' && *p != '\n') {
+    ++p;
+  }
+  return {name, static_cast<size_t>(p - name)};
+}
+
 absl::Status ParseFile(ParseState& state, const SourceText& source) {
   state.source = &source;
   state.line_number = 0;
@@ -268,7 +293,23 @@ absl::Status ParseFile(ParseState& state, const SourceText& source) {
   const char* released = text.data();
   std::string_view line;
   const char* last_line = nullptr;
+  // A few lines ahead of the parse: the name table's slot for the name
+  // there is prefetched (a lookup in a table of a million names misses the
+  // cache; this overlaps the miss with parsing the lines before it).
+  constexpr int kLookahead = 3;
+  std::string_view ahead = text;
+  for (int i = 0; i < kLookahead && !ahead.empty(); ++i) {
+    const char* newline = static_cast<const char*>(std::memchr(ahead.data(), '\n', ahead.size()));
+    ahead.remove_prefix(newline ? static_cast<size_t>(newline - ahead.data()) + 1 : ahead.size());
+  }
   while (state.NextLine(text, &line)) {
+    if (!ahead.empty()) {
+      const char* newline = static_cast<const char*>(std::memchr(ahead.data(), '\n', ahead.size()));
+      const char* end = newline ? newline : ahead.data() + ahead.size();
+      const std::string_view name = LikelyName(ahead.data(), end);
+      if (!name.empty()) state.names.Prefetch(name);
+      ahead.remove_prefix(static_cast<size_t>(end - ahead.data()) + (newline ? 1 : 0));
+    }
     if (static_cast<size_t>(line.data() - released) >= kReleaseEvery) {
       source.ReleaseResident(released, line.data());
       released = line.data();
@@ -326,6 +367,7 @@ absl::StatusOr<ir::Program> ParseBufferAssignment(
   const size_t expected = bytes / kBytesPerValueAtLeast;
   state.program.values.reserve(state.program.values.size() + expected);
   if (state.program.module.instruction_count() == 0) state.program.module.Reserve(expected, 0);
+  state.raw_live_ranges.reserve(expected);  // one per value in the HloLiveRange
   for (const auto& file : files) {
     state.program.source_files.push_back(file->name());
     state.program.KeepAlive(file);

@@ -66,8 +66,16 @@ class Cursor {
     return taken;
   }
   // Up to the first of any character in `stops`.
+  // (A loop over the few stops per byte: std::string_view::find_first_of
+  // calls memchr on `stops` once per byte of the text.)
   std::string_view ConsumeUntilAny(std::string_view stops) {
-    const size_t n = rest_.find_first_of(stops);
+    size_t n = 0;
+    for (; n < rest_.size(); ++n) {
+      const char ch = rest_[n];
+      bool stop = false;
+      for (const char s : stops) stop |= ch == s;
+      if (stop) break;
+    }
     const std::string_view taken = rest_.substr(0, n);
     rest_.remove_prefix(taken.size());
     return taken;

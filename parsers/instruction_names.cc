@@ -1,46 +1,26 @@
 #include "parsers/instruction_names.h"
 
-#include <algorithm>
-#include <cstring>
-
 #include "ir/opcode.h"
 
 namespace memplan::parsers {
 
 InstructionNames::InstructionNames(ir::Module& module) : module_(module) {
-  by_name_.reserve(module.instruction_count());
+  by_name_.Reserve(module.instruction_count());
   for (const ir::Instruction& instruction : module.instructions()) {
-    if (!by_name_.contains(ToAbsl(instruction.name))) {
-      by_name_.emplace(ToAbsl(Keep(instruction.name)), instruction.id);
-    }
+    by_name_.Insert(instruction.name, instruction.id.value());  // the first of a name wins
   }
-}
-
-std::string_view InstructionNames::Keep(std::string_view name) {
-  constexpr size_t kBlock = 256 * 1024;
-  if (name.size() > names_left_) {
-    const size_t size = std::max(kBlock, name.size());
-    names_.push_back(std::make_unique<char[]>(size));
-    names_free_ = names_.back().get();
-    names_left_ = size;
-  }
-  if (!name.empty()) std::memcpy(names_free_, name.data(), name.size());
-  const std::string_view kept(names_free_, name.size());
-  names_free_ += name.size();
-  names_left_ -= name.size();
-  return kept;
 }
 
 ir::InstructionId InstructionNames::Resolve(std::string_view name) {
   if (name == last_name_ && last_id_.valid()) return last_id_;
   ir::InstructionId id;
-  if (auto it = by_name_.find(ToAbsl(name)); it != by_name_.end()) {
-    id = it->second;
+  if (const int64_t found = by_name_.Find(name); found >= 0) {
+    id = ir::InstructionId(found);
   } else {
     ir::Instruction instruction;
     instruction.name = name;
     id = module_.AddInstruction(std::move(instruction));
-    by_name_.emplace(ToAbsl(Keep(name)), id);
+    by_name_.Insert(name, id.value());
     ++added_;
   }
   last_name_ = name;
@@ -49,8 +29,8 @@ ir::InstructionId InstructionNames::Resolve(std::string_view name) {
 }
 
 ir::InstructionId InstructionNames::Find(std::string_view name) const {
-  auto it = by_name_.find(ToAbsl(name));
-  return it == by_name_.end() ? ir::InstructionId() : it->second;
+  const int64_t found = by_name_.Find(name);
+  return found >= 0 ? ir::InstructionId(found) : ir::InstructionId();
 }
 
 void InstructionNames::Describe(ir::InstructionId id, const InstructionFacts& facts) {

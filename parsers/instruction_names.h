@@ -12,9 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "ir/module.h"
-#include "ir/strings.h"
+#include "parsers/name_table.h"
 
 namespace memplan::parsers {
 
@@ -37,6 +36,9 @@ class InstructionNames {
   // input the Program keeps alive). Requires a non-empty name.
   ir::InstructionId Resolve(std::string_view name);
 
+  // A hint that `name` will be resolved soon (see NameTable::Prefetch).
+  void Prefetch(std::string_view name) const { by_name_.Prefetch(name); }
+
   // The instruction named `name`, or an invalid id.
   ir::InstructionId Find(std::string_view name) const;
 
@@ -49,19 +51,12 @@ class InstructionNames {
   int64_t added() const { return added_; }
 
  private:
-  // A copy of `name` in names_, for a key of by_name_.
-  std::string_view Keep(std::string_view name);
-
   ir::Module& module_;
-  // Keyed by copies of the names packed together (names_), not by views
-  // into the input: a probe's key compare then reads memory near the other
-  // keys instead of a line far back in the file, whose page the
-  // buffer-assignment parser may already have released
-  // (SourceText::ReleaseResident).
-  absl::flat_hash_map<absl::string_view, ir::InstructionId> by_name_;
-  std::vector<std::unique_ptr<char[]>> names_;  // blocks, never moved
-  char* names_free_ = nullptr;                   // in the last block
-  size_t names_left_ = 0;
+  // Keyed by copies of the names (short ones inline in the table's slots),
+  // not by views into the input: a probe reads one slot instead of a line
+  // far back in the file, whose page the buffer-assignment parser may
+  // already have released (SourceText::ReleaseResident).
+  NameTable by_name_;
   // The name Resolve answered last and its id: a dump names one instruction
   // on several lines in a row (a value, its position, its defining
   // instruction), and comparing with the last name costs less than a hash

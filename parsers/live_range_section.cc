@@ -113,19 +113,22 @@ absl::Status ParsePeakHeader(ParseState& state, Cursor c) {
 
 absl::Status ParseLiveRangeLine(ParseState& state, std::string_view line) {
   Cursor c(line);
+  // The part headers start with two spaces and a letter; entries (most
+  // lines) with four spaces, and skip the header tests.
+  const bool part_header = line.size() > 2 && line[2] != ' ';
   if (c.StartsWith("HloLiveRange (max ")) return ParseHeader(state, c);
-  if (c.StartsWith("  InstructionSequence:")) {
+  if (part_header && c.StartsWith("  InstructionSequence:")) {
     state.live_range_part = LiveRangePart::kSequence;
     state.read.sequence = true;
     return absl::OkStatus();
   }
-  if (c.StartsWith("  BufferLiveRange:")) {
+  if (part_header && c.StartsWith("  BufferLiveRange:")) {
     state.live_range_part = LiveRangePart::kBufferLiveRange;
     state.read.buffer_live_ranges = true;
     return absl::OkStatus();
   }
-  if (c.StartsWith("  Live ranges at ")) return ParsePeakHeader(state, c);
-  if (c.StartsWith("  Stack trace breakdown for peak usage:")) {
+  if (part_header && c.StartsWith("  Live ranges at ")) return ParsePeakHeader(state, c);
+  if (part_header && c.StartsWith("  Stack trace breakdown for peak usage:")) {
     state.live_range_part = LiveRangePart::kOther;  // a tree memplan rebuilds itself
     return absl::OkStatus();
   }
