@@ -125,7 +125,11 @@ void Propagator::NoteWantedSubAxis(AxisMask dropped, int64_t size) {
     if ((dropped & (AxisMask{1} << k)) == 0) continue;
     const int64_t n = sizes_.mesh().sizes[k];
     const int64_t g = std::gcd(size, n);
-    if (g > 1 && g < n) out_.wanted_sub_axes.push_back({k, g});
+    if (g <= 1 || g >= n) return;
+    // Propagation visits a reshape more than once: each want once.
+    const std::pair<size_t, int64_t> want{k, g};
+    auto& wanted = out_.wanted_sub_axes;
+    if (std::find(wanted.begin(), wanted.end(), want) == wanted.end()) wanted.push_back(want);
     return;
   }
 }

@@ -13,6 +13,7 @@
 #include "parsers/source_text.h"
 #include "predictor/axes_sharding.h"
 #include "predictor/propagation.h"
+#include "predictor/sub_axes.h"
 
 namespace memplan::predictor {
 namespace {
@@ -294,6 +295,63 @@ ENTRY %main (x: f32[8,16,4]) -> f32[128] {
   // [16,8] -> [128]: the major dim (16) is unsplit, the minor split one is
   // gathered; the partial sum carries through the reshape.
   EXPECT_EQ(AxesShardingToString(Of(p, "f"), mesh), "[] partialb");
+}
+
+// 768 split 8 ways, reshaped to 12 heads of 64: 12 is not divisible by 8
+// but by 4 of it. On whole axes the heads are gathered and propagation asks
+// for tp as 4 x 2; on those sub-axes the heads keep the major 4 and only the
+// minor 2 is gathered (XLA: all-gathers over groups [4,2]<=[8],
+// samples/sharded/transformer_fwd/candidates/tp8.truth.json).
+TEST_F(PropagateTest, ReshapeKeepsThePartOfAnAxisThatDividesOnSubAxes) {
+  Load(R"(HloModule m
+
+ENTRY %main (x: f32[8,768]) -> f32[8,12,64] {
+  %x = f32[8,768]{1,0} parameter(0)
+  ROOT %h = f32[8,12,64]{2,1,0} reshape(%x)
+}
+)");
+  const ir::Mesh mesh = MakeMesh({{"tp", 8}});
+  Propagation whole = Run(mesh, {{{0, 1}, 0}});
+  EXPECT_EQ(AxesShardingToString(Of(whole, "h"), mesh), "[]");
+  ASSERT_EQ(whole.wanted_sub_axes.size(), 1u);
+  EXPECT_EQ(whole.wanted_sub_axes[0], (std::pair<size_t, int64_t>{0, 4}));
+
+  const SubAxes sub = FactorMesh(MeshSizes{{8}}, whole.wanted_sub_axes);
+  EXPECT_FALSE(sub.identity);
+  EXPECT_EQ(sub.mesh.sizes, (std::vector<int64_t>{4, 2}));
+  EXPECT_EQ(sub.Split(AxisMask{1}), 3u);
+  EXPECT_EQ(sub.Merge(AxisMask{1}), 1u);
+  EXPECT_EQ(sub.Merge(AxisMask{2}), 1u);
+
+  const ir::Mesh split = MakeMesh({{"hi", 4}, {"lo", 2}});
+  Propagation parts = Run(split, {sub.Split(AxesSharding{{0, 1}, 0})});
+  EXPECT_EQ(AxesShardingToString(Of(parts, "h"), split), "[null, hi]");
+  ASSERT_EQ(parts.collectives.size(), 1u);
+  EXPECT_EQ(parts.collectives[0].kind, CollectiveKind::kAllGather);
+  EXPECT_EQ(parts.collectives[0].axes, 2u);               // lo
+  EXPECT_EQ(parts.collectives[0].operand_bytes, 8 * 96 * 4);   // f32[8,96]
+  EXPECT_EQ(parts.collectives[0].result_bytes, 8 * 192 * 4);   // f32[8,192]: 3 heads
+  EXPECT_TRUE(parts.wanted_sub_axes.empty());
+}
+
+// A dimension split by several axes keeps the major ones whose product
+// divides the reshape's major output dimension.
+TEST_F(PropagateTest, ReshapeKeepsTheMajorAxesThatDivide) {
+  Load(R"(HloModule m
+
+ENTRY %main (x: f32[8,768]) -> f32[8,12,64] {
+  %x = f32[8,768]{1,0} parameter(0)
+  ROOT %h = f32[8,12,64]{2,1,0} reshape(%x)
+}
+)");
+  const ir::Mesh mesh = MakeMesh({{"dp", 2}, {"tp", 4}});
+  Propagation p = Run(mesh, {{{0, 3}, 0}});
+  EXPECT_EQ(AxesShardingToString(Of(p, "h"), mesh), "[null, dp]");
+  ASSERT_EQ(p.collectives.size(), 1u);
+  EXPECT_EQ(p.collectives[0].axes, 2u);  // tp gathered
+  // 12 / 2 = 6 heads left: 2 of tp's 4 would divide them.
+  ASSERT_EQ(p.wanted_sub_axes.size(), 1u);
+  EXPECT_EQ(p.wanted_sub_axes[0], (std::pair<size_t, int64_t>{1, 2}));
 }
 
 }  // namespace
