@@ -87,7 +87,9 @@ void SharedPredictions::InsertStructure(const std::string& key,
   if (capacity_ == 0) return;
   std::lock_guard<std::mutex> lock(mutex_);
   while (structure_order_.size() >= capacity_) {
-    const auto& [old_key, old] = structure_order_.front();
+    // Not a structured binding: clang 14 cannot capture one in the lambda.
+    const std::string& old_key = structure_order_.front().first;
+    const StructuralPrediction* old = structure_order_.front().second;
     auto it = structures_.find(old_key);
     if (it != structures_.end()) {
       auto& list = it->second;
