@@ -493,8 +493,10 @@ void MemoryModel::Run(PackingMemo* memo) {
   d.device_footprint_bytes = d.argument_bytes + d.output_bytes - d.alias_bytes + d.temp_bytes;
   d.live_peak_bytes = LivePeak(&d.live_peak_step);
   SummarizeCollectives(combined);
-  out_.combined_all_reduces.clear();
-  for (const Combined& c : combined) out_.combined_all_reduces.push_back(c.members);
+  std::vector<std::vector<size_t>> members;
+  members.reserve(combined.size());
+  for (const Combined& c : combined) members.push_back(c.members);
+  out_.combined_all_reduces = SharedList(std::move(members));
   out_.devices.clear();
   for (int64_t id : out_.mesh.DeviceIds()) {
     d.device = id;

@@ -177,30 +177,33 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
   out.label = plan.label;
   out.unsharded = unsharded_;
   out.unmatched_arguments = plan.unmatched_arguments;
-  RETURN_IF_ERROR(ReadArguments(plan, &out.argument_shardings));
+  ArgumentAxes arguments;
+  RETURN_IF_ERROR(ReadArguments(plan, &arguments));
   std::shared_ptr<const SharedPrediction> shared;
   if (shared_ == nullptr) {
-    ASSIGN_OR_RETURN(shared, Share(plan, mesh, out.argument_shardings, nullptr));
+    ASSIGN_OR_RETURN(shared, Share(plan, mesh, SharedList(arguments.Expand()), nullptr));
     computed_.fetch_add(1, std::memory_order_relaxed);
   } else {
-    std::string key = SharedPredictions::Key(mesh, out.argument_shardings);
+    std::string key = SharedPredictions::Key(mesh, arguments);
     shared = shared_->Find(key);
     if (shared != nullptr) {
       same_sizes_.fetch_add(1, std::memory_order_relaxed);
     } else {
       const std::string structure_key =
-          SharedPredictions::StructureKey(mesh.sizes.size(), out.argument_shardings);
+          SharedPredictions::StructureKey(mesh.sizes.size(), arguments);
+      const SharedList<AxesSharding> expanded(arguments.Expand());
       if (auto structure = shared_->FindStructure(structure_key, mesh)) {
-        shared = Resize(*structure, plan, mesh, out.argument_shardings);
+        shared = Resize(*structure, plan, mesh, expanded);
         same_structure_.fetch_add(1, std::memory_order_relaxed);
       } else {
-        ASSIGN_OR_RETURN(shared, Share(plan, mesh, out.argument_shardings, &structure));
+        ASSIGN_OR_RETURN(shared, Share(plan, mesh, expanded, &structure));
         if (structure) shared_->InsertStructure(structure_key, std::move(structure));
         computed_.fetch_add(1, std::memory_order_relaxed);
       }
       shared_->Insert(std::move(key), shared);
     }
   }
+  out.argument_shardings = shared->arguments;
   const SubAxes& sub = shared->sub;
 
   // Outputs: the root's leaves (a plan's output shardings win), partial sums
@@ -236,16 +239,14 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
   return out;
 }
 
-absl::Status Predictor::ReadArguments(const ir::ResolvedPlan& plan,
-                                      std::vector<AxesSharding>* out) const {
-  out->reserve(plan.arguments.size());
+absl::Status Predictor::ReadArguments(const ir::ResolvedPlan& plan, ArgumentAxes* out) const {
+  out->of.reserve(plan.arguments.size());
   // A plan keeps each distinct sharding once (ir::ShardingTable): each is
   // read as mesh axes once per rank it is used at, and an argument of the
-  // same index and rank as the one before it (every layer's weight) is a
-  // copy of it.
-  std::vector<AxesSharding> read;
-  // Per table index + 1 (0: kReplicatedIndex): (rank, position in `read`).
-  std::vector<absl::InlinedVector<std::pair<int64_t, size_t>, 2>> read_at(
+  // same index and rank as the one before it (every layer's weight) takes
+  // the same entry.
+  // Per table index + 1 (0: kReplicatedIndex): (rank, index into out->distinct).
+  std::vector<absl::InlinedVector<std::pair<int64_t, uint32_t>, 2>> read_at(
       plan.shardings.size() + 1);
   int32_t previous_index = 0;
   int64_t previous_rank = -1;
@@ -253,7 +254,7 @@ absl::Status Predictor::ReadArguments(const ir::ResolvedPlan& plan,
     const int64_t rank = parameter_ranks_[i];
     const int32_t index = plan.arguments[i].sharding_index;
     if (i > 0 && index == previous_index && rank == previous_rank) {
-      out->push_back(out->back());
+      out->of.push_back(out->of.back());
       continue;
     }
     if (!plan.ValidShardingIndex(i)) {
@@ -272,10 +273,13 @@ absl::Status Predictor::ReadArguments(const ir::ResolvedPlan& plan,
                                                        plan.arguments[i].name, "): ",
                                                        axes.status().message()));
       }
-      read.push_back(*std::move(axes));
-      known = at.insert(at.end(), {rank, read.size() - 1});
+      // Two table entries (or ranks) can read as the same mesh axes.
+      auto same = std::find(out->distinct.begin(), out->distinct.end(), *axes);
+      const auto position = static_cast<uint32_t>(same - out->distinct.begin());
+      if (same == out->distinct.end()) out->distinct.push_back(*std::move(axes));
+      known = at.insert(at.end(), {rank, position});
     }
-    out->push_back(read[known->second]);
+    out->of.push_back(known->second);
   }
   return absl::OkStatus();
 }
@@ -286,26 +290,27 @@ Predictor::SharingCounts Predictor::sharing_counts() const {
 
 absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::Share(
     const ir::ResolvedPlan& plan, const MeshSizes& plan_mesh,
-    const std::vector<AxesSharding>& plan_arguments,
+    const SharedList<AxesSharding>& plan_arguments,
     std::shared_ptr<const StructuralPrediction>* structure) const {
   const ir::Module& module = program_.module;
   std::shared_ptr<StructuralPrediction> kept;
   if (structure != nullptr) kept = std::make_shared<StructuralPrediction>();
-  ASSIGN_OR_RETURN(Propagation prop, Propagate(module, graph_, plan_mesh, plan_arguments,
+  ASSIGN_OR_RETURN(Propagation prop, Propagate(module, graph_, plan_mesh, plan_arguments.items(),
                                                kept ? &kept->answers : nullptr));
   // A reshape that could have kept part of an axis: again, on sub-axes.
   // Which part depends on the sizes beyond the recorded answers, so such a
   // propagation is not kept for candidates of other sizes.
   if (prop.sub_axes_asked) kept = nullptr;
   SubAxes sub = FactorMesh(plan_mesh, prop.wanted_sub_axes);
-  std::vector<AxesSharding> split_arguments;
+  SharedList<AxesSharding> split_arguments = plan_arguments;
   if (!sub.identity) {
-    split_arguments.reserve(plan_arguments.size());
-    for (const AxesSharding& s : plan_arguments) split_arguments.push_back(sub.Split(s));
-    ASSIGN_OR_RETURN(prop, Propagate(module, graph_, sub.mesh, split_arguments, nullptr));
+    std::vector<AxesSharding> split;
+    split.reserve(plan_arguments.size());
+    for (const AxesSharding& s : plan_arguments) split.push_back(sub.Split(s));
+    ASSIGN_OR_RETURN(prop, Propagate(module, graph_, sub.mesh, split, nullptr));
+    split_arguments = SharedList(std::move(split));
   }
   const MeshSizes& mesh = sub.mesh;
-  const std::vector<AxesSharding>& arguments = sub.identity ? plan_arguments : split_arguments;
   const ir::Instruction& root = module.instruction(module.entry_computation()->root);
   std::vector<AxesSharding> root_leaves = prop.leaves[static_cast<size_t>(root.id.value())];
   auto leaves = std::make_shared<const std::vector<std::vector<AxesSharding>>>(
@@ -322,13 +327,14 @@ absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::Share(
     *structure = kept;
   }
   return std::shared_ptr<const SharedPrediction>(
-      Model(plan, mesh, arguments, std::move(leaves), std::move(root_leaves),
-            std::move(prop.collectives), std::move(prop.unknown), memo, sub));
+      Model(plan, mesh, plan_arguments, split_arguments, std::move(leaves),
+            std::move(root_leaves), std::move(prop.collectives), std::move(prop.unknown), memo,
+            sub));
 }
 
 std::shared_ptr<const SharedPrediction> Predictor::Resize(
     const StructuralPrediction& structure, const ir::ResolvedPlan& plan, const MeshSizes& mesh,
-    const std::vector<AxesSharding>& arguments) const {
+    const SharedList<AxesSharding>& arguments) const {
   std::vector<PredictedCollective> collectives = structure.collective_list;
   for (size_t i = 0; i < collectives.size(); ++i) {
     const CollectiveShards& s = structure.collective_shards[i];
@@ -337,13 +343,13 @@ std::shared_ptr<const SharedPrediction> Predictor::Resize(
   }
   SubAxes identity;
   identity.mesh = mesh;
-  return Model(plan, mesh, arguments, structure.leaves, structure.root_leaves,
+  return Model(plan, mesh, arguments, arguments, structure.leaves, structure.root_leaves,
                std::move(collectives), structure.unknown, &structure.packing, identity);
 }
 
 std::shared_ptr<SharedPrediction> Predictor::Model(
-    const ir::ResolvedPlan& plan, const MeshSizes& mesh,
-    const std::vector<AxesSharding>& arguments, InstructionShardings leaves,
+    const ir::ResolvedPlan& plan, const MeshSizes& mesh, const SharedList<AxesSharding>& arguments,
+    const SharedList<AxesSharding>& model_arguments, InstructionShardings leaves,
     std::vector<AxesSharding> root_leaves, std::vector<PredictedCollective> collectives,
     std::vector<UnknownPropagation> unknown, PackingMemo* memo, const SubAxes& sub) const {
   const ir::Module& module = program_.module;
@@ -354,7 +360,7 @@ std::shared_ptr<SharedPrediction> Predictor::Model(
   // candidate; nothing else it computes reads them).
   Prediction scratch;
   scratch.mesh = plan.mesh;
-  scratch.argument_shardings = arguments;
+  scratch.argument_shardings = model_arguments;
   std::vector<const ir::Shape*> out_shapes;
   CollectLeafShapes(root.shape, &out_shapes);
   scratch.output_shardings = shared->root_leaves;
@@ -366,9 +372,10 @@ std::shared_ptr<SharedPrediction> Predictor::Model(
   shared->device = scratch.devices.empty() ? DeviceMemory{} : scratch.devices.front();
   if (!sub.identity) MergeSubAxes(sub, &scratch, &collectives, &leaves);
   shared->sub = sub;
+  shared->arguments = arguments;
   shared->collectives = std::move(scratch.collectives);
   shared->combined_all_reduces = std::move(scratch.combined_all_reduces);
-  shared->collective_list = std::move(collectives);
+  shared->collective_list = SharedList(std::move(collectives));
   shared->unknown = std::move(unknown);
   shared->leaves = std::move(leaves);
   return shared;

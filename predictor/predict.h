@@ -24,6 +24,7 @@
 #include "ir/plan.h"
 #include "ir/program.h"
 #include "predictor/propagation.h"
+#include "predictor/shared_list.h"
 #include "predictor/sub_axes.h"
 
 namespace memplan::predictor {
@@ -92,14 +93,14 @@ struct Prediction {
   analyzer::MemoryStats unsharded;  // the program as compiled
   std::vector<CollectiveGroup> collectives;
   // Each collective, as propagation placed it.
-  std::vector<PredictedCollective> collective_list;
+  SharedList<PredictedCollective> collective_list;
   // Each all-reduce operation after combining: its members, indices into
   // collective_list (in the order the combiner took them).
-  std::vector<std::vector<size_t>> combined_all_reduces;
+  SharedList<std::vector<size_t>> combined_all_reduces;
   std::vector<UnknownPropagation> unknown;
   int64_t unmatched_arguments = 0;  // replicated by default (the plan says)
   // Per entry parameter and per output leaf, the sharding predicted.
-  std::vector<AxesSharding> argument_shardings;
+  SharedList<AxesSharding> argument_shardings;
   std::vector<AxesSharding> output_shardings;
   // Per instruction, per leaf, the sharding propagation left it with
   // (Propagation::leaves; empty for an instruction never reached). The cost
@@ -109,6 +110,7 @@ struct Prediction {
 };
 
 class SharedPredictions;
+struct ArgumentAxes;
 struct SharedPrediction;
 struct StructuralPrediction;
 class PackingMemo;
@@ -167,8 +169,7 @@ class Predictor {
   // into `out` (empty on entry). InvalidArgument naming the argument when a
   // sharding index is outside the plan's table or a sharding does not read
   // as mesh axes at its parameter's rank.
-  absl::Status ReadArguments(const ir::ResolvedPlan& plan,
-                             std::vector<AxesSharding>* out) const;
+  absl::Status ReadArguments(const ir::ResolvedPlan& plan, ArgumentAxes* out) const;
   // The propagation and memory model of a candidate (what candidates of one
   // key share).
   // When `structure` is not null, the propagation's size questions are
@@ -176,7 +177,7 @@ class Predictor {
   // (unless a reshape asked for sub-axes: then it stays null).
   absl::StatusOr<std::shared_ptr<const SharedPrediction>> Share(
       const ir::ResolvedPlan& plan, const MeshSizes& mesh,
-      const std::vector<AxesSharding>& arguments,
+      const SharedList<AxesSharding>& arguments,
       std::shared_ptr<const StructuralPrediction>* structure) const;
   // The prediction of a candidate of `structure`'s structure whose mesh
   // answers its questions alike: the collectives' bytes and the memory
@@ -184,11 +185,13 @@ class Predictor {
   std::shared_ptr<const SharedPrediction> Resize(const StructuralPrediction& structure,
                                                  const ir::ResolvedPlan& plan,
                                                  const MeshSizes& mesh,
-                                                 const std::vector<AxesSharding>& arguments) const;
-  // The memory model over a propagation's results, on `sub`'s axes; the
+                                                 const SharedList<AxesSharding>& arguments) const;
+  // The memory model over a propagation's results, on `sub`'s axes
+  // (`arguments` on the plan's axes, `model_arguments` on sub's); the
   // collectives and shardings kept are read back on the plan's axes.
   std::shared_ptr<SharedPrediction> Model(const ir::ResolvedPlan& plan, const MeshSizes& mesh,
-                                          const std::vector<AxesSharding>& arguments,
+                                          const SharedList<AxesSharding>& arguments,
+                                          const SharedList<AxesSharding>& model_arguments,
                                           InstructionShardings leaves,
                                           std::vector<AxesSharding> root_leaves,
                                           std::vector<PredictedCollective> collectives,

@@ -11,31 +11,34 @@ void Append(std::string& out, T value) {
   out.append(reinterpret_cast<const char*>(&value), sizeof(value));
 }
 
-// Appends the structure: axis count, then the arguments.
-void AppendStructure(std::string& key, size_t axis_count,
-                     const std::vector<AxesSharding>& arguments) {
+// Appends the structure: axis count, the distinct shardings, then each
+// argument's index among them (one byte under 128 distinct shardings).
+void AppendStructure(std::string& key, size_t axis_count, const ArgumentAxes& arguments) {
   Append(key, static_cast<uint32_t>(axis_count));
-  Append(key, static_cast<uint64_t>(arguments.size()));
-  const AxesSharding* previous = nullptr;
-  for (const AxesSharding& a : arguments) {
-    // An argument sharded as the one before it (every layer's weight) is
-    // one byte.
-    if (previous != nullptr && a == *previous) {
-      key.push_back('=');
-      continue;
-    }
-    key.push_back('#');
+  Append(key, static_cast<uint64_t>(arguments.distinct.size()));
+  for (const AxesSharding& a : arguments.distinct) {
     Append(key, a.partial);
     Append(key, static_cast<uint32_t>(a.dims.size()));
     for (AxisMask m : a.dims) Append(key, m);
-    previous = &a;
+  }
+  Append(key, static_cast<uint64_t>(arguments.of.size()));
+  key.reserve(key.size() + arguments.of.size());
+  for (uint32_t index : arguments.of) {
+    for (; index >= 0x80; index >>= 7) key.push_back(static_cast<char>(0x80 | (index & 0x7f)));
+    key.push_back(static_cast<char>(index));
   }
 }
 
 }  // namespace
 
-std::string SharedPredictions::Key(const MeshSizes& mesh,
-                                   const std::vector<AxesSharding>& arguments) {
+std::vector<AxesSharding> ArgumentAxes::Expand() const {
+  std::vector<AxesSharding> out;
+  out.reserve(of.size());
+  for (uint32_t index : of) out.push_back(distinct[index]);
+  return out;
+}
+
+std::string SharedPredictions::Key(const MeshSizes& mesh, const ArgumentAxes& arguments) {
   std::string key;
   for (int64_t size : mesh.sizes) Append(key, size);
   AppendStructure(key, mesh.sizes.size(), arguments);
@@ -43,7 +46,7 @@ std::string SharedPredictions::Key(const MeshSizes& mesh,
 }
 
 std::string SharedPredictions::StructureKey(size_t axis_count,
-                                            const std::vector<AxesSharding>& arguments) {
+                                            const ArgumentAxes& arguments) {
   std::string key;
   AppendStructure(key, axis_count, arguments);
   return key;

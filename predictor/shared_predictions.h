@@ -17,6 +17,7 @@
 #define MEMPLAN_PREDICTOR_SHARED_PREDICTIONS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -26,21 +27,38 @@
 #include "absl/container/flat_hash_map.h"
 #include "predictor/packing_memo.h"
 #include "predictor/predict.h"
+#include "predictor/shared_list.h"
 #include "predictor/size_questions.h"
 
 namespace memplan::predictor {
 
+// A plan's argument shardings as mesh axes, each distinct one once: what a
+// candidate's key is made of, read without copying a sharding per argument.
+struct ArgumentAxes {
+  // The distinct shardings, in the order the arguments first use them (so
+  // that two plans giving every argument the same sharding read alike,
+  // whatever order their tables are in).
+  std::vector<AxesSharding> distinct;
+  // Per argument (entry parameter order): its index into `distinct`.
+  std::vector<uint32_t> of;
+
+  // One sharding per argument.
+  std::vector<AxesSharding> Expand() const;
+};
+
 // What every candidate of one key shares: the prediction before its output
 // shardings are applied.
 struct SharedPrediction {
+  // The arguments' shardings (equal for every candidate of the key).
+  SharedList<AxesSharding> arguments;
   InstructionShardings leaves;
   // The axes propagation ran on (the plan's, some split: predictor/sub_axes.h).
   SubAxes sub;
   std::vector<AxesSharding> root_leaves;  // the entry root's, as propagated, on `sub`'s axes
-  std::vector<PredictedCollective> collective_list;
+  SharedList<PredictedCollective> collective_list;
   std::vector<UnknownPropagation> unknown;
   std::vector<CollectiveGroup> collectives;
-  std::vector<std::vector<size_t>> combined_all_reduces;
+  SharedList<std::vector<size_t>> combined_all_reduces;
   // Argument, alias, temp and live peak bytes; output and footprint are the
   // candidate's own.
   DeviceMemory device;
@@ -63,12 +81,14 @@ class SharedPredictions {
  public:
   explicit SharedPredictions(size_t capacity) : capacity_(capacity) {}
 
-  // The key of a candidate: axis sizes in order, then every argument's
-  // split axes per dimension and partial axes.
-  static std::string Key(const MeshSizes& mesh, const std::vector<AxesSharding>& arguments);
+  // The key of a candidate: axis sizes in order, then the arguments' distinct
+  // shardings (split axes per dimension, partial axes) and each argument's
+  // index among them. Two candidates' keys are equal exactly when their
+  // sizes and every argument's sharding are.
+  static std::string Key(const MeshSizes& mesh, const ArgumentAxes& arguments);
   // The key of a candidate's structure: axis count, then the arguments as
   // in Key.
-  static std::string StructureKey(size_t axis_count, const std::vector<AxesSharding>& arguments);
+  static std::string StructureKey(size_t axis_count, const ArgumentAxes& arguments);
 
   // The entry for `key`, or null.
   std::shared_ptr<const SharedPrediction> Find(const std::string& key) const;

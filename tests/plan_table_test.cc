@@ -107,7 +107,7 @@ struct Seen {
 Seen See(const ir::Program& program, const predictor::Prediction& p) {
   Seen s;
   s.json = viz::RenderPredictJson({program.module, program.module_name, p});
-  s.arguments = p.argument_shardings;
+  s.arguments = p.argument_shardings.items();
   if (p.instruction_shardings) s.instructions = *p.instruction_shardings;
   return s;
 }
