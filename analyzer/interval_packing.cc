@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <limits>
+#include <optional>
 #include <utility>
 
 namespace memplan::analyzer {
@@ -43,42 +44,64 @@ struct Groups {
   }
 };
 
-// Placed intervals found by lifetime overlap: intervals are indexed in start
-// order, so a segment tree over the indices holding the latest end among
-// placed ones finds every placed interval with start <= e and end >= s in
-// O(log n + k); a subtree whose intervals are all placed and all end at or
-// after s is copied whole (its chunks are contiguous by index). The prefix
-// of intervals starting at or before a tick comes from a table by tick
-// (ticks run from 0 to the last end, at most twice the interval count in
-// the streams callers write; a binary search when they span more). `Tick`
-// holds the ends in the tree: int32_t when every tick lies strictly between
-// INT32_MIN and INT32_MAX (a tree half the size), else int64_t.
-template <typename Tick>
-class Placed {
+// How many intervals start at or before a tick: from a table by tick when
+// ticks run from 0 to at most 4n + 1024 (the streams callers write: about
+// two ticks per interval), else by binary search.
+class StartIndex {
  public:
-  explicit Placed(const std::vector<PackingInterval>& iv) : iv_(iv), chunk_(iv.size()) {
-    while (leaves_ < iv.size()) leaves_ *= 2;
-    node_.assign(2 * leaves_, Node{});
-    for (size_t i = 0; i < iv.size(); ++i) node_[i + leaves_].min_end = kUnplaced;
-    for (size_t node = leaves_ - 1; node >= 1; --node) {
-      node_[node].min_end = std::min(node_[2 * node].min_end, node_[2 * node + 1].min_end);
-    }
+  explicit StartIndex(const std::vector<int64_t>& starts) : starts_(starts) {
     int64_t last = -1;
-    for (const PackingInterval& p : iv) last = std::max({last, p.start, p.end});
-    if (!iv.empty() && iv.front().start >= 0 && last >= 0 &&
-        static_cast<uint64_t>(last) <= 4 * static_cast<uint64_t>(iv.size()) + 1024) {
+    for (int64_t t : starts) last = std::max(last, t);
+    if (!starts.empty() && starts.front() >= 0 && last >= 0 &&
+        static_cast<uint64_t>(last) <= 4 * static_cast<uint64_t>(starts.size()) + 1024) {
       started_by_.assign(static_cast<size_t>(last) + 1, 0);
       size_t k = 0;
       for (size_t t = 0; t < started_by_.size(); ++t) {
-        while (k < iv.size() && iv[k].start <= static_cast<int64_t>(t)) ++k;
+        while (k < starts.size() && starts[k] <= static_cast<int64_t>(t)) ++k;
         started_by_[t] = static_cast<uint32_t>(k);
       }
     }
   }
+  bool dense() const { return !started_by_.empty(); }
+  // Intervals with start <= tick (a prefix of the indices).
+  size_t StartedBy(int64_t tick) const {
+    if (tick < 0 && dense()) return 0;
+    if (dense()) {
+      return static_cast<size_t>(tick) < started_by_.size()
+                 ? started_by_[static_cast<size_t>(tick)]
+                 : starts_.size();
+    }
+    return static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), tick) -
+                               starts_.begin());
+  }
 
-  void Place(size_t i, Chunk chunk) {
+ private:
+  const std::vector<int64_t>& starts_;
+  std::vector<uint32_t> started_by_;  // by tick: intervals starting at or before it
+};
+
+// Placed intervals found by lifetime overlap, among intervals indexed in
+// start order: a segment tree over the indices holding the latest end among
+// placed ones finds every placed interval with start <= e and end >= s in
+// O(log n + k); a subtree whose intervals are all placed and all end at or
+// after s is copied whole (its chunks are contiguous by index). `Tick` holds
+// the ends in the tree: int32_t when every tick lies strictly between
+// INT32_MIN and INT32_MAX (a tree half the size), else int64_t.
+template <typename Tick>
+class OverlapTree {
+ public:
+  explicit OverlapTree(size_t n) : chunk_(n) {
+    while (leaves_ < n) leaves_ *= 2;
+    node_.assign(2 * leaves_, Node{});
+    for (size_t i = 0; i < n; ++i) node_[i + leaves_].min_end = kUnplaced;
+    for (size_t node = leaves_ - 1; node >= 1; --node) {
+      node_[node].min_end = std::min(node_[2 * node].min_end, node_[2 * node + 1].min_end);
+    }
+  }
+
+  void Place(size_t i, Chunk chunk, int64_t end_tick) {
     chunk_[i] = chunk;
-    const Tick end = static_cast<Tick>(iv_[i].end);
+    const Tick end = static_cast<Tick>(end_tick);
     size_t node = i + leaves_;
     node_[node].max_end = end;
     node_[node].min_end = end;
@@ -94,19 +117,9 @@ class Placed {
     }
   }
 
-  void Overlapping(int64_t start, int64_t end, std::vector<Chunk>* out) const {
-    // Intervals with start <= end: a prefix of the indices.
-    size_t count;
-    if (!started_by_.empty() && end >= 0 && static_cast<size_t>(end) < started_by_.size()) {
-      count = started_by_[static_cast<size_t>(end)];
-    } else {
-      size_t lo = 0, hi = iv_.size();
-      while (lo < hi) {
-        const size_t mid = (lo + hi) / 2;
-        if (iv_[mid].start <= end) lo = mid + 1; else hi = mid;
-      }
-      count = lo;
-    }
+  // Appends the chunks of placed intervals among the first `count` that end
+  // at or after `start`.
+  void Collect(size_t count, int64_t start, std::vector<Chunk>* out) const {
     if (count > 0) Collect(1, 0, leaves_, count, start, out);
   }
 
@@ -142,11 +155,102 @@ class Placed {
     }
   }
 
-  const std::vector<PackingInterval>& iv_;
   std::vector<Chunk> chunk_;
   std::vector<Node> node_;
-  std::vector<uint32_t> started_by_;  // by tick: intervals starting at or before it
   size_t leaves_ = 1;
+};
+
+// Placed intervals found by lifetime overlap. Most intervals are short (at
+// most kShort ticks): a short placed interval overlapping [s, e] starts in
+// [s - kShort, e], so when ticks are dense (StartIndex) and that index range
+// is small, a scan of the placed ends there finds them, a few cache lines
+// instead of a walk down the tree. Long intervals sit in a tree of their
+// own; queries whose range of short candidates is wide use a tree of the
+// short ones (kept only when some query needs it). The chunks found are the
+// same set either way (their order differs; BestFit sorts them by offset).
+template <typename Tick>
+class Placed {
+ public:
+  explicit Placed(const std::vector<PackingInterval>& iv) : iv_(iv), starts_(Starts(iv)),
+                                                            index_(starts_) {
+    long_index_.assign(iv.size(), -1);
+    int32_t longs = 0;
+    if (index_.dense()) {
+      ends_.assign(iv.size(), kUnplaced);
+      chunk_.resize(iv.size());
+      for (size_t i = 0; i < iv.size(); ++i) {
+        if (iv[i].end - iv[i].start > kShort) long_index_[i] = longs++;
+      }
+      // A tree of the short ones only when some query would scan widely.
+      for (size_t i = 0; i < iv.size(); ++i) {
+        if (Wide(iv[i].start, iv[i].end)) {
+          short_tree_.emplace(iv.size());
+          break;
+        }
+      }
+    } else {  // ticks spread out: every interval in the tree
+      for (size_t i = 0; i < iv.size(); ++i) long_index_[i] = longs++;
+    }
+    long_before_.assign(iv.size() + 1, 0);
+    for (size_t i = 0; i < iv.size(); ++i) {
+      long_before_[i + 1] = long_before_[i] + (long_index_[i] >= 0 ? 1 : 0);
+    }
+    long_tree_.emplace(static_cast<size_t>(longs));
+  }
+
+  void Place(size_t i, Chunk chunk) {
+    const int64_t end = iv_[i].end;
+    if (long_index_[i] >= 0) {
+      long_tree_->Place(static_cast<size_t>(long_index_[i]), chunk, end);
+      return;
+    }
+    ends_[i] = static_cast<Tick>(end);
+    chunk_[i] = chunk;
+    if (short_tree_) short_tree_->Place(i, chunk, end);
+  }
+
+  void Overlapping(int64_t start, int64_t end, std::vector<Chunk>* out) const {
+    const size_t count = index_.StartedBy(end);  // intervals with start <= end
+    long_tree_->Collect(static_cast<size_t>(long_before_[count]), start, out);
+    if (!index_.dense()) return;
+    const size_t from = index_.StartedBy(start - kShort - 1);
+    if (count <= from) return;
+    if (count - from > kScanLimit) {
+      short_tree_->Collect(count, start, out);
+      return;
+    }
+    for (size_t k = from; k < count; ++k) {
+      if (ends_[k] >= start) out->push_back(chunk_[k]);
+    }
+  }
+
+ private:
+  static constexpr int64_t kShort = 64;       // ticks
+  static constexpr size_t kScanLimit = 256;   // intervals
+  static constexpr Tick kUnplaced = std::numeric_limits<Tick>::min();
+
+  static std::vector<int64_t> Starts(const std::vector<PackingInterval>& iv) {
+    std::vector<int64_t> starts(iv.size());
+    for (size_t i = 0; i < iv.size(); ++i) starts[i] = iv[i].start;
+    return starts;
+  }
+  // Whether a query over [start, end] would scan more than kScanLimit.
+  bool Wide(int64_t start, int64_t end) const {
+    return index_.StartedBy(end) - std::min(index_.StartedBy(end),
+                                            index_.StartedBy(start - kShort - 1)) > kScanLimit;
+  }
+
+  const std::vector<PackingInterval>& iv_;
+  const std::vector<int64_t> starts_;
+  StartIndex index_;
+  // Per interval: its index among the long ones; -1 when short.
+  std::vector<int32_t> long_index_;
+  // Per prefix length n: long intervals among the first n.
+  std::vector<int32_t> long_before_;
+  std::vector<Tick> ends_;    // per interval: its end when placed and short
+  std::vector<Chunk> chunk_;  // per interval: its chunk when placed and short
+  std::optional<OverlapTree<Tick>> long_tree_;
+  std::optional<OverlapTree<Tick>> short_tree_;
 };
 
 // Many chunks (long lifetimes overlapping many others): sorted by offset

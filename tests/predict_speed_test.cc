@@ -165,6 +165,46 @@ TEST(BestFitHeapSize, SpreadTicksGiveTheSameSize) {
   }
 }
 
+// Thousands of short lifetimes (the packer scans their placed ends) under
+// long ones that span hundreds of them (the packer walks trees of the long
+// and of the short ones): the same size as the heap simulator.
+TEST(BestFitHeapSize, EqualsTheHeapSimulatorWithShortAndLongLifetimes) {
+  uint64_t state = 991;
+  auto next = [&]() {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 33;
+  };
+  for (int trial = 0; trial < 8; ++trial) {
+    const int64_t alignment = trial % 2 ? 64 : 1;
+    auto heap = analyzer::MakeDecreasingSizeBestFitHeap(alignment);
+    Recorder rec(*heap);
+    std::vector<int64_t> recent, lasting;
+    for (int64_t id = 0; id < 3000; ++id) {
+      // Short: freed within a few calls; every 97th lasts ~600 to ~1,800 calls.
+      while (recent.size() > 3 || (!recent.empty() && next() % 2 == 0)) {
+        const size_t k = next() % recent.size();
+        rec.Free(recent[k]);
+        recent.erase(recent.begin() + static_cast<long>(k));
+      }
+      if (!lasting.empty() && next() % 400 == 0) {
+        rec.Free(lasting.front());
+        lasting.erase(lasting.begin());
+      }
+      const int64_t size = 8 * (1 + static_cast<int64_t>(next() % (trial < 4 ? 4 : 300)));
+      if (!recent.empty() && next() % 7 == 0) {
+        rec.Share(id, recent[next() % recent.size()], size);
+      } else {
+        rec.Alloc(id, size);
+      }
+      (id % 97 == 0 ? lasting : recent).push_back(id);
+    }
+    for (int64_t id : recent) rec.Free(id);
+    for (int64_t id : lasting) rec.Free(id);
+    ASSERT_EQ(analyzer::BestFitHeapSize(rec.intervals(), alignment), heap->Finish().heap_size)
+        << "trial " << trial;
+  }
+}
+
 // Hundreds of buffers live at once: the radix sort of many busy chunks and
 // the whole-subtree copies of placed intervals.
 TEST(BestFitHeapSize, EqualsTheHeapSimulatorWithManyLiveBuffers) {
