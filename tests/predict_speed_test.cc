@@ -167,7 +167,8 @@ TEST(BestFitHeapSize, SpreadTicksGiveTheSameSize) {
 
 // Thousands of short lifetimes (the packer scans their placed ends) under
 // long ones that span hundreds of them (the packer walks trees of the long
-// and of the short ones): the same size as the heap simulator.
+// and of the short ones), ids shuffled (its radix sort of the order keys):
+// the same size as the heap simulator.
 TEST(BestFitHeapSize, EqualsTheHeapSimulatorWithShortAndLongLifetimes) {
   uint64_t state = 991;
   auto next = [&]() {
@@ -178,8 +179,14 @@ TEST(BestFitHeapSize, EqualsTheHeapSimulatorWithShortAndLongLifetimes) {
     const int64_t alignment = trial % 2 ? 64 : 1;
     auto heap = analyzer::MakeDecreasingSizeBestFitHeap(alignment);
     Recorder rec(*heap);
+    // Ids in no relation to the call order (ties between equal sizes and
+    // lifetimes go to the smaller id).
+    std::vector<int64_t> name(3000);
+    for (size_t i = 0; i < name.size(); ++i) name[i] = static_cast<int64_t>(i);
+    for (size_t i = name.size(); i > 1; --i) std::swap(name[i - 1], name[next() % i]);
     std::vector<int64_t> recent, lasting;
-    for (int64_t id = 0; id < 3000; ++id) {
+    for (int64_t n = 0; n < 3000; ++n) {
+      const int64_t id = name[static_cast<size_t>(n)];
       // Short: freed within a few calls; every 97th lasts ~600 to ~1,800 calls.
       while (recent.size() > 3 || (!recent.empty() && next() % 2 == 0)) {
         const size_t k = next() % recent.size();
@@ -196,7 +203,7 @@ TEST(BestFitHeapSize, EqualsTheHeapSimulatorWithShortAndLongLifetimes) {
       } else {
         rec.Alloc(id, size);
       }
-      (id % 97 == 0 ? lasting : recent).push_back(id);
+      (n % 97 == 0 ? lasting : recent).push_back(id);
     }
     for (int64_t id : recent) rec.Free(id);
     for (int64_t id : lasting) rec.Free(id);
