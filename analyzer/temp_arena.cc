@@ -53,6 +53,7 @@ LiveRangeSizes PackLiveRanges(const std::vector<const ir::Value*>& values, int64
   // Live values by offset: the canonical one first (its index in `values`).
   absl::flat_hash_map<int64_t, std::vector<uint32_t>> live_at_offset;
   std::vector<PackingInterval> intervals;
+  intervals.reserve(values.size());  // at most one per value
   int64_t tick = 0;
   int64_t live = 0;
   LiveRangeSizes sizes;

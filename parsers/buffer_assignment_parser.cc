@@ -324,6 +324,7 @@ absl::Status ParseFile(ParseState& state, const SourceText& source) {
       released = line.data();
     }
     if (line.empty()) continue;
+    state.rest = text;
     ++state.recognised_lines;
     absl::Status parsed = ParseLine(state, line);
     if (!parsed.ok() && last_line_open && text.empty()) {

@@ -75,6 +75,9 @@ struct ParseState : LinePosition {
   // text, read first); names it adds and facts it records are copies.
   InstructionNames names{program.module};
 
+  // The text after the current line (for a section that counts its lines
+  // ahead, to reserve exactly).
+  std::string_view rest;
   Section section = Section::kNone;
   LiveRangePart live_range_part = LiveRangePart::kNone;
   UsedValuePart used_value_part = UsedValuePart::kNone;
