@@ -46,6 +46,7 @@ std::vector<Id> LargestIds(const std::vector<Item>& items, int n) {
 // Fills peak_groups and other_groups.
 void GroupLayers(const ir::Program& program, Analysis& analysis) {
   std::vector<bool> at_peak(program.values.size(), false);
+  size_t peak_count = 0;  // values at_peak (ids listed twice count once)
   if (analysis.occupied_peak) {
     // One lookup by id per value (GroupValues would look each up again);
     // ids not found are left out, as GroupValues skips them.
@@ -54,12 +55,14 @@ void GroupLayers(const ir::Program& program, Analysis& analysis) {
     for (ir::ValueId id : analysis.occupied_peak->values) {
       if (const ir::Value* v = program.FindValue(id)) {
         peak.push_back(static_cast<size_t>(v - program.values.data()));
+        peak_count += at_peak[peak.back()] ? 0 : 1;
         at_peak[peak.back()] = true;
       }
     }
     analysis.peak_groups = GroupValuesAt(program, analysis.origins, peak);
   }
   std::vector<size_t> others;
+  others.reserve(program.values.size() - peak_count);
   for (const SizeKey& key : LargestKeys(program.values, 0)) {
     if (!at_peak[key.index]) others.push_back(key.index);
   }
@@ -70,6 +73,11 @@ void GroupLayers(const ir::Program& program, Analysis& analysis) {
 
 Analysis Analysis::Run(const ir::Program& program, const Options& options) {
   Analysis analysis;
+  // The temp arena's packing first: its working arrays (events, intervals,
+  // the packer's tree: several per value of the arena) are freed before the
+  // per-value structures below are built, so its peak does not add to
+  // theirs. It reads only the program.
+  analysis.temp_arenas = SimulateTempArenas(program);
   analysis.stats = ComputeMemoryStats(program);
   analysis.timeline = ComputeTimeline(program);
   analysis.peak = ComputeLivePeak(program, analysis.timeline);
@@ -79,12 +87,12 @@ Analysis Analysis::Run(const ir::Program& program, const Options& options) {
   analysis.occupied_timeline = ComputeOccupiedTimeline(program);
   analysis.occupied_peak = OccupiedPeakOf(program, analysis.occupied_timeline);
   if (analysis.peak) analysis.occupied_at_xla_peak = OccupiedBytesAt(program, analysis.peak->step);
-  analysis.temp_arenas = SimulateTempArenas(program);
   analysis.origins = ResolveValueOrigins(program);
   if (analysis.peak) {
     analysis.attributed_values = analysis.peak->values;
     analysis.attribution_scope = AttributionScope::kLivePeak;
   } else {
+    analysis.attributed_values.reserve(program.values.size());
     for (const ir::Value& v : program.values) analysis.attributed_values.push_back(v.id);
     analysis.attribution_scope = AttributionScope::kAllValues;
   }

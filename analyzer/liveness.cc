@@ -35,12 +35,13 @@ bool Counted(const ir::Value& value) {
 }
 
 // Adds `delta` at each event's step and visits the distinct steps in
-// increasing order with their summed deltas. Events are (step, payload)
-// where payload is anything `add(sum, payload)` folds in. When the steps
-// span a range not much longer than the number of events (schedules are
-// dense), one array indexed by step replaces sorting.
-template <typename Delta, typename Event, typename Add, typename Visit>
-void ForEachStep(const std::vector<Event>& events, Add add, Visit visit) {
+// increasing order with their summed deltas, after telling `count` how many
+// there are (so that the visitor's output is reserved exactly). Events are
+// (step, payload) where payload is anything `add(sum, payload)` folds in.
+// When the steps span a range not much longer than the number of events
+// (schedules are dense), one array indexed by step replaces sorting.
+template <typename Delta, typename Event, typename Add, typename Count, typename Visit>
+void ForEachStep(const std::vector<Event>& events, Add add, Count count, Visit visit) {
   if (events.empty()) return;
   ir::ScheduleStep lo = events.front().step;
   ir::ScheduleStep hi = lo;
@@ -57,6 +58,9 @@ void ForEachStep(const std::vector<Event>& events, Add add, Visit visit) {
       add(sums[at], e);
       seen[at] = 1;
     }
+    size_t distinct = 0;
+    for (size_t at = 0; at <= span; ++at) distinct += seen[at];
+    count(distinct);
     for (size_t at = 0; at <= span; ++at) {
       if (seen[at]) visit(static_cast<ir::ScheduleStep>(static_cast<uint64_t>(lo) + at), sums[at]);
     }
@@ -67,6 +71,11 @@ void ForEachStep(const std::vector<Event>& events, Add add, Visit visit) {
   for (const Event& e : events) sorted.push_back(&e);
   std::sort(sorted.begin(), sorted.end(),
             [](const Event* a, const Event* b) { return a->step < b->step; });
+  size_t distinct = 0;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    distinct += i == 0 || sorted[i]->step != sorted[i - 1]->step ? 1 : 0;
+  }
+  count(distinct);
   for (size_t i = 0; i < sorted.size();) {
     const ir::ScheduleStep step = sorted[i]->step;
     Delta sum{};
@@ -85,6 +94,9 @@ Timeline ComputeTimeline(const ir::Program& program) {
     int category;
   };
   std::vector<Event> events;
+  size_t counted = 0;
+  for (const ir::Value& value : program.values) counted += Counted(value) ? 1 : 0;
+  events.reserve(2 * counted);
   Timeline timeline;
   timeline.last_step = program.schedule.max_time;
   const ir::Allocation* allocation = nullptr;
@@ -102,6 +114,7 @@ Timeline ComputeTimeline(const ir::Program& program) {
   BytesByCategory running{};
   ForEachStep<BytesByCategory>(
       events, [](BytesByCategory& sum, const Event& e) { sum[e.category] += e.delta; },
+      [&](size_t steps) { timeline.points.reserve(steps); },
       [&](ir::ScheduleStep step, const BytesByCategory& delta) {
         for (int c = 0; c < kNumValueCategories; ++c) running[c] += delta[c];
         timeline.points.push_back({step, running});
@@ -240,6 +253,7 @@ std::optional<ir::ScheduleStep> XlaPeakMomentWith(const ir::Program& program,
   }
   ForEachStep<Sums>(
       events, [](Sums& sum, const Event& e) { (e.is_end ? sum.ends : sum.starts) += e.bytes; },
+      [](size_t) {},
       [&](ir::ScheduleStep step, const Sums& sum) {
         usage += sum.starts;
         if (usage > peak) {

@@ -113,7 +113,16 @@ Timeline ComputeOccupiedTimeline(const ir::Program& program) {
     bool is_start;
     size_t value;
   };
+  // Counted first, so that each array is reserved exactly.
+  std::vector<size_t> per_category(kNumValueCategories, 0);
+  for (const Extent& e : extents) per_category[e.category] += e.begin < e.end ? 1 : 0;
+  size_t with_extent = 0;
+  for (int c = 0; c < kNumValueCategories; ++c) {
+    points[c].reserve(2 * per_category[c]);
+    with_extent += per_category[c];
+  }
   std::vector<Event> events;
+  events.reserve(2 * with_extent);
   for (size_t k = 0; k < extents.size(); ++k) {
     const Extent& e = extents[k];
     if (e.begin >= e.end) continue;
@@ -130,6 +139,11 @@ Timeline ComputeOccupiedTimeline(const ir::Program& program) {
     if (a.step != b.step) return a.step < b.step;
     return a.value < b.value;
   });
+  size_t steps = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    steps += i == 0 || events[i].step != events[i - 1].step ? 1 : 0;
+  }
+  timeline.points.reserve(steps);
   for (size_t i = 0; i < events.size();) {
     const ir::ScheduleStep step = events[i].step;
     for (; i < events.size() && events[i].step == step; ++i) {

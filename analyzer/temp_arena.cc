@@ -25,8 +25,13 @@ struct LiveRangeSizes {
   int64_t best_fit = 0;
   int64_t lower_bound = 0;
 };
-LiveRangeSizes PackLiveRanges(const std::vector<const ir::Value*>& values, int64_t alignment,
-                              int64_t* buffers) {
+
+// The lifetimes in ticks PackLiveRanges packs, and the bound summed along
+// the calls (into sizes.lower_bound). Its working arrays (two events per
+// value, the live values by offset) are freed when it returns, before the
+// packer builds its own.
+std::vector<PackingInterval> LiveRangeIntervals(const std::vector<const ir::Value*>& values,
+                                                int64_t* buffers, LiveRangeSizes& sizes) {
   struct Event {
     ir::ScheduleStep step;
     bool is_free;
@@ -53,9 +58,9 @@ LiveRangeSizes PackLiveRanges(const std::vector<const ir::Value*>& values, int64
   // Live values by offset: the canonical one first (its index in `values`).
   absl::flat_hash_map<int64_t, std::vector<uint32_t>> live_at_offset;
   std::vector<PackingInterval> intervals;
+  intervals.reserve(values.size());  // at most one per value
   int64_t tick = 0;
   int64_t live = 0;
-  LiveRangeSizes sizes;
   for (const Event& event : events) {
     const ir::Value& v = *values[event.value];
     std::vector<uint32_t>& same_offset = live_at_offset[v.offset];
@@ -96,6 +101,13 @@ LiveRangeSizes PackLiveRanges(const std::vector<const ir::Value*>& values, int64
   for (PackingInterval& interval : intervals) {
     if (interval.end < 0) interval.end = tick;
   }
+  return intervals;
+}
+
+LiveRangeSizes PackLiveRanges(const std::vector<const ir::Value*>& values, int64_t alignment,
+                              int64_t* buffers) {
+  LiveRangeSizes sizes;
+  const std::vector<PackingInterval> intervals = LiveRangeIntervals(values, buffers, sizes);
   sizes.best_fit = intervals.empty() ? 0 : BestFitHeapSize(intervals, alignment);
   return sizes;
 }

@@ -5,7 +5,7 @@
 #
 #   bench/run_scale.sh [--build-dir DIR] [--sizes "1 100 1000"] [--reps N]
 #                      [--kinds "dump hlo"] [--tmp DIR] [--no-build]
-#                      [--format text|json] [--memplan PATH]
+#                      [--format text|json] [--memplan PATH] [--baseline PATH]
 #
 # Builds memplan, the generators and time_command (Release) into DIR
 # (default build-bench), then for each kind and size (megabytes, 10^6 bytes):
@@ -26,7 +26,9 @@
 # for CPU time (user + system; steadier than wall time when other processes
 # share the cores), and memplan's peak RSS as a ratio to the file size,
 # against the targets (time <= 3x wc -l, peak RSS <= 1.5x the file, on
-# 100 MB and larger).
+# 100 MB and larger). With --baseline PATH, a second memplan binary (say,
+# main's) runs on the same file right after each memplan run, each against
+# the same wc -l run, and gets rows of its own ("dump (baseline)").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,6 +40,7 @@ tmp_parent="${TMPDIR:-/tmp}"
 build=1
 format=text
 memplan=""
+baseline=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build_dir="$2"; shift 2 ;;
@@ -48,8 +51,10 @@ while [ $# -gt 0 ]; do
     --format) format="$2"; shift 2 ;;
     --no-build) build=0; shift ;;
     --memplan) memplan="$2"; shift 2 ;;  # another binary (say, an older one), same inputs
+    --baseline) baseline="$2"; shift 2 ;;  # a second binary, run right after each memplan run
     *) echo "usage: $0 [--build-dir DIR] [--sizes \"1 100 1000\"] [--kinds \"dump hlo\"]" \
-            "[--reps N] [--tmp DIR] [--format text|json] [--memplan PATH] [--no-build]" >&2; exit 2 ;;
+            "[--reps N] [--tmp DIR] [--format text|json] [--memplan PATH] [--baseline PATH]" \
+            "[--no-build]" >&2; exit 2 ;;
   esac
 done
 jobs="${MEMPLAN_JOBS:-2}"
@@ -68,6 +73,26 @@ work=$(mktemp -d "$tmp_parent/memplan-scale.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# One table row: row LABEL "MS..." "CPU..." "RSS..." "RATIO..." "CPU_RATIO..." (each a
+# space-separated list over the runs), with bytes, lines, wc_ms and wc_cpu from the caller.
+row() {
+  awk -v kind="$1" -v bytes="$bytes" -v lines="$lines" \
+    -v wc="$(printf '%s\n' "${wc_ms[@]}" | median)" \
+    -v mp="$(printf '%s\n' $2 | median)" \
+    -v cpu="$(printf '%s\n' $3 | median)" \
+    -v rss="$(printf '%s\n' $4 | median)" \
+    -v ratio="$(printf '%s\n' $5 | median)" \
+    -v wccpu="$(printf '%s\n' "${wc_cpu[@]}" | median)" \
+    -v cpuratio="$(printf '%s\n' $6 | median)" 'BEGIN {
+      big = bytes >= 50e6
+      rss_ratio = rss * 1024 / bytes
+      printf "| %s | %.1f MB | %d | %.1f | %.1f | %.1fx%s | %.1f | %.1f | %.1fx | %.1f MB | %.2fx%s |\n",
+        kind, bytes / 1e6, lines, wc, mp, ratio,
+        big ? (ratio <= 3 ? " (met)" : " (missed)") : "", wccpu, cpu, cpuratio,
+        rss * 1024 / 1e6, rss_ratio, big ? (rss_ratio <= 1.5 ? " (met)" : " (missed)") : ""
+    }'
+}
 
 rows=""
 for kind in $kinds; do
@@ -89,6 +114,7 @@ for kind in $kinds; do
     lines=$(wc -l < "$file")
     cat "$file" > /dev/null
     wc_ms=(); wc_cpu=(); mp_ms=(); mp_cpu=(); mp_rss=(); ratio=(); cpu_ratio=()
+    b_ms=(); b_cpu=(); b_rss=(); b_ratio=(); b_cpu_ratio=()
     for rep in $(seq "$reps"); do
       read -r w wc_c _ wc_code < <("$timer" -- wc -l "$file")
       read -r m c r code < <("$timer" -- "$memplan" analyze "$file" --format="$format")
@@ -102,24 +128,24 @@ for kind in $kinds; do
       ratio+=("$(awk -v m="$m" -v w="$w" 'BEGIN { printf "%.3f", m / w }')")
       # wc's CPU time can read 0 on a tiny file (rusage ticks): at least 1 ms.
       cpu_ratio+=("$(awk -v m="$c" -v w="$wc_c" 'BEGIN { printf "%.3f", m / (w < 1 ? 1 : w) }')")
+      if [ -n "$baseline" ]; then
+        read -r m c r code < <("$timer" -- "$baseline" analyze "$file" --format="$format")
+        if [ "$code" != 0 ]; then
+          echo "== $kind ${size} MB: baseline exit $code" >&2
+          exit 1
+        fi
+        echo "   run $rep: baseline $m ms wall, $c ms CPU, $((r / 1024)) MiB peak RSS" >&2
+        b_ms+=("$m"); b_cpu+=("$c"); b_rss+=("$r")
+        b_ratio+=("$(awk -v m="$m" -v w="$w" 'BEGIN { printf "%.3f", m / w }')")
+        b_cpu_ratio+=("$(awk -v m="$c" -v w="$wc_c" 'BEGIN { printf "%.3f", m / (w < 1 ? 1 : w) }')")
+      fi
     done
     rm -f "$file"
-    row=$(awk -v kind="$kind" -v bytes="$bytes" -v lines="$lines" \
-      -v wc="$(printf '%s\n' "${wc_ms[@]}" | median)" \
-      -v mp="$(printf '%s\n' "${mp_ms[@]}" | median)" \
-      -v cpu="$(printf '%s\n' "${mp_cpu[@]}" | median)" \
-      -v rss="$(printf '%s\n' "${mp_rss[@]}" | median)" \
-      -v ratio="$(printf '%s\n' "${ratio[@]}" | median)" \
-      -v wccpu="$(printf '%s\n' "${wc_cpu[@]}" | median)" \
-      -v cpuratio="$(printf '%s\n' "${cpu_ratio[@]}" | median)" 'BEGIN {
-        big = bytes >= 50e6
-        rss_ratio = rss * 1024 / bytes
-        printf "| %s | %.1f MB | %d | %.1f | %.1f | %.1fx%s | %.1f | %.1f | %.1fx | %.1f MB | %.2fx%s |\n",
-          kind, bytes / 1e6, lines, wc, mp, ratio,
-          big ? (ratio <= 3 ? " (met)" : " (missed)") : "", wccpu, cpu, cpuratio,
-          rss * 1024 / 1e6, rss_ratio, big ? (rss_ratio <= 1.5 ? " (met)" : " (missed)") : ""
-      }')
-    rows+="$row"$'\n'
+    rows+="$(row "$kind" "${mp_ms[*]}" "${mp_cpu[*]}" "${mp_rss[*]}" "${ratio[*]}" "${cpu_ratio[*]}")"$'\n'
+    if [ -n "$baseline" ]; then
+      rows+="$(row "$kind (baseline)" "${b_ms[*]}" "${b_cpu[*]}" "${b_rss[*]}" "${b_ratio[*]}" \
+        "${b_cpu_ratio[*]}")"$'\n'
+    fi
   done
 done
 

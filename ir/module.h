@@ -10,8 +10,8 @@
 // computations()[k]. Names are for display and for parsers resolving what an
 // input names; analyses follow ids and edges.
 //
-// Text fields are std::string_view into input that the owning Program keeps
-// alive (ir/program.h).
+// Text fields are std::string_view into input (or copies of it) that the
+// owning Program keeps alive (ir/program.h).
 #ifndef MEMPLAN_IR_MODULE_H_
 #define MEMPLAN_IR_MODULE_H_
 

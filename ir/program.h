@@ -3,9 +3,11 @@
 // values, allocations, schedule and live ranges, all referring to the
 // graph's instructions by id.
 //
-// Text fields are std::string_view into the input the parser read (usually a
-// memory-mapped file). A Program keeps that input alive (KeepAlive), so the
-// views stay valid for as long as the Program, or any copy of it, lives.
+// Text fields are std::string_view into what the parser keeps: the input it
+// read (usually a memory-mapped file), or copies of the parts it needs (the
+// buffer-assignment parser's text arena, so that a large dump need not stay
+// in memory). A Program keeps either alive (KeepAlive), so the views stay
+// valid for as long as the Program, or any copy of it, lives.
 #ifndef MEMPLAN_IR_PROGRAM_H_
 #define MEMPLAN_IR_PROGRAM_H_
 

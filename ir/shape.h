@@ -38,7 +38,10 @@ struct Layout {
 struct Shape {
   DType dtype = DType::kInvalid;
   std::vector<int64_t> dims;
-  // Per dimension: true when printed with "<=" (a dynamic bound).
+  // Per dimension: true when printed with "<=" (a dynamic bound) or "?"
+  // (unbounded). Empty when no dimension is dynamic (parsers leave it so:
+  // a vector of falses per shape is memory at ten million values); read it
+  // as false past its end.
   std::vector<bool> dynamic_dims;
   std::optional<Layout> layout;
   std::vector<Shape> tuple_elements;  // only when dtype == kTuple

@@ -105,6 +105,10 @@ absl::Status ParseAllocationHeader(ParseState& state, Cursor c) {
   RETURN_IF_ERROR(ParseAllocationAttributes(
       Cursor(rest.substr(0, rest.size() - 1)), *state.source, allocation,
       [&](std::string_view kind, const char* at) { state.Warn(kind, at); }));
+  allocation.parameter_shape_text = state.interner.Intern(allocation.parameter_shape_text);
+  if (allocation.output_shape_text) {
+    allocation.output_shape_text = state.interner.Intern(*allocation.output_shape_text);
+  }
   state.current_allocation = static_cast<int64_t>(state.program.allocations.size());
   state.in_color_reuse_block = false;
   state.program.allocations.push_back(std::move(allocation));
@@ -146,11 +150,15 @@ absl::Status ParseAssignedValue(ParseState& state, Cursor c) {
   value.size = size;
   value.offset = offset;
   value.allocation = allocation.id;
-  value.shape_text = c.rest();
+  // The shape is read from the program's copy of its text, so that its
+  // layout's details point into the copy too.
+  const std::string_view shape_text = c.rest();
+  value.shape_text = state.interner.Intern(shape_text);
   Cursor shape_cursor(value.shape_text);
   if (!ParseShape(shape_cursor, &value.shape) || !shape_cursor.AtEnd()) {
     value.shape = ir::Shape();
-    state.Warn("shape not understood (kept as text)", shape_cursor.position());
+    state.Warn("shape not understood (kept as text)",
+               shape_text.data() + (shape_cursor.position() - value.shape_text.data()));
   }
   allocation.values.push_back(value.id);
   return absl::OkStatus();
@@ -293,6 +301,7 @@ absl::Status ParseFile(ParseState& state, const SourceText& source) {
   const char* released = text.data();
   std::string_view line;
   const char* last_line = nullptr;
+  int64_t last_line_number = 0;
   // A few lines ahead of the parse: the name table's slot for the name
   // there is prefetched (a lookup in a table of a million names misses the
   // cache; this overlaps the miss with parsing the lines before it).
@@ -315,17 +324,19 @@ absl::Status ParseFile(ParseState& state, const SourceText& source) {
       released = line.data();
     }
     if (line.empty()) continue;
+    state.rest = text;
     ++state.recognised_lines;
     absl::Status parsed = ParseLine(state, line);
     if (!parsed.ok() && last_line_open && text.empty()) {
       // The paste stops inside this line: keep what came before it.
       const char* stop = line.data() + line.size();
-      state.read.partial_line_location = source.LocationString(stop);
+      state.read.partial_line_location = state.LocationInLine(stop);
       --state.recognised_lines;
       break;
     }
     RETURN_IF_ERROR(parsed);
     last_line = line.data();
+    last_line_number = state.line_number;
   }
   source.ReleaseResident(released, text.data());
   if (state.recognised_lines == recognised_before) {
@@ -334,7 +345,7 @@ absl::Status ParseFile(ParseState& state, const SourceText& source) {
                           "'allocation N: size S', 'Used values:' or 'HloLiveRange')");
   }
   if (last_line != nullptr) {
-    state.read.last_location = source.LocationString(last_line);
+    state.read.last_location = state.LocationAt(last_line, last_line_number, last_line);
     state.read.last_section = std::string(PartName(state));
   }
   return absl::OkStatus();
@@ -370,10 +381,13 @@ absl::StatusOr<ir::Program> ParseBufferAssignment(
   state.raw_live_ranges.reserve(expected);  // one per value in the HloLiveRange
   for (const auto& file : files) {
     state.program.source_files.push_back(file->name());
-    state.program.KeepAlive(file);
     RETURN_IF_ERROR(internal::ParseFile(state, *file));
   }
   internal::FinishProgram(state);
+  // The program's texts are copies in the arena (or views into a module
+  // text the program already keeps): it keeps the arena, not the files, so
+  // the dump leaves memory when the caller drops it.
+  state.program.KeepAlive(state.arena);
   return std::move(state.program);
 }
 

@@ -28,7 +28,9 @@ namespace memplan::parsers {
 // `files` must not be empty; the first is the main buffer-assignment file.
 // Reads into `program` (ir::Program::Named(name), or one holding the
 // module's graph read from its text, which the dump's names then resolve
-// against) and returns it, keeping every file alive.
+// against) and returns it. What it keeps of the files' text (names, shape
+// texts, metadata) are copies the program owns (parsers/text_arena.h): the
+// program does not keep the files alive, and no view in it points into them.
 absl::StatusOr<ir::Program> ParseBufferAssignment(
     const std::vector<std::shared_ptr<const SourceText>>& files, ir::Program program);
 

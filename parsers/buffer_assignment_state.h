@@ -4,6 +4,7 @@
 #define MEMPLAN_PARSERS_BUFFER_ASSIGNMENT_STATE_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "parsers/instruction_names.h"
 #include "parsers/line_position.h"
 #include "parsers/source_text.h"
+#include "parsers/text_arena.h"
 
 namespace memplan::parsers::internal {
 
@@ -64,10 +66,18 @@ struct SectionsRead {
 
 struct ParseState : LinePosition {
   ir::Program program;
+  // Copies of every text the program keeps from the dump (names, shape
+  // texts, metadata; equal texts once): the program keeps the arena alive,
+  // not the dump, which is let go when the parse ends.
+  std::shared_ptr<TextArena> arena = std::make_shared<TextArena>();
+  TextInterner interner{*arena};
   // Resolves names against program.module (which may hold the module's
-  // text, read first).
+  // text, read first); names it adds and facts it records are copies.
   InstructionNames names{program.module};
 
+  // The text after the current line (for a section that counts its lines
+  // ahead, to reserve exactly).
+  std::string_view rest;
   Section section = Section::kNone;
   LiveRangePart live_range_part = LiveRangePart::kNone;
   UsedValuePart used_value_part = UsedValuePart::kNone;
@@ -88,7 +98,9 @@ struct ParseState : LinePosition {
   int64_t value_bytes = 0;
   int64_t stated_peak_bytes = 0;
 
-  explicit ParseState(ir::Program start) : program(std::move(start)) {}
+  explicit ParseState(ir::Program start) : program(std::move(start)) {
+    names.CopyTextsInto(arena.get(), &interner);
+  }
   ParseState(const ParseState&) = delete;  // `names` refers to `program`
   ParseState& operator=(const ParseState&) = delete;
 

@@ -281,13 +281,15 @@ class ProtoModuleBuilder {
     shape.dtype = DTypeFromPrimitiveType(proto.element_type());
     if (depth > kMaxTupleDepth) return shape;
     shape.dims.reserve(proto.dimensions_size());
-    shape.dynamic_dims.reserve(proto.dimensions_size());
     for (int i = 0; i < proto.dimensions_size(); ++i) {
       const int64_t dim = proto.dimensions(i);
       // XLA stores an unbounded dynamic size as INT64_MIN; the text prints '?'.
       shape.dims.push_back(dim < 0 ? -1 : dim);
-      shape.dynamic_dims.push_back(dim < 0 || (i < proto.is_dynamic_dimension_size() &&
-                                               proto.is_dynamic_dimension(i)));
+      if (dim < 0 || (i < proto.is_dynamic_dimension_size() && proto.is_dynamic_dimension(i))) {
+        // Empty until a dimension is dynamic (ir/shape.h).
+        shape.dynamic_dims.resize(static_cast<size_t>(proto.dimensions_size()), false);
+        shape.dynamic_dims[static_cast<size_t>(i)] = true;
+      }
     }
     for (const pb::ShapeProto& element : proto.tuple_shapes()) {
       shape.tuple_elements.push_back(Shape(element, depth + 1));

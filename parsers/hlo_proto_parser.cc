@@ -21,8 +21,11 @@ ir::Shape ShapeFromProto(const pb::ShapeProto& proto, int depth = 0) {
   if (depth > 64) return shape;
   for (int64_t d : proto.dimensions()) shape.dims.push_back(d);
   for (int i = 0; i < proto.dimensions_size(); ++i) {
-    shape.dynamic_dims.push_back(i < proto.is_dynamic_dimension_size() &&
-                                 proto.is_dynamic_dimension(i));
+    if (i < proto.is_dynamic_dimension_size() && proto.is_dynamic_dimension(i)) {
+      // Empty until a dimension is dynamic (ir/shape.h).
+      shape.dynamic_dims.resize(static_cast<size_t>(proto.dimensions_size()), false);
+      shape.dynamic_dims[static_cast<size_t>(i)] = true;
+    }
   }
   for (const pb::ShapeProto& element : proto.tuple_shapes()) {
     shape.tuple_elements.push_back(ShapeFromProto(element, depth + 1));

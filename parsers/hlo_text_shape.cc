@@ -94,11 +94,15 @@ bool ParseDims(Scanner& s, ir::Shape* shape, size_t* rank) {
     if (any_dynamic) {
       shape->dynamic_dims.assign(inline_dynamic, inline_dynamic + n);
     } else {
-      shape->dynamic_dims.assign(n, false);
+      shape->dynamic_dims.clear();  // none dynamic: empty (ir/shape.h)
     }
   } else {
     shape->dims = std::move(dims);
-    shape->dynamic_dims = std::move(dynamic);
+    if (any_dynamic) {
+      shape->dynamic_dims = std::move(dynamic);
+    } else {
+      shape->dynamic_dims.clear();
+    }
   }
   return true;
 }

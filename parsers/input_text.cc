@@ -308,13 +308,39 @@ bool LooksBinary(std::string_view head) {
   return head.find('\0') != std::string_view::npos;
 }
 
+namespace {
+
+// Whether `source`'s text holds a '\r' and an ESC byte. A large text is
+// searched a chunk at a time, each chunk's pages released after it
+// (SourceText::ReleaseResident: a no-op unless mapped): the search reads the
+// whole file before the parse starts, and the parse releases only what it
+// has itself read, so the whole file stayed resident through the first part
+// of the parse, on top of the parse's growing heap (the peak of `analyze` on
+// a large dump once the dump is released after its parse).
+void FindCrAndEscape(const SourceText& source, bool* has_cr, bool* has_escape) {
+  const std::string_view text = source.text();
+  constexpr size_t kChunk = size_t{8} << 20;
+  const bool release = text.size() > 4 * kChunk;
+  *has_cr = false;
+  *has_escape = false;
+  for (size_t at = 0; at < text.size() && !(*has_cr && *has_escape); at += kChunk) {
+    const size_t n = std::min(kChunk, text.size() - at);
+    if (!*has_cr) *has_cr = std::memchr(text.data() + at, '\r', n) != nullptr;
+    if (!*has_escape) *has_escape = std::memchr(text.data() + at, '\x1b', n) != nullptr;
+    if (release) source.ReleaseResident(text.data() + at, text.data() + at + n);
+  }
+}
+
+}  // namespace
+
 std::shared_ptr<const SourceText> CleanInputText(std::shared_ptr<const SourceText> raw,
                                                  InputCleanup* cleanup) {
   const std::string_view text = raw->text();
   if (LooksBinary(text)) return raw;
   const bool bom = text.starts_with("\xEF\xBB\xBF");
-  const bool has_cr = std::memchr(text.data(), '\r', text.size()) != nullptr;
-  const bool has_escape = std::memchr(text.data(), '\x1b', text.size()) != nullptr;
+  bool has_cr = false;
+  bool has_escape = false;
+  FindCrAndEscape(*raw, &has_cr, &has_escape);
   // Lone '\r's end lines when they outnumber the '\n's (an old-Mac file).
   int64_t lone_cr = 0;
   int64_t newlines = 0;

@@ -18,7 +18,7 @@ ir::InstructionId InstructionNames::Resolve(std::string_view name) {
     id = ir::InstructionId(found);
   } else {
     ir::Instruction instruction;
-    instruction.name = name;
+    instruction.name = arena_ != nullptr ? arena_->Copy(name) : name;
     id = module_.AddInstruction(std::move(instruction));
     by_name_.Insert(name, id.value());
     ++added_;
@@ -33,16 +33,35 @@ ir::InstructionId InstructionNames::Find(std::string_view name) const {
   return found >= 0 ? ir::InstructionId(found) : ir::InstructionId();
 }
 
+namespace {
+
+// The layout details of `shape` and of every shape in it, interned.
+void InternLayoutDetails(TextInterner& interner, ir::Shape& shape) {
+  if (shape.layout) shape.layout->details = interner.Intern(shape.layout->details);
+  for (ir::Shape& element : shape.tuple_elements) InternLayoutDetails(interner, element);
+}
+
+}  // namespace
+
 void InstructionNames::Describe(ir::InstructionId id, const InstructionFacts& facts) {
   ir::Instruction& instruction = module_.mutable_instruction(id);
   if (instruction.computation.valid()) return;
+  const auto keep = [&](std::string_view text) {
+    return interner_ != nullptr ? interner_->Intern(text) : text;
+  };
   if (instruction.opcode_text.empty() && !facts.opcode.empty()) {
-    instruction.opcode_text = facts.opcode;
+    instruction.opcode_text = keep(facts.opcode);
     instruction.opcode = ir::OpcodeFromName(facts.opcode);
   }
-  if (instruction.metadata.empty()) instruction.metadata = facts.metadata;
+  if (instruction.metadata.empty()) {
+    instruction.metadata = facts.metadata;
+    instruction.metadata.op_type = keep(facts.metadata.op_type);
+    instruction.metadata.op_name = keep(facts.metadata.op_name);
+    instruction.metadata.source_file = keep(facts.metadata.source_file);
+  }
   if (instruction.shape.dtype == ir::DType::kInvalid && facts.shape) {
     instruction.shape = *facts.shape;
+    if (interner_ != nullptr) InternLayoutDetails(*interner_, instruction.shape);
   }
 }
 

@@ -14,6 +14,7 @@
 
 #include "ir/module.h"
 #include "parsers/name_table.h"
+#include "parsers/text_arena.h"
 
 namespace memplan::parsers {
 
@@ -31,9 +32,19 @@ class InstructionNames {
   // this object, and its names must stay valid as long as it does.
   explicit InstructionNames(ir::Module& module);
 
+  // From now on, the names of instructions Resolve adds are copied into
+  // `arena`, and the texts Describe records (opcode, metadata, layout
+  // details) are copied through `interner`, so that nothing recorded points
+  // into the input. Both must outlive every use of the module's texts.
+  void CopyTextsInto(TextArena* arena, TextInterner* interner) {
+    arena_ = arena;
+    interner_ = interner;
+  }
+
   // The instruction named `name`, added (known only by name) when the module
-  // has none. `name` must stay valid as long as the module (a view into
-  // input the Program keeps alive). Requires a non-empty name.
+  // has none. Without CopyTextsInto, `name` must stay valid as long as the
+  // module (a view into input the Program keeps alive); with it, the added
+  // instruction's name is a copy. Requires a non-empty name.
   ir::InstructionId Resolve(std::string_view name);
 
   // A hint that `name` will be resolved soon (see NameTable::Prefetch).
@@ -44,7 +55,7 @@ class InstructionNames {
 
   // Records `facts` on instruction `id` where the module knows less: only for
   // an instruction not read from module text (no computation), and only the
-  // fields it does not have yet.
+  // fields it does not have yet (copies of their texts after CopyTextsInto).
   void Describe(ir::InstructionId id, const InstructionFacts& facts);
 
   // Instructions added because the module did not have them.
@@ -64,6 +75,8 @@ class InstructionNames {
   std::string_view last_name_;
   ir::InstructionId last_id_;
   int64_t added_ = 0;
+  TextArena* arena_ = nullptr;
+  TextInterner* interner_ = nullptr;
 };
 
 // Records on `module` what a graph built only from names lacks (a no-op when

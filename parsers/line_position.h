@@ -33,14 +33,23 @@ struct LinePosition {
     return true;
   }
 
+  // "file:line:col" of `at`, a pointer into the line numbered `line` that
+  // starts at `start`: from the parse's own line count, without counting the
+  // text's lines again (a derived text, parsers/input_text.h, locates into
+  // the file as read).
+  std::string LocationAt(const char* at, int64_t line, const char* start) const {
+    if (source->origin() != nullptr) return source->LocationString(at);
+    return StrCat(source->name(), ":", line, ":", at - start + 1);
+  }
+  // The same for a pointer into the current line.
+  std::string LocationInLine(const char* at) const {
+    return LocationAt(at, line_number, line_start);
+  }
+
   // Counts a recoverable problem at `at` (a pointer into the current line);
   // the location string is built only for a kind's first occurrence.
   void WarnAt(ir::Diagnostics& diagnostics, std::string_view kind, const char* at) const {
-    diagnostics.Warn(kind, [&] {
-      // A derived text (parsers/input_text.h) locates into the file as read.
-      if (source->origin() != nullptr) return source->LocationString(at);
-      return StrCat(source->name(), ":", line_number, ":", at - line_start + 1);
-    });
+    diagnostics.Warn(kind, [&] { return LocationInLine(at); });
   }
   // "file:line:col: error: <expected>", with the line and a caret.
   absl::Status Error(const char* at, std::string_view expected) const {

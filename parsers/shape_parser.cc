@@ -24,7 +24,13 @@ bool ParseDims(Cursor& cursor, ir::Shape* shape) {
       return false;
     }
     shape->dims.push_back(dim);
-    shape->dynamic_dims.push_back(dynamic || dim < 0);
+    // dynamic_dims stays empty until a dimension is dynamic (ir/shape.h).
+    if (dynamic || dim < 0) {
+      shape->dynamic_dims.resize(shape->dims.size() - 1, false);
+      shape->dynamic_dims.push_back(true);
+    } else if (!shape->dynamic_dims.empty()) {
+      shape->dynamic_dims.push_back(false);
+    }
     if (cursor.ConsumeChar(']')) return true;
     if (!cursor.ConsumeChar(',')) return false;
   }

@@ -74,6 +74,22 @@ void ParseDefiningInstruction(ParseState& state, Cursor c, const ir::Value& valu
   state.names.Describe(value.instruction, {parsed.opcode, parsed.metadata, parsed.shape});
 }
 
+// The number of list lines ("  name...", two spaces and more) at the start
+// of `text`, up to the line that ends the list: a position or use list's
+// length, so that the value's vector is reserved exactly (vectors grown by
+// doubling keep up to twice their bytes, at ten million values).
+size_t CountListLines(std::string_view text) {
+  size_t count = 0;
+  while (text.size() > 2 && text[0] == ' ' && text[1] == ' ' && text[2] != ' ' &&
+         !text.substr(2).starts_with("(none)")) {
+    ++count;
+    const size_t newline = text.find('\n');
+    if (newline == std::string_view::npos) break;
+    text.remove_prefix(newline + 1);
+  }
+  return count;
+}
+
 }  // namespace
 
 absl::Status ParseUsedValueLine(ParseState& state, std::string_view line) {
@@ -86,8 +102,10 @@ absl::Status ParseUsedValueLine(ParseState& state, std::string_view line) {
   ir::Value& value = state.program.values[state.current_used_value];
   if (c.StartsWith(" positions:")) {
     state.used_value_part = UsedValuePart::kPositions;
+    value.positions.reserve(value.positions.size() + CountListLines(state.rest));
   } else if (c.StartsWith(" uses:")) {
     state.used_value_part = UsedValuePart::kUses;
+    value.uses.reserve(value.uses.size() + CountListLines(state.rest));
   } else if (c.StartsWith(" from instruction")) {
     state.used_value_part = UsedValuePart::kNone;
     state.read.last_record_whole = true;

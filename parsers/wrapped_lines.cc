@@ -82,7 +82,18 @@ std::shared_ptr<const SourceText> JoinWrappedLines(std::shared_ptr<const SourceT
   bool previous_has_newline = false;
   bool previous_begun = false;
   bool in_run = false;
+  // This pass reads a large text once before its parse: what it has read
+  // leaves resident memory as it goes (SourceText::ReleaseResident; a no-op
+  // unless mapped), so the parse does not start with the whole file
+  // resident beside the heap it builds.
+  constexpr size_t kReleaseEvery = size_t{8} << 20;
+  const bool release = all.size() > 4 * kReleaseEvery;
+  size_t released = 0;
   ForEachLine(all, false, [&](std::string_view line, size_t start, size_t end_length) {
+    if (release && previous_start - released >= kReleaseEvery) {
+      text->ReleaseResident(all.data() + released, all.data() + previous_start);
+      released = previous_start;
+    }
     const bool is_blank = blank(line);
     const bool starts = !is_blank && rules.starts_line(line);
     if (previous_begun && previous_has_newline && !is_blank && !starts) {
@@ -99,6 +110,7 @@ std::shared_ptr<const SourceText> JoinWrappedLines(std::shared_ptr<const SourceT
     previous_begun = !is_blank && (starts || in_run);
     return true;
   });
+  if (release) text->ReleaseResident(all.data() + released, all.data() + all.size());
   if (breaks.empty()) return text;
   std::map<int64_t, int64_t> widths;  // width -> breaks
   for (const Break& b : breaks) {

@@ -23,7 +23,6 @@ ir::Shape Array(DType t, std::vector<int64_t> dims, std::vector<int64_t> minor_t
   ir::Shape s;
   s.dtype = t;
   s.dims = std::move(dims);
-  s.dynamic_dims.assign(s.dims.size(), false);
   ir::Layout layout;
   if (minor_to_major.empty()) {
     for (int64_t d = static_cast<int64_t>(s.dims.size()) - 1; d >= 0; --d) {

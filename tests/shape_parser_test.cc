@@ -40,7 +40,8 @@ TEST(ParseShape, ArrayWithLayout) {
   ASSERT_TRUE(p.ok);
   EXPECT_EQ(p.shape.dtype, DType::kBF16);
   EXPECT_EQ(p.shape.dims, (std::vector<int64_t>{32, 6144}));
-  EXPECT_EQ(p.shape.dynamic_dims, (std::vector<bool>{false, false}));
+  // No dimension is dynamic: no per-dimension flags are kept (ir/shape.h).
+  EXPECT_TRUE(p.shape.dynamic_dims.empty());
   ASSERT_TRUE(p.shape.layout.has_value());
   EXPECT_EQ(p.shape.layout->minor_to_major, (std::vector<int64_t>{1, 0}));
   EXPECT_TRUE(p.shape.layout->details.empty());
@@ -128,6 +129,13 @@ TEST(ParseShape, DynamicDimensions) {
   ASSERT_TRUE(unbounded.ok);
   EXPECT_EQ(unbounded.shape.dims[0], -1);
   EXPECT_EQ(unbounded.shape.dynamic_dims, (std::vector<bool>{true, false}));
+
+  // A dynamic dimension after static ones: the flags start then, false
+  // before it.
+  const Parsed late = ParseAt("f32[2,3,<=5]{2,1,0}");
+  ASSERT_TRUE(late.ok);
+  EXPECT_EQ(late.shape.dynamic_dims, (std::vector<bool>{false, false, true}));
+  EXPECT_EQ(ir::ShapeToString(late.shape), "f32[2,3,<=5]{2,1,0}");
 }
 
 TEST(ParseShape, EveryElementTypeSpelling) {
