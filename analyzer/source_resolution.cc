@@ -13,6 +13,17 @@ constexpr int kMaxSteps = 64;
 
 bool HasOpName(const ir::OpMetadata& m) { return !m.op_name.empty(); }
 
+// How a step reached through a called computation's root was found: inside
+// the caller when the search started at the caller's own metadata.
+MetadataOrigin InsideOf(MetadataOrigin origin) {
+  return origin == MetadataOrigin::kOwn ? MetadataOrigin::kInside : origin;
+}
+
+// How a step reached through an operand or a caller's operand was found.
+MetadataOrigin ThroughOf(MetadataOrigin origin) {
+  return origin == MetadataOrigin::kOwn ? MetadataOrigin::kThrough : origin;
+}
+
 }  // namespace
 
 OriginResolver::OriginResolver(const ir::Module& module) : module_(module), call_graph_(module) {}
@@ -80,24 +91,7 @@ void OriginResolver::ResolveFromUsers(ir::InstructionId start, ValueOrigin& out)
 std::vector<OriginResolver::Step> OriginResolver::NextSteps(const Step& step) const {
   const ir::Instruction& instruction = module_.instruction(step.id);
   std::vector<Step> next;
-  const MetadataOrigin inside =
-      step.origin == MetadataOrigin::kOwn ? MetadataOrigin::kInside : step.origin;
-  const MetadataOrigin through =
-      step.origin == MetadataOrigin::kOwn ? MetadataOrigin::kThrough : step.origin;
-  const auto operand = [&](size_t k, ir::ShapeIndex at) {
-    if (k < instruction.operands.size() && module_.contains(instruction.operands[k])) {
-      next.push_back({instruction.operands[k], std::move(at), through});
-    }
-  };
-  // What a called computation computes: its root (loop conditions compute
-  // no value of the loop).
-  for (const ir::CalledComputation& call : instruction.calls) {
-    if (call.role == ir::CallRole::kWhileCondition || !module_.contains(call.computation)) {
-      continue;
-    }
-    const ir::InstructionId root = module_.computation(call.computation).root;
-    if (module_.contains(root)) next.push_back({root, step.index, inside});
-  }
+  AddCalledRoots(instruction, step, &next);
   // A fusion, call, loop or conditional stands for what its computations
   // compute; their parameters lead back to its operands, so the operands are
   // not searched beside the body (a nearer operand would win over the body's
@@ -106,8 +100,8 @@ std::vector<OriginResolver::Step> OriginResolver::NextSteps(const Step& step) co
   switch (instruction.opcode) {
     case ir::Opcode::kTuple:
       if (!step.index.empty()) {
-        operand(static_cast<size_t>(step.index.front()),
-                ir::ShapeIndex(step.index.begin() + 1, step.index.end()));
+        AddOperand(instruction, static_cast<size_t>(step.index.front()),
+                   ir::ShapeIndex(step.index.begin() + 1, step.index.end()), step, &next);
         return next;
       }
       break;
@@ -116,40 +110,14 @@ std::vector<OriginResolver::Step> OriginResolver::NextSteps(const Step& step) co
       if (element >= 0) {
         ir::ShapeIndex at{element};
         at.insert(at.end(), step.index.begin(), step.index.end());
-        operand(0, std::move(at));
+        AddOperand(instruction, 0, std::move(at), step, &next);
         return next;
       }
       break;
     }
-    case ir::Opcode::kParameter: {
-      // A called computation's parameter is its caller's operand.
-      if (!module_.contains(instruction.computation)) return next;
-      const int64_t number = module_.attributes(instruction).parameter_number;
-      for (ir::InstructionId caller : call_graph_.Callers(instruction.computation)) {
-        const ir::Instruction& c = module_.instruction(caller);
-        // A loop body's or condition's parameter holds what the body's root
-        // wrote into the same element on the iteration before (else the
-        // loop's init). The condition's own root is a predicate, not the
-        // loop state.
-        if (c.opcode == ir::Opcode::kWhile) {
-          for (const ir::CalledComputation& call : c.calls) {
-            if (call.role != ir::CallRole::kWhileBody || !module_.contains(call.computation)) {
-              continue;
-            }
-            const ir::InstructionId root = module_.computation(call.computation).root;
-            if (module_.contains(root) && root != step.id) {
-              next.push_back({root, step.index, inside});
-            }
-          }
-        }
-        // A loop's body and condition take the loop's one operand.
-        const size_t k = c.opcode == ir::Opcode::kWhile ? 0 : static_cast<size_t>(number);
-        if (number >= 0 && k < c.operands.size() && module_.contains(c.operands[k])) {
-          next.push_back({c.operands[k], step.index, through});
-        }
-      }
+    case ir::Opcode::kParameter:
+      AddParameterSources(instruction, step, &next);
       return next;
-    }
     default:
       break;
   }
@@ -161,9 +129,56 @@ std::vector<OriginResolver::Step> OriginResolver::NextSteps(const Step& step) co
                            instruction.opcode == ir::Opcode::kOptimizationBarrier ||
                            instruction.opcode == ir::Opcode::kWhile;
   for (size_t k = 0; k < instruction.operands.size(); ++k) {
-    operand(k, keeps_index ? step.index : ir::ShapeIndex());
+    AddOperand(instruction, k, keeps_index ? step.index : ir::ShapeIndex(), step, &next);
   }
   return next;
+}
+
+void OriginResolver::AddOperand(const ir::Instruction& instruction, size_t k, ir::ShapeIndex at,
+                                const Step& step, std::vector<Step>* next) const {
+  if (k < instruction.operands.size() && module_.contains(instruction.operands[k])) {
+    next->push_back({instruction.operands[k], std::move(at), ThroughOf(step.origin)});
+  }
+}
+
+void OriginResolver::AddCalledRoots(const ir::Instruction& instruction, const Step& step,
+                                    std::vector<Step>* next) const {
+  for (const ir::CalledComputation& call : instruction.calls) {
+    if (call.role == ir::CallRole::kWhileCondition || !module_.contains(call.computation)) {
+      continue;
+    }
+    const ir::InstructionId root = module_.computation(call.computation).root;
+    if (module_.contains(root)) next->push_back({root, step.index, InsideOf(step.origin)});
+  }
+}
+
+void OriginResolver::AddParameterSources(const ir::Instruction& parameter, const Step& step,
+                                         std::vector<Step>* next) const {
+  if (!module_.contains(parameter.computation)) return;
+  const int64_t number = module_.attributes(parameter).parameter_number;
+  for (ir::InstructionId caller : call_graph_.Callers(parameter.computation)) {
+    const ir::Instruction& c = module_.instruction(caller);
+    // A loop body's or condition's parameter holds what the body's root
+    // wrote into the same element on the iteration before (else the
+    // loop's init). The condition's own root is a predicate, not the
+    // loop state.
+    if (c.opcode == ir::Opcode::kWhile) {
+      for (const ir::CalledComputation& call : c.calls) {
+        if (call.role != ir::CallRole::kWhileBody || !module_.contains(call.computation)) {
+          continue;
+        }
+        const ir::InstructionId root = module_.computation(call.computation).root;
+        if (module_.contains(root) && root != step.id) {
+          next->push_back({root, step.index, InsideOf(step.origin)});
+        }
+      }
+    }
+    // A loop's body and condition take the loop's one operand.
+    const size_t k = c.opcode == ir::Opcode::kWhile ? 0 : static_cast<size_t>(number);
+    if (number >= 0 && k < c.operands.size() && module_.contains(c.operands[k])) {
+      next->push_back({c.operands[k], step.index, ThroughOf(step.origin)});
+    }
+  }
 }
 
 bool OriginResolver::IsEntryParameter(ir::InstructionId id) const {

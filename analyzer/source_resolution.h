@@ -72,6 +72,18 @@ class OriginResolver {
   };
   // Where to look after `step`, in order of preference.
   std::vector<Step> NextSteps(const Step& step) const;
+  // Appends operand `k` of `instruction` (the one `step` is at), when it
+  // exists, at index `at`.
+  void AddOperand(const ir::Instruction& instruction, size_t k, ir::ShapeIndex at,
+                  const Step& step, std::vector<Step>* next) const;
+  // Appends the roots of the computations `instruction` calls, loop
+  // conditions left out.
+  void AddCalledRoots(const ir::Instruction& instruction, const Step& step,
+                      std::vector<Step>* next) const;
+  // Appends what a called computation's `parameter` holds: each caller's
+  // operand, and a loop body's root before the loop's init.
+  void AddParameterSources(const ir::Instruction& parameter, const Step& step,
+                           std::vector<Step>* next) const;
   // Fills what `out` still lacks from the nearest users of `start`, when
   // the bytes do not come from a program argument.
   void ResolveFromUsers(ir::InstructionId start, ValueOrigin& out) const;

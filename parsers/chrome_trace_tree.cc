@@ -35,6 +35,53 @@ IdKey KeyOf(std::string_view id) {
   return {true, 0, id};
 }
 
+// Sorts a track's slices by start, the enclosing one first, then by
+// arrival; its memory events stably by time.
+void SortTrackEvents(TrackData& data) {
+  std::sort(data.slices.begin(), data.slices.end(), [](const Slice& a, const Slice& b) {
+    if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
+    if (a.dur_ns != b.dur_ns) return a.dur_ns > b.dur_ns;  // the enclosing one first
+    return a.order < b.order;
+  });
+  std::stable_sort(data.memory.begin(), data.memory.end(),
+                   [](const PendingMemory& a, const PendingMemory& b) {
+                     return a.event.ts_ns < b.event.ts_ns;
+                   });
+}
+
+// The span of times added to it; empty until the first.
+struct TimeExtent {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  bool empty = true;
+  void Add(int64_t start, int64_t end) {
+    start_ns = empty ? start : std::min(start_ns, start);
+    end_ns = empty ? end : std::max(end_ns, end);
+    empty = false;
+  }
+};
+
+// The state of nesting one track's time-sorted events.
+struct TrackNesting {
+  struct OpenSlice {
+    int64_t end_ns;
+    ir::CallNodeId node;
+  };
+  ir::TrackId track_id;
+  ir::CallNodeId track_node;
+  std::vector<OpenSlice> open;  // innermost last
+  size_t next_memory = 0;       // the first memory event not yet placed
+  TimeExtent extent;
+  bool overlap_warned = false;
+
+  // The innermost slice still open at `ts` (the track's node when none),
+  // closing those that ended by then.
+  ir::CallNodeId EnclosingAt(int64_t ts) {
+    while (!open.empty() && open.back().end_ns <= ts) open.pop_back();
+    return open.empty() ? track_node : open.back().node;
+  }
+};
+
 class TreeBuilder {
  public:
   TreeBuilder(TraceEvents events, ir::CallTreeBuilder builder, std::string_view source_name)
@@ -78,8 +125,29 @@ absl::StatusOr<ir::CallTree> Build() {
   return std::move(builder_).Finish();
 }
 
+// Builds one track's node, its slices' call nodes nested by time, and
+// places its memory events (appended to `memory`) under the slice open at
+// their time.
 void BuildTrack(TrackData& data, ir::TrackId track_id, std::vector<PendingMemory>* memory) {
-  // "B" events never ended close at the last time seen on the track.
+  CloseOpenBegins(data);
+  SortTrackEvents(data);
+  TrackNesting nesting;
+  nesting.track_id = track_id;
+  nesting.track_node = AddTrack(data, track_id);
+  for (const Slice& s : data.slices) {
+    FlushMemoryBefore(s.start_ns, /*all=*/false, data, &nesting, memory);
+    AddSlice(data, s, &nesting);
+  }
+  FlushMemoryBefore(0, /*all=*/true, data, &nesting, memory);
+  const TimeExtent& extent = nesting.extent;
+  ir::CallNode& node = builder_.node(nesting.track_node);
+  node.start_ns = extent.empty ? 0 : extent.start_ns;
+  node.duration_ns = extent.empty ? 0 : extent.end_ns - extent.start_ns;
+}
+
+// Turns the "B" events never ended into slices that close at the last time
+// seen on the track.
+void CloseOpenBegins(TrackData& data) {
   int64_t last_ns = 0;
   bool any_time = false;
   for (const Slice& s : data.slices) {
@@ -96,17 +164,11 @@ void BuildTrack(TrackData& data, ir::TrackId track_id, std::vector<PendingMemory
     data.slices.push_back(Slice{b.start_ns, std::max<int64_t>(0, last_ns - b.start_ns),
                                 std::move(b.name), b.category, order_++});
   }
-  std::sort(data.slices.begin(), data.slices.end(), [](const Slice& a, const Slice& b) {
-    if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
-    if (a.dur_ns != b.dur_ns) return a.dur_ns > b.dur_ns;  // the enclosing one first
-    return a.order < b.order;
-  });
-  std::stable_sort(data.memory.begin(), data.memory.end(),
-                   [](const PendingMemory& a, const PendingMemory& b) {
-                     return a.event.ts_ns < b.event.ts_ns;
-                   });
+}
 
-  ir::CallTree& tree = builder_.tree();
+// Adds the tree's record of `data`'s track and its node under the root;
+// returns the node.
+ir::CallNodeId AddTrack(const TrackData& data, ir::TrackId track_id) {
   ir::Track track;
   track.id = track_id;
   track.pid = data.pid;
@@ -117,65 +179,50 @@ void BuildTrack(TrackData& data, ir::TrackId track_id, std::vector<PendingMemory
   if (auto it = thread_names_.find({data.pid, data.tid}); it != thread_names_.end()) {
     track.thread_name = it->second;
   }
+  ir::CallTree& tree = builder_.tree();
   const ir::CallNodeId track_node = builder_.AddNode(tree.root(), ir::CallNodeKind::kTrack, {});
   builder_.node(track_node).track = track_id;
   track.node = track_node;
   tree.tracks.push_back(std::move(track));
+  return track_node;
+}
 
-  int64_t track_start = 0, track_end = 0;
-  bool first = true;
-  auto extend = [&](int64_t start, int64_t end) {
-    track_start = first ? start : std::min(track_start, start);
-    track_end = first ? end : std::max(track_end, end);
-    first = false;
-  };
-
-  struct Open {
-    int64_t end_ns;
-    ir::CallNodeId node;
-  };
-  std::vector<Open> open;
-  size_t next_memory = 0;
-  auto enclosing_at = [&](int64_t ts) {
-    while (!open.empty() && open.back().end_ns <= ts) open.pop_back();
-    return open.empty() ? track_node : open.back().node;
-  };
-  auto flush_memory_before = [&](int64_t ts, bool all) {
-    while (next_memory < data.memory.size() &&
-           (all || data.memory[next_memory].event.ts_ns < ts)) {
-      PendingMemory m = std::move(data.memory[next_memory++]);
-      m.event.track = track_id;
-      m.event.enclosing = enclosing_at(m.event.ts_ns);
-      extend(m.event.ts_ns, m.event.ts_ns);
-      memory->push_back(std::move(m));
-    }
-  };
-  bool overlap_warned = false;
-  for (Slice& s : data.slices) {
-    flush_memory_before(s.start_ns, /*all=*/false);
-    const int64_t end = s.start_ns + s.dur_ns;
-    const ir::CallNodeId parent = enclosing_at(s.start_ns);
-    if (!open.empty() && end > open.back().end_ns && !overlap_warned) {
-      tree.diagnostics.Warn("slice ends after the slice it starts in (kept as its child)",
-                            StrCat(source_name_, ": track pid ", data.pid, " tid ", data.tid));
-      overlap_warned = true;
-    }
-    std::string_view function = s.name, file;
-    int64_t line = 0;
-    SplitPythonFrameName(s.name, &function, &file, &line);
-    const ir::FunctionId fn = builder_.InternFunction(function, file, line);
-    const ir::CallNodeId id = builder_.AddNode(parent, ir::CallNodeKind::kCall, fn);
-    ir::CallNode& node = builder_.node(id);
-    node.start_ns = s.start_ns;
-    node.duration_ns = s.dur_ns;
-    node.category = s.category;
-    extend(s.start_ns, end);
-    open.push_back(Open{end, id});
+// Moves `data`'s memory events before `ts` (all of them when `all`) to
+// `memory`, each on the track under the slice open at its time.
+void FlushMemoryBefore(int64_t ts, bool all, TrackData& data, TrackNesting* nesting,
+                       std::vector<PendingMemory>* memory) {
+  while (nesting->next_memory < data.memory.size() &&
+         (all || data.memory[nesting->next_memory].event.ts_ns < ts)) {
+    PendingMemory m = std::move(data.memory[nesting->next_memory++]);
+    m.event.track = nesting->track_id;
+    m.event.enclosing = nesting->EnclosingAt(m.event.ts_ns);
+    nesting->extent.Add(m.event.ts_ns, m.event.ts_ns);
+    memory->push_back(std::move(m));
   }
-  flush_memory_before(0, /*all=*/true);
-  ir::CallNode& node = builder_.node(track_node);
-  node.start_ns = first ? 0 : track_start;
-  node.duration_ns = first ? 0 : track_end - track_start;
+}
+
+// Adds slice `s` as a call node under the slice open at its start (warning
+// once per track when it outlasts that slice), and opens it.
+void AddSlice(const TrackData& data, const Slice& s, TrackNesting* nesting) {
+  const int64_t end = s.start_ns + s.dur_ns;
+  const ir::CallNodeId parent = nesting->EnclosingAt(s.start_ns);
+  if (!nesting->open.empty() && end > nesting->open.back().end_ns && !nesting->overlap_warned) {
+    builder_.tree().diagnostics.Warn(
+        "slice ends after the slice it starts in (kept as its child)",
+        StrCat(source_name_, ": track pid ", data.pid, " tid ", data.tid));
+    nesting->overlap_warned = true;
+  }
+  std::string_view function = s.name, file;
+  int64_t line = 0;
+  SplitPythonFrameName(s.name, &function, &file, &line);
+  const ir::FunctionId fn = builder_.InternFunction(function, file, line);
+  const ir::CallNodeId id = builder_.AddNode(parent, ir::CallNodeKind::kCall, fn);
+  ir::CallNode& node = builder_.node(id);
+  node.start_ns = s.start_ns;
+  node.duration_ns = s.dur_ns;
+  node.category = s.category;
+  nesting->extent.Add(s.start_ns, end);
+  nesting->open.push_back(TrackNesting::OpenSlice{end, id});
 }
 
 

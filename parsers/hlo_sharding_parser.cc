@@ -269,9 +269,7 @@ bool Reader::ParseSingleBody(HloSharding* out) {
   SkipSpace();
   if (StartsWith("mesh") || StartsWith("maximal_mesh")) return ParseNamedBody(out);
   const size_t body_start = pos_;
-  bool replicated = false, manual = false, unknown = false, unreduced = false, maximal = false;
-  std::optional<int64_t> device;
-  bool has_tiles = false;
+  BodyWords words;
   while (true) {
     SkipSpace();
     if (Peek() == '}') {
@@ -279,60 +277,72 @@ bool Reader::ParseSingleBody(HloSharding* out) {
       break;
     }
     if (pos_ >= text_.size()) return Fail("expected '}' to end the sharding");
-    if (ConsumeWord("replicated")) {
-      replicated = true;
-    } else if (ConsumeWord("manual")) {
-      manual = true;
-    } else if (ConsumeWord("unknown")) {
-      unknown = true;
-    } else if (ConsumeWord("unreduced")) {
-      unreduced = true;
-    } else if (ConsumeWord("maximal")) {
-      maximal = true;
-    } else if (ConsumeWord("last_tile_dim_replicate")) {
-      out->replicate_on_last_tile_dim = true;
-    } else if (ConsumeWord("device=")) {
-      int64_t d;
-      if (!ParseNonNegative(&d, "a device number after device=")) return false;
-      device = d;
-    } else if (ConsumeWord("devices=")) {
-      if (has_tiles) return Fail("expected one devices= in a sharding");
-      if (!ParseTileAssignment(&out->tiles)) return false;
-      has_tiles = true;
-    } else if (ConsumeWord("last_tile_dims=")) {
-      if (!ParseSubgroupTypes(&out->last_tile_dims)) return false;
-    } else if (StartsWith("shard_as") || StartsWith("shard_like")) {
-      const bool as = ConsumeWord("shard_as");
-      if (!as && !ConsumeWord("shard_like")) return Fail("expected shard_as or shard_like");
-      SkipSpace();
-      int64_t id;
-      if (!ParseNonNegative(&id, "a shard group id")) return false;
-      out->shard_group = HloSharding::ShardGroup{as, id};
-    } else if (ConsumeWord("metadata=")) {
-      if (!ParseMetadata(&out->metadata)) return false;
-    } else {
-      return Fail(
-          "expected replicated, manual, unknown, unreduced, maximal, device=, devices=, "
-          "last_tile_dim_replicate, last_tile_dims=, shard_as, shard_like, metadata= or '}'");
-    }
+    if (!ParseBodyWord(out, &words)) return false;
   }
   const size_t end = pos_;
-  pos_ = body_start;
-  const int kinds = replicated + manual + unknown + unreduced + (maximal || device.has_value()) + has_tiles;
+  pos_ = body_start;  // what the words say together fails at the body's start
+  if (!SetBodyKind(words, out)) return false;
+  pos_ = end;
+  return true;
+}
+
+bool Reader::ParseBodyWord(HloSharding* out, BodyWords* words) {
+  if (ConsumeWord("replicated")) {
+    words->replicated = true;
+  } else if (ConsumeWord("manual")) {
+    words->manual = true;
+  } else if (ConsumeWord("unknown")) {
+    words->unknown = true;
+  } else if (ConsumeWord("unreduced")) {
+    words->unreduced = true;
+  } else if (ConsumeWord("maximal")) {
+    words->maximal = true;
+  } else if (ConsumeWord("last_tile_dim_replicate")) {
+    out->replicate_on_last_tile_dim = true;
+  } else if (ConsumeWord("device=")) {
+    int64_t d;
+    if (!ParseNonNegative(&d, "a device number after device=")) return false;
+    words->device = d;
+  } else if (ConsumeWord("devices=")) {
+    if (words->has_tiles) return Fail("expected one devices= in a sharding");
+    if (!ParseTileAssignment(&out->tiles)) return false;
+    words->has_tiles = true;
+  } else if (ConsumeWord("last_tile_dims=")) {
+    if (!ParseSubgroupTypes(&out->last_tile_dims)) return false;
+  } else if (StartsWith("shard_as") || StartsWith("shard_like")) {
+    const bool as = ConsumeWord("shard_as");
+    if (!as && !ConsumeWord("shard_like")) return Fail("expected shard_as or shard_like");
+    SkipSpace();
+    int64_t id;
+    if (!ParseNonNegative(&id, "a shard group id")) return false;
+    out->shard_group = HloSharding::ShardGroup{as, id};
+  } else if (ConsumeWord("metadata=")) {
+    if (!ParseMetadata(&out->metadata)) return false;
+  } else {
+    return Fail(
+        "expected replicated, manual, unknown, unreduced, maximal, device=, devices=, "
+        "last_tile_dim_replicate, last_tile_dims=, shard_as, shard_like, metadata= or '}'");
+  }
+  return true;
+}
+
+bool Reader::SetBodyKind(const BodyWords& words, HloSharding* out) {
+  const int kinds = words.replicated + words.manual + words.unknown + words.unreduced +
+                    (words.maximal || words.device.has_value()) + words.has_tiles;
   if (kinds > 1) return Fail("expected only one of replicated, manual, unknown, unreduced, maximal, devices=");
-  if (replicated) {
+  if (words.replicated) {
     out->kind = HloSharding::Kind::kReplicated;
-  } else if (manual) {
+  } else if (words.manual) {
     out->kind = HloSharding::Kind::kManual;
-  } else if (unknown) {
+  } else if (words.unknown) {
     out->kind = HloSharding::Kind::kUnknown;
-  } else if (unreduced) {
+  } else if (words.unreduced) {
     out->kind = HloSharding::Kind::kUnreduced;
-  } else if (maximal || device) {
-    if (!maximal || !device) return Fail("expected 'maximal device=N'");
+  } else if (words.maximal || words.device) {
+    if (!words.maximal || !words.device) return Fail("expected 'maximal device=N'");
     out->kind = HloSharding::Kind::kMaximal;
-    out->maximal_device = *device;
-  } else if (has_tiles) {
+    out->maximal_device = *words.device;
+  } else if (words.has_tiles) {
     out->kind = HloSharding::Kind::kTiled;
     const size_t subgroups = out->last_tile_dims.size() + (out->replicate_on_last_tile_dim ? 1 : 0);
     if (subgroups > out->tiles.dims.size()) return Fail("expected fewer subgroup dims than tile dims");
@@ -346,7 +356,6 @@ bool Reader::ParseSingleBody(HloSharding* out) {
       (out->replicate_on_last_tile_dim || !out->last_tile_dims.empty())) {
     return Fail("expected subgroup dims only on a tiled sharding");
   }
-  pos_ = end;
   return true;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,7 +56,21 @@ class Reader {
   // "metadata={op_name=...}" or "metadata={{...}, {...}}".
   bool ParseMetadata(std::vector<std::string>* out);
   bool ParseSubgroupTypes(std::vector<OpShardingType>* out);
+  // The words of a single (not named-mesh) sharding body, as seen so far.
+  struct BodyWords {
+    bool replicated = false, manual = false, unknown = false, unreduced = false;
+    bool maximal = false;
+    std::optional<int64_t> device;  // device=N
+    bool has_tiles = false;         // devices=...
+  };
+  // The words of a single sharding up to and with its closing '}'.
   bool ParseSingleBody(HloSharding* out);
+  // One word of a single sharding body: a kind into `words`, anything else
+  // (tiles, subgroups, shard group, metadata) into `out`.
+  bool ParseBodyWord(HloSharding* out, BodyWords* words);
+  // Sets out->kind from `words`: exactly one kind, 'maximal' with its
+  // device, subgroup dims only on tiles and fewer than the tile dims.
+  bool SetBodyKind(const BodyWords& words, HloSharding* out);
   bool ParseTuple(HloSharding* out);
   // An axis name: 'quoted' or a bare identifier.
   bool ParseAxisName(std::string* name);

@@ -171,16 +171,74 @@ absl::StatusOr<ir::NamedSharding> NamedFrom(const pb::NamedShardingProto& proto)
   return named;
 }
 
+// The tiles of a tiled proto: dimensions of at most 2^20 devices in all,
+// and either an iota or exactly that many explicit devices.
+absl::StatusOr<ir::TileAssignment> TilesFrom(const pb::OpSharding& proto) {
+  ir::TileAssignment tiles;
+  tiles.dims.assign(proto.tile_assignment_dimensions().begin(), proto.tile_assignment_dimensions().end());
+  int64_t count = 1;
+  for (int64_t d : tiles.dims) {
+    if (d < 0 || (d != 0 && count > kMaxShardingDevices / d)) {
+      return absl::InvalidArgumentError("expected tile dimensions of at most 2^20 devices in all");
+    }
+    count *= d;
+  }
+  if (!proto.iota_reshape_dims().empty()) {
+    if (!proto.tile_assignment_devices().empty()) {
+      return absl::InvalidArgumentError("expected either tile_assignment_devices or iota_reshape_dims, not both");
+    }
+    ir::IotaDevices iota;
+    iota.dims = tiles.dims;
+    iota.reshape_dims.assign(proto.iota_reshape_dims().begin(), proto.iota_reshape_dims().end());
+    iota.transpose_perm.assign(proto.iota_transpose_perm().begin(), proto.iota_transpose_perm().end());
+    if (iota.transpose_perm.size() != iota.reshape_dims.size()) {
+      return absl::InvalidArgumentError("expected iota_transpose_perm to be as long as iota_reshape_dims");
+    }
+    RETURN_IF_ERROR(iota.Expand().status());
+    tiles.iota = std::move(iota);
+  } else {
+    tiles.devices.assign(proto.tile_assignment_devices().begin(), proto.tile_assignment_devices().end());
+    if (static_cast<int64_t>(tiles.devices.size()) != count) {
+      return absl::InvalidArgumentError(StrCat("expected ", count, " tile_assignment_devices, not ",
+                                               tiles.devices.size()));
+    }
+  }
+  return tiles;
+}
+
+// Makes `out` the tiled sharding `proto` states: its tiles and its
+// subgroup (last tile) dims, fewer than the tile dims.
+absl::Status TiledFrom(const pb::OpSharding& proto, HloSharding* out) {
+  out->kind = HloSharding::Kind::kTiled;
+  ASSIGN_OR_RETURN(out->tiles, TilesFrom(proto));
+  out->replicate_on_last_tile_dim = proto.replicate_on_last_tile_dim();
+  for (int type : proto.last_tile_dims()) {
+    if (type < 0 || type > 6) return absl::InvalidArgumentError(StrCat("unknown subgroup type ", type));
+    out->last_tile_dims.push_back(static_cast<OpShardingType>(type));
+  }
+  const size_t subgroups = out->last_tile_dims.size() + (out->replicate_on_last_tile_dim ? 1 : 0);
+  if (subgroups > out->tiles.dims.size()) {
+    return absl::InvalidArgumentError("expected fewer subgroup dims than tile dims");
+  }
+  return absl::OkStatus();
+}
+
+// Sets `out`'s shard group from a proto that is one, its id in [0, 2^40].
+absl::Status ShardGroupFrom(const pb::OpSharding& proto, HloSharding* out) {
+  if (proto.shard_group_id() < 0 || static_cast<uint64_t>(proto.shard_group_id()) > kMaxShardingInt) {
+    return absl::InvalidArgumentError(StrCat("expected a shard group id in [0, 2^40], not ", proto.shard_group_id()));
+  }
+  out->shard_group = HloSharding::ShardGroup{proto.shard_group_type() == pb::OpSharding::AS,
+                                             proto.shard_group_id()};
+  return absl::OkStatus();
+}
+
+// The sharding `proto` states, tuples at most kMaxTupleDepth deep (`depth`:
+// this one's).
 absl::StatusOr<HloSharding> FromProto(const pb::OpSharding& proto, int depth) {
   HloSharding out;
   for (const auto& m : proto.metadata()) out.metadata.push_back(MetadataText(m));
-  if (proto.is_shard_group()) {
-    if (proto.shard_group_id() < 0 || static_cast<uint64_t>(proto.shard_group_id()) > kMaxShardingInt) {
-      return absl::InvalidArgumentError(StrCat("expected a shard group id in [0, 2^40], not ", proto.shard_group_id()));
-    }
-    out.shard_group = HloSharding::ShardGroup{proto.shard_group_type() == pb::OpSharding::AS,
-                                              proto.shard_group_id()};
-  }
+  if (proto.is_shard_group()) RETURN_IF_ERROR(ShardGroupFrom(proto, &out));
   if (proto.has_named_sharding()) {
     ASSIGN_OR_RETURN(ir::NamedSharding named, NamedFrom(proto.named_sharding()));
     for (const auto& m : proto.named_sharding().metadata()) out.metadata.push_back(MetadataText(m));
@@ -219,49 +277,11 @@ absl::StatusOr<HloSharding> FromProto(const pb::OpSharding& proto, int depth) {
       }
       return out;
     case pb::OpSharding::OTHER:
-      break;
+      RETURN_IF_ERROR(TiledFrom(proto, &out));
+      return out;
     default:
       return absl::InvalidArgumentError(StrCat("unknown OpSharding type ", static_cast<int>(proto.type())));
   }
-  out.kind = HloSharding::Kind::kTiled;
-  out.tiles.dims.assign(proto.tile_assignment_dimensions().begin(), proto.tile_assignment_dimensions().end());
-  int64_t count = 1;
-  for (int64_t d : out.tiles.dims) {
-    if (d < 0 || (d != 0 && count > kMaxShardingDevices / d)) {
-      return absl::InvalidArgumentError("expected tile dimensions of at most 2^20 devices in all");
-    }
-    count *= d;
-  }
-  if (!proto.iota_reshape_dims().empty()) {
-    if (!proto.tile_assignment_devices().empty()) {
-      return absl::InvalidArgumentError("expected either tile_assignment_devices or iota_reshape_dims, not both");
-    }
-    ir::IotaDevices iota;
-    iota.dims = out.tiles.dims;
-    iota.reshape_dims.assign(proto.iota_reshape_dims().begin(), proto.iota_reshape_dims().end());
-    iota.transpose_perm.assign(proto.iota_transpose_perm().begin(), proto.iota_transpose_perm().end());
-    if (iota.transpose_perm.size() != iota.reshape_dims.size()) {
-      return absl::InvalidArgumentError("expected iota_transpose_perm to be as long as iota_reshape_dims");
-    }
-    RETURN_IF_ERROR(iota.Expand().status());
-    out.tiles.iota = std::move(iota);
-  } else {
-    out.tiles.devices.assign(proto.tile_assignment_devices().begin(), proto.tile_assignment_devices().end());
-    if (static_cast<int64_t>(out.tiles.devices.size()) != count) {
-      return absl::InvalidArgumentError(StrCat("expected ", count, " tile_assignment_devices, not ",
-                                               out.tiles.devices.size()));
-    }
-  }
-  out.replicate_on_last_tile_dim = proto.replicate_on_last_tile_dim();
-  for (int type : proto.last_tile_dims()) {
-    if (type < 0 || type > 6) return absl::InvalidArgumentError(StrCat("unknown subgroup type ", type));
-    out.last_tile_dims.push_back(static_cast<OpShardingType>(type));
-  }
-  const size_t subgroups = out.last_tile_dims.size() + (out.replicate_on_last_tile_dim ? 1 : 0);
-  if (subgroups > out.tiles.dims.size()) {
-    return absl::InvalidArgumentError("expected fewer subgroup dims than tile dims");
-  }
-  return out;
 }
 
 void AxisRefTo(const ir::AxisRef& ref, pb::AxisRefProto* proto) {

@@ -1,7 +1,9 @@
 #include "simulator/candidate_cost.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -114,6 +116,115 @@ int64_t WaysOf(const ir::Module& module, ir::InstructionId id,
   return mesh.Ways(s.UsedAxes() | s.partial);
 }
 
+// The sizes of `mesh`'s axes, in order.
+std::vector<int64_t> AxisSizes(const ir::Mesh& mesh) {
+  std::vector<int64_t> sizes;
+  for (const ir::MeshAxis& axis : mesh.axes) sizes.push_back(axis.size);
+  return sizes;
+}
+
+// The prediction's collectives of one kind, axes, role and window, summed.
+struct CollectiveSum {
+  int64_t members = 0;
+  double executed = 0;
+  double bytes = 0;
+  CollectiveOverlap overlap;
+};
+using CollectiveKey = std::tuple<CollectiveKind, AxisMask, CollectiveRole, PhaseMask>;
+
+// Groups `collectives` by kind, axes, role and window, each executed as
+// often as `executions` says its instruction runs (once when unknown).
+std::map<CollectiveKey, CollectiveSum> SumCollectives(
+    const predictor::SharedList<predictor::PredictedCollective>& collectives,
+    const std::vector<double>& executions, const OverlapFacts& facts) {
+  std::map<CollectiveKey, CollectiveSum> sums;
+  for (const predictor::PredictedCollective& c : collectives) {
+    const size_t at = static_cast<size_t>(c.at.value());
+    const double times = c.at.valid() && at < executions.size() ? executions[at] : 1.0;
+    const CollectiveOverlap overlap = OverlapOf(facts, c);
+    CollectiveSum& s = sums[{c.kind, c.axes, overlap.role, overlap.window}];
+    s.overlap = overlap;
+    s.members += 1;
+    s.executed += times;
+    s.bytes += times * NcclSize(c);
+  }
+  return sums;
+}
+
+// One group of summed collectives, unpriced: its operations per step are
+// its executions, all-reduces divided as the prediction combined them.
+PricedCollective UnpricedCollective(const CollectiveKey& key, const CollectiveSum& sum,
+                                    const predictor::MeshSizes& mesh,
+                                    const std::vector<predictor::CollectiveGroup>& groups) {
+  PricedCollective p;
+  p.kind = std::get<0>(key);
+  p.axes = std::get<1>(key);
+  p.role = sum.overlap.role;
+  p.window = sum.overlap.window;
+  p.members = sum.members;
+  p.bytes = sum.bytes;
+  p.operations = sum.executed;
+  p.ranks = mesh.Ways(p.axes);
+  if (p.kind == CollectiveKind::kAllReduce) {
+    for (const predictor::CollectiveGroup& g : groups) {
+      if (g.kind == p.kind && g.axes == p.axes && g.combined > 0) {
+        p.operations = static_cast<double>(g.count) * sum.executed / static_cast<double>(g.combined);
+      }
+    }
+  }
+  return p;
+}
+
+// Sets `p`'s route, times and bytes to those of its slowest placement: one
+// operation of the average size, times the operations (exact for the
+// alpha-beta forms, whose bandwidth terms are linear in the size).
+void PriceOnSlowestPlacement(const Hardware& hw, const std::vector<GroupPlacement>& placements,
+                             PricedCollective* p) {
+  const double each = p->operations > 0 ? p->bytes / p->operations : 0;
+  for (const GroupPlacement& placement : placements) {
+    const CollectiveCost c = CostOfCollective(hw, ToIrCollective(p->kind), each, placement);
+    if (c.seconds * p->operations >= p->seconds) {
+      p->route = c.route;
+      p->seconds = c.seconds * p->operations;
+      p->alpha_seconds = c.alpha_seconds * p->operations;
+      p->bandwidth_seconds = c.bandwidth_seconds * p->operations;
+      p->nvlink_bytes = c.nvlink_bytes * p->operations;
+      p->network_bytes = c.network_bytes * p->operations;
+    }
+  }
+}
+
+// Adds to `out` each executed instruction's compute divided by the ways
+// `shardings` split its result (whole when `shardings` is null).
+void AddShardedCompute(const ir::Module& module, const ComputeCost& compute,
+                       const predictor::InstructionShardings& shardings,
+                       const predictor::MeshSizes& mesh, CandidateCost* out) {
+  static const std::vector<std::vector<predictor::AxesSharding>> kNoShardings;
+  for (const ExecutedInstruction& e : compute.executed) {
+    const double ways = static_cast<double>(
+        WaysOf(module, e.instruction, shardings ? *shardings : kNoShardings, mesh));
+    const double share = e.executions / ways;
+    out->xla_flops += e.flops / ways;
+    out->compute_seconds += share * e.seconds;
+    out->flops += share * e.flops;
+    out->bytes_accessed += share * e.bytes_accessed;
+    PhaseCompute& phase = out->phases.of(e.phase);
+    phase.seconds += share * e.seconds;
+    phase.flops += share * e.flops;
+    phase.bytes_accessed += share * e.bytes_accessed;
+  }
+  out->phases.training = compute.phases.training;
+}
+
+// The compute seconds of each step phase, indexed by phase.
+std::array<double, analyzer::kNumStepPhases> PhaseComputeSeconds(const PhaseSplit& phases) {
+  std::array<double, analyzer::kNumStepPhases> seconds{};
+  for (analyzer::StepPhase ph : analyzer::kStepPhases) {
+    seconds[static_cast<size_t>(ph)] = phases.of(ph).seconds;
+  }
+  return seconds;
+}
+
 }  // namespace
 
 ir::CollectiveKind ToIrCollective(predictor::CollectiveKind kind) {
@@ -156,123 +267,77 @@ absl::StatusOr<CandidateCost> CostModel::Price(const ir::ResolvedPlan& plan) con
   std::vector<int64_t> device_ids, axis_sizes;
   if (reuse) {
     device_ids = plan.mesh.DeviceIds();
-    for (const ir::MeshAxis& axis : plan.mesh.axes) axis_sizes.push_back(axis.size);
-    std::lock_guard<std::mutex> lock(priced_mutex_);
-    for (const auto& p : priced_) {
-      if (p->shardings == out.prediction.instruction_shardings && p->axis_sizes == axis_sizes &&
-          p->device_ids == device_ids) {
-        CandidateCost cost = p->cost;
-        cost.prediction = std::move(out.prediction);
-        cost.prediction.instruction_shardings = {};
-        return cost;
-      }
+    axis_sizes = AxisSizes(plan.mesh);
+    std::optional<CandidateCost> cost =
+        FindPriced(out.prediction.instruction_shardings, axis_sizes, device_ids);
+    if (cost.has_value()) {
+      cost->prediction = std::move(out.prediction);
+      cost->prediction.instruction_shardings = {};
+      return *std::move(cost);
     }
   }
   const predictor::InstructionShardings shardings = out.prediction.instruction_shardings;
-  static const std::vector<std::vector<predictor::AxesSharding>> kNoShardings;
-  const ir::Module& module = program().module;
   predictor::MeshSizes mesh;
-  for (const ir::MeshAxis& axis : plan.mesh.axes) mesh.sizes.push_back(axis.size);
-
-  // Compute: each instruction's work divided by the ways its result is split.
-  for (const ExecutedInstruction& e : compute_.executed) {
-    const double ways = static_cast<double>(
-        WaysOf(module, e.instruction, shardings ? *shardings : kNoShardings, mesh));
-    const double share = e.executions / ways;
-    out.xla_flops += e.flops / ways;
-    out.compute_seconds += share * e.seconds;
-    out.flops += share * e.flops;
-    out.bytes_accessed += share * e.bytes_accessed;
-    PhaseCompute& phase = out.phases.of(e.phase);
-    phase.seconds += share * e.seconds;
-    phase.flops += share * e.flops;
-    phase.bytes_accessed += share * e.bytes_accessed;
-  }
-  out.phases.training = compute_.phases.training;
+  mesh.sizes = AxisSizes(plan.mesh);
+  AddShardedCompute(program().module, compute_, shardings, mesh, &out);
   out.prediction.instruction_shardings = {};
+  ASSIGN_OR_RETURN(const std::vector<TimedCollective> timed,
+                   PriceCollectives(plan.mesh, mesh, &out));
+  out.step = CombineStepTime(PhaseComputeSeconds(out.phases), timed, options_.overlap);
+  if (reuse) RememberPriced(shardings, std::move(axis_sizes), std::move(device_ids), &out);
+  return out;
+}
 
-  // Collectives by kind, axes and role.
-  struct Sum {
-    int64_t members = 0;
-    double executed = 0;
-    double bytes = 0;
-    CollectiveOverlap overlap;
-  };
-  std::map<std::tuple<CollectiveKind, AxisMask, CollectiveRole, PhaseMask>, Sum> sums;
-  for (const predictor::PredictedCollective& c : out.prediction.collective_list) {
-    const size_t at = static_cast<size_t>(c.at.value());
-    const double times = c.at.valid() && at < executions_.size() ? executions_[at] : 1.0;
-    const CollectiveOverlap overlap = OverlapOf(overlap_, c);
-    Sum& s = sums[{c.kind, c.axes, overlap.role, overlap.window}];
-    s.overlap = overlap;
-    s.members += 1;
-    s.executed += times;
-    s.bytes += times * NcclSize(c);
-  }
+absl::StatusOr<std::vector<TimedCollective>> CostModel::PriceCollectives(
+    const ir::Mesh& plan_mesh, const predictor::MeshSizes& mesh, CandidateCost* out) const {
+  const std::map<CollectiveKey, CollectiveSum> sums =
+      SumCollectives(out->prediction.collective_list, executions_, overlap_);
   std::map<AxisMask, std::vector<GroupPlacement>> placements;
   std::vector<TimedCollective> timed;
   for (const auto& [key, sum] : sums) {
-    PricedCollective p;
-    p.kind = std::get<0>(key);
-    p.axes = std::get<1>(key);
-    p.role = sum.overlap.role;
-    p.window = sum.overlap.window;
-    p.members = sum.members;
-    p.bytes = sum.bytes;
-    p.operations = sum.executed;
-    p.ranks = mesh.Ways(p.axes);
-    if (p.kind == CollectiveKind::kAllReduce) {
-      for (const predictor::CollectiveGroup& g : out.prediction.collectives) {
-        if (g.kind == p.kind && g.axes == p.axes && g.combined > 0) {
-          p.operations = static_cast<double>(g.count) * sum.executed / static_cast<double>(g.combined);
-        }
-      }
-    }
+    PricedCollective p = UnpricedCollective(key, sum, mesh, out->prediction.collectives);
     auto found = placements.find(p.axes);
     if (found == placements.end()) {
       ASSIGN_OR_RETURN(std::vector<GroupPlacement> list,
-                       Placements(plan.mesh, p.axes, gpus_per_node_));
+                       Placements(plan_mesh, p.axes, gpus_per_node_));
       found = placements.emplace(p.axes, std::move(list)).first;
     }
-    // One operation of the average size, times the operations: exact for
-    // the alpha-beta forms, whose bandwidth terms are linear in the size.
-    const double each = p.operations > 0 ? p.bytes / p.operations : 0;
-    for (const GroupPlacement& placement : found->second) {
-      const CollectiveCost c = CostOfCollective(hw_, ToIrCollective(p.kind), each, placement);
-      if (c.seconds * p.operations >= p.seconds) {
-        p.route = c.route;
-        p.seconds = c.seconds * p.operations;
-        p.alpha_seconds = c.alpha_seconds * p.operations;
-        p.bandwidth_seconds = c.bandwidth_seconds * p.operations;
-        p.nvlink_bytes = c.nvlink_bytes * p.operations;
-        p.network_bytes = c.network_bytes * p.operations;
-      }
-    }
+    PriceOnSlowestPlacement(hw_, found->second, &p);
     p.overlappable = sum.overlap.overlappable;
-    out.bytes_moved += p.nvlink_bytes + p.network_bytes;
-    out.network_bytes += p.network_bytes;
+    out->bytes_moved += p.nvlink_bytes + p.network_bytes;
+    out->network_bytes += p.network_bytes;
     timed.push_back({p.seconds, p.overlappable, p.window});
-    out.collectives.push_back(p);
+    out->collectives.push_back(p);
   }
-  std::array<double, analyzer::kNumStepPhases> phase_compute{};
-  for (analyzer::StepPhase ph : analyzer::kStepPhases) {
-    phase_compute[static_cast<size_t>(ph)] = out.phases.of(ph).seconds;
+  return timed;
+}
+
+std::optional<CandidateCost> CostModel::FindPriced(
+    const predictor::InstructionShardings& shardings, const std::vector<int64_t>& axis_sizes,
+    const std::vector<int64_t>& device_ids) const {
+  std::lock_guard<std::mutex> lock(priced_mutex_);
+  for (const auto& p : priced_) {
+    if (p->shardings == shardings && p->axis_sizes == axis_sizes && p->device_ids == device_ids) {
+      return p->cost;
+    }
   }
-  out.step = CombineStepTime(phase_compute, timed, options_.overlap);
-  if (reuse) {
-    auto priced = std::make_shared<PricedShare>();
-    priced->shardings = shardings;
-    priced->axis_sizes = std::move(axis_sizes);
-    priced->device_ids = std::move(device_ids);
-    predictor::Prediction prediction = std::move(out.prediction);
-    priced->cost = out;
-    priced->cost.prediction = {};
-    out.prediction = std::move(prediction);
-    std::lock_guard<std::mutex> lock(priced_mutex_);
-    if (priced_.size() >= kPricedShares) priced_.pop_front();
-    priced_.push_back(std::move(priced));
-  }
-  return out;
+  return std::nullopt;
+}
+
+void CostModel::RememberPriced(const predictor::InstructionShardings& shardings,
+                               std::vector<int64_t> axis_sizes, std::vector<int64_t> device_ids,
+                               CandidateCost* cost) const {
+  auto priced = std::make_shared<PricedShare>();
+  priced->shardings = shardings;
+  priced->axis_sizes = std::move(axis_sizes);
+  priced->device_ids = std::move(device_ids);
+  predictor::Prediction prediction = std::move(cost->prediction);
+  priced->cost = *cost;
+  priced->cost.prediction = {};
+  cost->prediction = std::move(prediction);
+  std::lock_guard<std::mutex> lock(priced_mutex_);
+  if (priced_.size() >= kPricedShares) priced_.pop_front();
+  priced_.push_back(std::move(priced));
 }
 
 }  // namespace memplan::simulator

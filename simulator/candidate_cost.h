@@ -36,6 +36,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,22 @@ class CostModel {
 
  private:
   CostModel() = default;
+
+  // Prices `out`'s predicted collectives on `plan_mesh` (axis sizes `mesh`),
+  // appending them to out->collectives and their bytes to its totals; the
+  // step-time view of each, in the same order. Placements' errors.
+  absl::StatusOr<std::vector<TimedCollective>> PriceCollectives(
+      const ir::Mesh& plan_mesh, const predictor::MeshSizes& mesh, CandidateCost* out) const;
+  // The remembered price (without its prediction) of a candidate with these
+  // shardings, axis sizes and device order; nullopt when none is kept.
+  std::optional<CandidateCost> FindPriced(const predictor::InstructionShardings& shardings,
+                                          const std::vector<int64_t>& axis_sizes,
+                                          const std::vector<int64_t>& device_ids) const;
+  // Keeps `cost` (less its prediction, which stays in *cost) for later
+  // candidates of the same key, dropping the oldest beyond kPricedShares.
+  void RememberPriced(const predictor::InstructionShardings& shardings,
+                      std::vector<int64_t> axis_sizes, std::vector<int64_t> device_ids,
+                      CandidateCost* cost) const;
 
   std::unique_ptr<predictor::Predictor> predictor_;
   Hardware hw_;

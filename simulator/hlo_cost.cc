@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "absl/container/inlined_vector.h"
 #include "simulator/hlo_op_cost.h"
@@ -14,6 +16,26 @@ using ir::InstructionId;
 using ir::Opcode;
 
 constexpr int kMaxCallDepth = 256;
+
+// The tuple index of every non-tuple leaf below `shape`, left to right.
+std::vector<std::vector<int64_t>> LeafIndices(const ir::Shape& shape) {
+  std::vector<std::vector<int64_t>> leaves;
+  std::vector<std::pair<const ir::Shape*, std::vector<int64_t>>> stack = {{&shape, {}}};
+  while (!stack.empty()) {
+    auto [s, index] = stack.back();
+    stack.pop_back();
+    if (!s->IsTuple()) {
+      leaves.push_back(index);
+      continue;
+    }
+    for (size_t k = s->tuple_elements.size(); k-- > 0;) {
+      std::vector<int64_t> child = index;
+      child.push_back(static_cast<int64_t>(k));
+      stack.push_back({&s->tuple_elements[k], child});
+    }
+  }
+  return leaves;
+}
 
 }  // namespace
 
@@ -177,8 +199,7 @@ HloCost HloCostAnalysis::FusionCost(const Instruction& fusion) {
     return cost;
   }
   const ir::Computation& fused = module_.computation(fusion.calls[0].computation);
-  const ir::HloAttributes& attributes = module_.attributes(fusion);
-  if (attributes.fusion_kind == "kCustom") {
+  if (module_.attributes(fusion).fusion_kind == "kCustom") {
     for (InstructionId id : fused.instructions) {
       const Instruction& inner = module_.instruction(id);
       if (inner.opcode == Opcode::kGather || inner.opcode == Opcode::kScatter) return Memo(id);
@@ -189,39 +210,7 @@ HloCost HloCostAnalysis::FusionCost(const Instruction& fusion) {
   cost.transcendentals = inside.transcendentals;
   cost.unknown = inside.unknown;
   cost.custom_calls = inside.custom_calls;
-  // Outputs: a dynamic-update-slice root writes only its update.
-  const Instruction* root = module_.contains(fused.root) ? &module_.instruction(fused.root) : nullptr;
-  auto update_bytes = [&](const Instruction& dus) {
-    return dus.operands.size() > 1 && module_.contains(dus.operands[1])
-               ? ShapeBytes(module_.instruction(dus.operands[1]).shape)
-               : ShapeBytes(dus.shape);
-  };
-  if (fusion.shape.IsArray()) {
-    cost.bytes_accessed += root != nullptr && root->opcode == Opcode::kDynamicUpdateSlice
-                               ? update_bytes(*root)
-                               : ShapeBytes(fusion.shape);
-  } else if (fusion.shape.IsTuple()) {
-    for (size_t k = 0; k < fusion.shape.tuple_elements.size(); ++k) {
-      const ir::Shape& element = fusion.shape.tuple_elements[k];
-      const Instruction* part =
-          root != nullptr && root->opcode == Opcode::kTuple && k < root->operands.size() &&
-                  module_.contains(root->operands[k])
-              ? &module_.instruction(root->operands[k])
-              : nullptr;
-      if (element.IsArray() && part != nullptr && part->opcode == Opcode::kDynamicUpdateSlice) {
-        cost.bytes_accessed += update_bytes(*part);
-        continue;
-      }
-      // Every array below this element.
-      std::vector<const ir::Shape*> stack = {&element};
-      while (!stack.empty()) {
-        const ir::Shape* s = stack.back();
-        stack.pop_back();
-        if (s->IsArray()) cost.bytes_accessed += ShapeBytes(*s);
-        for (const ir::Shape& e : s->tuple_elements) stack.push_back(&e);
-      }
-    }
-  }
+  AddFusionOutputBytes(fusion, fused, &cost.bytes_accessed);
   // Constants of more than one element are read from memory.
   for (InstructionId id : fused.instructions) {
     const Instruction& inner = module_.instruction(id);
@@ -232,42 +221,69 @@ HloCost HloCostAnalysis::FusionCost(const Instruction& fusion) {
   // Operands, as the fused parameters read them.
   for (InstructionId parameter : fused.parameters) {
     if (!module_.contains(parameter)) continue;
-    const Instruction& p = module_.instruction(parameter);
-    if (!p.shape.IsTuple()) {
+    if (!module_.instruction(parameter).shape.IsTuple()) {
       cost.bytes_accessed += FusionParameterReadBytes(parameter);
       continue;
     }
     // A tuple parameter: each leaf through the get-tuple-element that reads it.
-    std::vector<std::pair<const ir::Shape*, std::vector<int64_t>>> leaves;
-    std::vector<std::pair<const ir::Shape*, std::vector<int64_t>>> stack = {{&p.shape, {}}};
-    while (!stack.empty()) {
-      auto [s, index] = stack.back();
-      stack.pop_back();
-      if (!s->IsTuple()) {
-        leaves.push_back({s, index});
-        continue;
-      }
-      for (size_t k = s->tuple_elements.size(); k-- > 0;) {
-        std::vector<int64_t> child = index;
-        child.push_back(static_cast<int64_t>(k));
-        stack.push_back({&s->tuple_elements[k], child});
-      }
-    }
-    for (const auto& [leaf, index] : leaves) {
-      InstructionId at = parameter;
-      for (int64_t k : index) {
-        for (InstructionId user : users_[at.value()]) {
-          const Instruction& u = module_.instruction(user);
-          if (u.opcode == Opcode::kGetTupleElement && module_.attributes(u).tuple_index == k) {
-            at = user;
-            break;
-          }
-        }
-      }
-      cost.bytes_accessed += FusionParameterReadBytes(at);
+    for (const std::vector<int64_t>& index : LeafIndices(module_.instruction(parameter).shape)) {
+      cost.bytes_accessed += FusionParameterReadBytes(TupleElementReader(parameter, index));
     }
   }
   return cost;
+}
+
+double HloCostAnalysis::DynamicUpdateBytes(const Instruction& dus) const {
+  return dus.operands.size() > 1 && module_.contains(dus.operands[1])
+             ? ShapeBytes(module_.instruction(dus.operands[1]).shape)
+             : ShapeBytes(dus.shape);
+}
+
+void HloCostAnalysis::AddFusionOutputBytes(const Instruction& fusion,
+                                           const ir::Computation& fused, double* bytes) const {
+  const Instruction* root = module_.contains(fused.root) ? &module_.instruction(fused.root) : nullptr;
+  if (fusion.shape.IsArray()) {
+    *bytes += root != nullptr && root->opcode == Opcode::kDynamicUpdateSlice
+                  ? DynamicUpdateBytes(*root)
+                  : ShapeBytes(fusion.shape);
+    return;
+  }
+  if (!fusion.shape.IsTuple()) return;
+  for (size_t k = 0; k < fusion.shape.tuple_elements.size(); ++k) {
+    const ir::Shape& element = fusion.shape.tuple_elements[k];
+    const Instruction* part =
+        root != nullptr && root->opcode == Opcode::kTuple && k < root->operands.size() &&
+                module_.contains(root->operands[k])
+            ? &module_.instruction(root->operands[k])
+            : nullptr;
+    if (element.IsArray() && part != nullptr && part->opcode == Opcode::kDynamicUpdateSlice) {
+      *bytes += DynamicUpdateBytes(*part);
+      continue;
+    }
+    // Every array below this element.
+    std::vector<const ir::Shape*> stack = {&element};
+    while (!stack.empty()) {
+      const ir::Shape* s = stack.back();
+      stack.pop_back();
+      if (s->IsArray()) *bytes += ShapeBytes(*s);
+      for (const ir::Shape& e : s->tuple_elements) stack.push_back(&e);
+    }
+  }
+}
+
+InstructionId HloCostAnalysis::TupleElementReader(InstructionId parameter,
+                                                  const std::vector<int64_t>& index) const {
+  InstructionId at = parameter;
+  for (int64_t k : index) {
+    for (InstructionId user : users_[at.value()]) {
+      const Instruction& u = module_.instruction(user);
+      if (u.opcode == Opcode::kGetTupleElement && module_.attributes(u).tuple_index == k) {
+        at = user;
+        break;
+      }
+    }
+  }
+  return at;
 }
 
 HloCost HloCostAnalysis::Compute(const Instruction& i) {

@@ -72,6 +72,16 @@ class HloCostAnalysis {
   // The computation `i` calls in `role`, else its first call.
   HloCost CalledCost(const ir::Instruction& i, ir::CallRole role);
   HloCost FusionCost(const ir::Instruction& fusion);
+  // Adds the bytes a fusion writes to `bytes`: each output array, or only
+  // the update where a dynamic-update-slice in `fused` produces it.
+  void AddFusionOutputBytes(const ir::Instruction& fusion, const ir::Computation& fused,
+                            double* bytes) const;
+  // The bytes a dynamic-update-slice writes: its update's (its own without one).
+  double DynamicUpdateBytes(const ir::Instruction& dus) const;
+  // The get-tuple-element chain's end that reads tuple `index` of a fused
+  // `parameter`; as far as the chain goes (the parameter when no user reads it).
+  ir::InstructionId TupleElementReader(ir::InstructionId parameter,
+                                       const std::vector<int64_t>& index) const;
   double FusionParameterReadBytes(ir::InstructionId parameter) const;
   HloCost CalledCost(ir::ComputationId computation);
   HloCost& Memo(ir::InstructionId id);

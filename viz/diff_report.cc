@@ -1,6 +1,8 @@
 #include "viz/diff_report.h"
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "ir/strings.h"
 #include "llvm/Support/JSON.h"
@@ -29,6 +31,72 @@ std::string OrUnknown(const std::optional<int64_t>& bytes) {
 
 constexpr ValueChangeKind kKinds[] = {ValueChangeKind::kAppeared, ValueChangeKind::kGrew,
                                       ValueChangeKind::kShrank, ValueChangeKind::kVanished};
+
+// Writes `key`: `v`, or null when `v` is empty.
+void OptionalIntJson(llvm::json::OStream& j, llvm::StringRef key, const std::optional<int64_t>& v) {
+  if (v) {
+    j.attribute(key, *v);
+  } else {
+    j.attribute(key, nullptr);
+  }
+}
+
+// Writes one category's bytes before and after as a JSON object.
+void WriteCategoryJson(llvm::json::OStream& j, const CategoryDelta& c) {
+  j.object([&] {
+    j.attribute("name", c.name);
+    OptionalIntJson(j, "old_bytes", c.old_bytes);
+    OptionalIntJson(j, "new_bytes", c.new_bytes);
+    OptionalIntJson(j, "delta_bytes", c.delta());
+    if (const std::optional<double> p = c.percent()) {
+      j.attribute("delta_percent", *p);
+    } else {
+      j.attribute("delta_percent", nullptr);
+    }
+  });
+}
+
+// Writes, inside the "values" object, each change kind's count and bytes
+// and the unchanged and changed counts.
+void WriteValueSummaryJson(llvm::json::OStream& j, const analyzer::ProgramDiff& diff) {
+  for (ValueChangeKind kind : kKinds) {
+    const analyzer::ChangeSummary& s = diff.summary[static_cast<int>(kind)];
+    j.attributeObject(llvm::StringRef(analyzer::ValueChangeKindName(kind).data(),
+                                      analyzer::ValueChangeKindName(kind).size()),
+                      [&] {
+                        j.attribute("count", s.count);
+                        j.attribute("delta_bytes", s.bytes);
+                      });
+  }
+  j.attribute("unchanged", diff.unchanged_values);
+  j.attribute("changed", diff.changed_values);
+}
+
+// Writes one value's change as a JSON object; the side it lacks is null.
+void WriteChangeJson(llvm::json::OStream& j, const ValueChange& c) {
+  j.object([&] {
+    const std::string_view kind = analyzer::ValueChangeKindName(c.kind);
+    j.attribute("change", llvm::StringRef(kind.data(), kind.size()));
+    j.attribute("name", c.name);
+    const bool has_old = c.kind != ValueChangeKind::kAppeared;
+    const bool has_new = c.kind != ValueChangeKind::kVanished;
+    OptionalIntJson(j, "old_id", has_old ? std::optional<int64_t>(c.old_id.value()) : std::nullopt);
+    OptionalIntJson(j, "new_id", has_new ? std::optional<int64_t>(c.new_id.value()) : std::nullopt);
+    if (has_old) {
+      j.attribute("old_shape", c.old_shape);
+    } else {
+      j.attribute("old_shape", nullptr);
+    }
+    if (has_new) {
+      j.attribute("new_shape", c.new_shape);
+    } else {
+      j.attribute("new_shape", nullptr);
+    }
+    j.attribute("old_bytes", c.old_bytes);
+    j.attribute("new_bytes", c.new_bytes);
+    j.attribute("delta_bytes", c.delta());
+  });
+}
 
 }  // namespace
 
@@ -103,13 +171,6 @@ std::string RenderDiffJson(const DiffReportInput& input) {
   std::string out;
   llvm::raw_string_ostream os(out);
   llvm::json::OStream j(os, /*IndentSize=*/2);
-  auto optional_int = [&](llvm::StringRef key, const std::optional<int64_t>& v) {
-    if (v) {
-      j.attribute(key, *v);
-    } else {
-      j.attribute(key, nullptr);
-    }
-  };
   j.object([&] {
     j.attribute("schema_version", kDiffJsonSchemaVersion);
     j.attributeObject("old", [&] {
@@ -122,60 +183,11 @@ std::string RenderDiffJson(const DiffReportInput& input) {
     });
     j.attribute("changed", !diff.Empty());
     j.attributeArray("categories", [&] {
-      for (const CategoryDelta& c : diff.categories) {
-        j.object([&] {
-          j.attribute("name", c.name);
-          optional_int("old_bytes", c.old_bytes);
-          optional_int("new_bytes", c.new_bytes);
-          optional_int("delta_bytes", c.delta());
-          if (const std::optional<double> p = c.percent()) {
-            j.attribute("delta_percent", *p);
-          } else {
-            j.attribute("delta_percent", nullptr);
-          }
-        });
-      }
+      for (const CategoryDelta& c : diff.categories) WriteCategoryJson(j, c);
     });
-    j.attributeObject("values", [&] {
-      for (ValueChangeKind kind : kKinds) {
-        const analyzer::ChangeSummary& s = diff.summary[static_cast<int>(kind)];
-        j.attributeObject(llvm::StringRef(analyzer::ValueChangeKindName(kind).data(),
-                                          analyzer::ValueChangeKindName(kind).size()),
-                          [&] {
-                            j.attribute("count", s.count);
-                            j.attribute("delta_bytes", s.bytes);
-                          });
-      }
-      j.attribute("unchanged", diff.unchanged_values);
-      j.attribute("changed", diff.changed_values);
-    });
+    j.attributeObject("values", [&] { WriteValueSummaryJson(j, diff); });
     j.attributeArray("changes", [&] {
-      for (const ValueChange& c : diff.changes) {
-        j.object([&] {
-          const std::string_view kind = analyzer::ValueChangeKindName(c.kind);
-          j.attribute("change", llvm::StringRef(kind.data(), kind.size()));
-          j.attribute("name", c.name);
-          const bool has_old = c.kind != ValueChangeKind::kAppeared;
-          const bool has_new = c.kind != ValueChangeKind::kVanished;
-          optional_int("old_id", has_old ? std::optional<int64_t>(c.old_id.value())
-                                         : std::nullopt);
-          optional_int("new_id", has_new ? std::optional<int64_t>(c.new_id.value())
-                                         : std::nullopt);
-          if (has_old) {
-            j.attribute("old_shape", c.old_shape);
-          } else {
-            j.attribute("old_shape", nullptr);
-          }
-          if (has_new) {
-            j.attribute("new_shape", c.new_shape);
-          } else {
-            j.attribute("new_shape", nullptr);
-          }
-          j.attribute("old_bytes", c.old_bytes);
-          j.attribute("new_bytes", c.new_bytes);
-          j.attribute("delta_bytes", c.delta());
-        });
-      }
+      for (const ValueChange& c : diff.changes) WriteChangeJson(j, c);
     });
   });
   os << "\n";

@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/strings.h"
@@ -215,59 +216,67 @@ std::string Legend(const Fills& fills, bool grid, std::optional<ir::ScheduleStep
   return out;
 }
 
-std::string RenderPanel(const ReportContext& context, const ir::Allocation& a) {
-  const ir::Program& program = context.program;
-  std::vector<const ir::Value*> values = MappedValues(program, a);
-  const size_t total = values.size();
+// One allocation's drawable values: the largest as rectangles, the rest
+// for the density grid, and the steps they live over.
+struct PanelValues {
+  std::vector<const ir::Value*> drawn;  // largest first
+  std::vector<const ir::Value*> rest;
+  size_t total = 0;  // drawn and rest
+  int64_t rest_bytes = 0;
+  ir::ScheduleStep first = 0, last = 0;  // the first and last live step of any
+};
+
+// `a`'s values with a live range, the limits.map_rects largest (ties by id)
+// drawn and the rest gridded.
+PanelValues ChoosePanelValues(const ReportContext& context, const ir::Allocation& a) {
+  PanelValues out;
+  std::vector<const ir::Value*> values = MappedValues(context.program, a);
+  out.total = values.size();
   std::sort(values.begin(), values.end(), [](const ir::Value* x, const ir::Value* y) {
     if (x->size != y->size) return x->size > y->size;
     return x->id < y->id;
   });
   const size_t keep = context.limits.map_rects <= 0
-                          ? total
-                          : std::min(total, static_cast<size_t>(context.limits.map_rects));
-  std::vector<const ir::Value*> rest(values.begin() + keep, values.end());
+                          ? out.total
+                          : std::min(out.total, static_cast<size_t>(context.limits.map_rects));
+  for (size_t i = 0; i < out.total; ++i) {
+    const ir::LiveRange& range = *values[i]->live_range;
+    out.first = i == 0 ? range.start : std::min(out.first, range.start);
+    out.last = i == 0 ? range.end : std::max(out.last, range.end);
+  }
+  out.rest.assign(values.begin() + keep, values.end());
   values.resize(keep);
-  int64_t rest_bytes = 0;
-  for (const ir::Value* v : rest) rest_bytes += v->size;
+  out.drawn = std::move(values);
+  for (const ir::Value* v : out.rest) out.rest_bytes += v->size;
+  return out;
+}
 
-  // The allocation's life: its values' first to last live step.
-  ir::ScheduleStep first = 0, last = 0;
-  for (size_t i = 0; i < total; ++i) {
-    const ir::LiveRange& range = *(i < keep ? values[i] : rest[i - keep])->live_range;
-    first = i == 0 ? range.start : std::min(first, range.start);
-    last = i == 0 ? range.end : std::max(last, range.end);
-  }
-  const ir::ScheduleStep steps = std::max<ir::ScheduleStep>(1, last + 1 - first);
-  const Scale scale{static_cast<double>(first), static_cast<double>(steps),
-                    static_cast<double>(std::max<int64_t>(1, a.size))};
-  const Fills fills = ChooseFills(context, values);
-  const auto& peak = context.analysis.occupied_peak ? context.analysis.occupied_peak
-                                                    : context.analysis.peak;
-  std::optional<ir::ScheduleStep> peak_step;
-  if (peak && peak->step >= first && peak->step <= last) peak_step = peak->step;
-
-  std::string out;
+// The panel's title, notices of what is gridded or not drawn, its x range
+// and its legend.
+void AppendPanelHeader(std::string& out, const ir::Allocation& a, const PanelValues& pv,
+                       const Fills& fills, std::optional<ir::ScheduleStep> peak_step) {
   StrAppend(&out, "<h3>", HtmlEscape(AllocationTitle(a, a.values.size())), "</h3>\n");
-  if (!rest.empty()) {
-    out += SamplingNotice(StrCat("showing the ", GroupedBytes(static_cast<int64_t>(keep)),
-                                 " largest of ", GroupedBytes(static_cast<int64_t>(total)),
+  if (!pv.rest.empty()) {
+    out += SamplingNotice(StrCat("showing the ", GroupedBytes(static_cast<int64_t>(pv.drawn.size())),
+                                 " largest of ", GroupedBytes(static_cast<int64_t>(pv.total)),
                                  " values as rectangles; the other ",
-                                 GroupedBytes(static_cast<int64_t>(rest.size())), " (",
-                                 HumanBytes(rest_bytes), ") as a density grid"));
+                                 GroupedBytes(static_cast<int64_t>(pv.rest.size())), " (",
+                                 HumanBytes(pv.rest_bytes), ") as a density grid"));
   }
-  if (total < a.values.size()) {
-    StrAppend(&out, "<p class=\"muted\">", GroupedBytes(static_cast<int64_t>(a.values.size() - total)),
+  if (pv.total < a.values.size()) {
+    StrAppend(&out, "<p class=\"muted\">",
+              GroupedBytes(static_cast<int64_t>(a.values.size() - pv.total)),
               " values without a live range are not drawn.</p>\n");
   }
-  StrAppend(&out, "<p class=\"muted\">Live from step ", first, " to step ", last,
+  StrAppend(&out, "<p class=\"muted\">Live from step ", pv.first, " to step ", pv.last,
             " (the x axis); fill: what defined each value.</p>\n");
-  out += Legend(fills, !rest.empty(), peak_step);
-  StrAppend(&out, "<svg class=\"allocation-map\" viewBox=\"0 0 ", SvgNumber(kWidth), " ",
-            SvgNumber(kHeight), "\" width=\"", SvgNumber(kWidth), "\" height=\"",
-            SvgNumber(kHeight), "\" role=\"img\" aria-label=\"",
-            HtmlEscape(StrCat("allocation ", a.id.value(), " map")), "\">\n");
-  for (int64_t tick : NiceByteTicks(a.size, 4)) {
+  out += Legend(fills, !pv.rest.empty(), peak_step);
+}
+
+// The offset grid lines and labels, the step ticks and the axes' caption.
+void AppendPanelAxes(std::string& out, int64_t allocation_bytes, const Scale& scale,
+                     ir::ScheduleStep first, ir::ScheduleStep steps) {
+  for (int64_t tick : NiceByteTicks(allocation_bytes, 4)) {
     const double y = scale.Y(static_cast<double>(tick));
     AppendSvgLine(out, kLeft, y, kRight, y, "grid");
     AppendSvgText(out, kLeft - 6, y + 4, AxisBytes(tick), "end");
@@ -280,9 +289,12 @@ std::string RenderPanel(const ReportContext& context, const ir::Allocation& a) {
   AppendSvgText(out, (kLeft + kRight) / 2, kHeight - 4,
                 "schedule step (x) by offset in the allocation (y)", "middle");
   out += "\n";
-  AppendDensityGrid(out, rest, scale, rest_bytes);
-  // Largest first, so that smaller values (which may share bytes with a
-  // larger one, e.g. in an output tuple) stay visible on top.
+}
+
+// One rectangle per value, in the order given, filled by what defined it.
+void AppendValueRects(std::string& out, const ReportContext& context,
+                      const std::vector<const ir::Value*>& values, const Scale& scale,
+                      const Fills& fills) {
   for (const ir::Value* v : values) {
     const double x0 = scale.X(static_cast<double>(v->live_range->start));
     const double x1 = scale.X(static_cast<double>(v->live_range->end + 1));
@@ -296,6 +308,31 @@ std::string RenderPanel(const ReportContext& context, const ir::Allocation& a) {
                   width >= 4 && height >= 4 ? "stroke=\"#ffffff\" stroke-width=\"0.5\"" : "");
     out += "\n";
   }
+}
+
+// The panel of one allocation: header, then the map as an SVG.
+std::string RenderPanel(const ReportContext& context, const ir::Allocation& a) {
+  const PanelValues pv = ChoosePanelValues(context, a);
+  const ir::ScheduleStep steps = std::max<ir::ScheduleStep>(1, pv.last + 1 - pv.first);
+  const Scale scale{static_cast<double>(pv.first), static_cast<double>(steps),
+                    static_cast<double>(std::max<int64_t>(1, a.size))};
+  const Fills fills = ChooseFills(context, pv.drawn);
+  const auto& peak = context.analysis.occupied_peak ? context.analysis.occupied_peak
+                                                    : context.analysis.peak;
+  std::optional<ir::ScheduleStep> peak_step;
+  if (peak && peak->step >= pv.first && peak->step <= pv.last) peak_step = peak->step;
+
+  std::string out;
+  AppendPanelHeader(out, a, pv, fills, peak_step);
+  StrAppend(&out, "<svg class=\"allocation-map\" viewBox=\"0 0 ", SvgNumber(kWidth), " ",
+            SvgNumber(kHeight), "\" width=\"", SvgNumber(kWidth), "\" height=\"",
+            SvgNumber(kHeight), "\" role=\"img\" aria-label=\"",
+            HtmlEscape(StrCat("allocation ", a.id.value(), " map")), "\">\n");
+  AppendPanelAxes(out, a.size, scale, pv.first, steps);
+  AppendDensityGrid(out, pv.rest, scale, pv.rest_bytes);
+  // Largest first, so that smaller values (which may share bytes with a
+  // larger one, e.g. in an output tuple) stay visible on top.
+  AppendValueRects(out, context, pv.drawn, scale, fills);
   if (peak_step) {
     const double x = scale.X(static_cast<double>(*peak_step) + 0.5);
     AppendSvgLine(out, x, kTop, x, kBottom, "peak");

@@ -211,14 +211,9 @@ class AttributionWriter {
   bool truncated_ = false;
 };
 
-}  // namespace
-
-std::string RenderSummarySection(const ReportContext& context) {
-  const ir::Program& program = context.program;
-  const Analysis& analysis = context.analysis;
+// The headline cards: device footprint, live peak, total allocation, temp.
+void AppendSummaryCards(std::string& out, const ir::Program& program, const Analysis& analysis) {
   const analyzer::MemoryStats& s = analysis.stats;
-  std::string out;
-
   out += "<div class=\"cards\">";
   out += Card("device footprint", HumanBytes(s.device_footprint_bytes),
               StrCat(GroupedBytes(s.device_footprint_bytes), " bytes"));
@@ -245,7 +240,12 @@ std::string RenderSummarySection(const ReportContext& context) {
   out += Card("temp", temp ? HumanBytes(*temp) : std::string("not stated"),
               "XLA's preallocated temp buffers");
   out += "</div>\n";
+}
 
+// The table naming the module, its input files and format, the module
+// choice when one was made, and what the program holds.
+void AppendInputTable(std::string& out, const ReportContext& context) {
+  const ir::Program& program = context.program;
   StrAppend(&out, "<table>\n<tr><th>module</th><td class=\"mono\">",
             HtmlEscape(program.module_name), "</td></tr>\n");
   StrAppend(&out, "<tr><th>input</th><td class=\"mono\">");
@@ -261,7 +261,51 @@ std::string RenderSummarySection(const ReportContext& context) {
   StrAppend(&out, "<tr><th>contents</th><td>", Count(program.values.size()), " values in ",
             Count(program.allocations.size()), " allocations; schedule of ",
             Count(program.schedule.instructions.size()), " instructions</td></tr>\n</table>\n");
+}
 
+// The live peak's bytes, step, instruction and values, in one paragraph.
+void AppendLivePeak(std::string& out, const ir::Program& program, const Analysis& analysis,
+                    const analyzer::LivePeak& peak) {
+  StrAppend(&out, "<p><b>", HumanBytes(peak.bytes), "</b> (", GroupedBytes(peak.bytes),
+            " bytes) at step ", peak.step, " of ", analysis.timeline.last_step);
+  if (peak.instruction.valid()) {
+    StrAppend(&out, ", instruction <code>", HtmlEscape(InstructionLabel(program, peak.instruction)),
+              "</code>");
+  }
+  StrAppend(&out, "; ", Count(peak.values.size()), " values live there: ",
+            HtmlEscape(CategoryBreakdown(peak.bytes_by_category)), ".</p>\n");
+}
+
+// How the dump's own peak list compares with `peak`, or that it states none.
+void AppendStatedPeakCheck(std::string& out, const Analysis& analysis,
+                           const analyzer::LivePeak& peak) {
+  const auto& stated = analysis.stated_peak;
+  if (!stated) {
+    out += "<p class=\"muted\">The dump states no peak list to check against.</p>\n";
+    return;
+  }
+  StrAppend(&out, "<p>The dump's own peak list: step ", stated->stated_step, ", ",
+            GroupedBytes(stated->stated_values), " values, ",
+            GroupedBytes(stated->stated_bytes), " bytes: ",
+            stated->matches ? OkOrBad(true, "the same peak", "") : std::string("<b>another step</b>"),
+            ". Our live ranges at step ",
+            stated->stated_step, " give ",
+            OkOrBad(stated->list_reproduced, "exactly that list", "a DIFFERENT list"),
+            ".</p>\n");
+  if (!stated->matches) {
+    StrAppend(&out, "<p class=\"muted\">Why the steps differ: ",
+              HtmlEscape(DescribeStatedPeakMismatch(*stated, peak)), "</p>\n");
+  }
+}
+
+}  // namespace
+
+std::string RenderSummarySection(const ReportContext& context) {
+  const Analysis& analysis = context.analysis;
+  const analyzer::MemoryStats& s = analysis.stats;
+  std::string out;
+  AppendSummaryCards(out, context.program, analysis);
+  AppendInputTable(out, context);
   StrAppend(&out, "<h3>",
             s.from_stated_categories
                 ? "Memory by category (as the input states it; it lists no allocations)"
@@ -275,31 +319,8 @@ std::string RenderSummarySection(const ReportContext& context) {
            "HloLiveRange, or without '-live-range.txt', carry no schedule).</p>\n";
     return out;
   }
-  const analyzer::LivePeak& peak = *analysis.peak;
-  StrAppend(&out, "<p><b>", HumanBytes(peak.bytes), "</b> (", GroupedBytes(peak.bytes),
-            " bytes) at step ", peak.step, " of ", analysis.timeline.last_step);
-  if (peak.instruction.valid()) {
-    StrAppend(&out, ", instruction <code>", HtmlEscape(InstructionLabel(program, peak.instruction)),
-              "</code>");
-  }
-  StrAppend(&out, "; ", Count(peak.values.size()), " values live there: ",
-            HtmlEscape(CategoryBreakdown(peak.bytes_by_category)), ".</p>\n");
-  if (const auto& stated = analysis.stated_peak) {
-    StrAppend(&out, "<p>The dump's own peak list: step ", stated->stated_step, ", ",
-              GroupedBytes(stated->stated_values), " values, ",
-              GroupedBytes(stated->stated_bytes), " bytes: ",
-              stated->matches ? OkOrBad(true, "the same peak", "") : std::string("<b>another step</b>"),
-              ". Our live ranges at step ",
-              stated->stated_step, " give ",
-              OkOrBad(stated->list_reproduced, "exactly that list", "a DIFFERENT list"),
-              ".</p>\n");
-    if (!stated->matches) {
-      StrAppend(&out, "<p class=\"muted\">Why the steps differ: ",
-                HtmlEscape(DescribeStatedPeakMismatch(*stated, peak)), "</p>\n");
-    }
-  } else {
-    out += "<p class=\"muted\">The dump states no peak list to check against.</p>\n";
-  }
+  AppendLivePeak(out, context.program, analysis, *analysis.peak);
+  AppendStatedPeakCheck(out, analysis, *analysis.peak);
   return out;
 }
 

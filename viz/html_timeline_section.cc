@@ -295,42 +295,57 @@ void AppendTooltipData(std::string& out, const ReportContext& context,
   out += "]}</script>\n";
 }
 
-}  // namespace
+// The rows a timeline draws and how they were chosen.
+struct TimelineRows {
+  ir::ScheduleStep steps = 0;
+  size_t exact_count = 0;      // rows before bucketing: the steps where it changes
+  std::vector<Row> rows;       // drawn: the exact rows, or buckets of them
+  bool bucketed = false;       // more exact rows than the column limit
+  bool names_per_row = false;  // the tooltip names only the drawn rows' steps
+};
 
-std::string RenderTimelineSection(const ReportContext& context) {
+// The rows of `occupied` (and the analysis's XLA timeline) the section
+// draws under the context's column and schedule-name limits.
+TimelineRows ChooseRows(const ReportContext& context, const analyzer::Timeline& occupied) {
   const analyzer::Analysis& analysis = context.analysis;
-  const ir::Program& program = context.program;
-  std::string out;
-  if (!analysis.peak || analysis.timeline.last_step < 0) {
-    return "<p class=\"muted\">Not available: the input has no live ranges.</p>\n";
-  }
-  // An Analysis built without the occupied figures draws XLA's alone.
-  const bool has_occupied = analysis.occupied_peak && !analysis.occupied_timeline.points.empty();
-  const analyzer::Timeline& occupied_timeline =
-      has_occupied ? analysis.occupied_timeline : analysis.timeline;
-  const analyzer::LivePeak& occupied = has_occupied ? *analysis.occupied_peak : *analysis.peak;
-  const ir::ScheduleStep steps = analysis.timeline.last_step + 1;
-  const std::vector<Row> exact = ExactRows(occupied_timeline, analysis.timeline, steps);
-  const bool bucketed = context.limits.timeline_columns > 0 &&
-                        exact.size() > static_cast<size_t>(context.limits.timeline_columns);
-  const std::vector<Row> rows =
-      bucketed ? BucketRows(exact, steps, context.limits.timeline_columns) : exact;
-  const auto& schedule = program.schedule.instructions;
-  const bool names_per_row =
-      schedule.size() > static_cast<size_t>(std::max(0, context.limits.schedule_names));
+  TimelineRows out;
+  out.steps = analysis.timeline.last_step + 1;
+  const std::vector<Row> exact = ExactRows(occupied, analysis.timeline, out.steps);
+  out.exact_count = exact.size();
+  out.bucketed = context.limits.timeline_columns > 0 &&
+                 exact.size() > static_cast<size_t>(context.limits.timeline_columns);
+  out.rows = out.bucketed ? BucketRows(exact, out.steps, context.limits.timeline_columns) : exact;
+  out.names_per_row = context.program.schedule.instructions.size() >
+                      static_cast<size_t>(std::max(0, context.limits.schedule_names));
+  return out;
+}
 
-  BytesByCategory any{};
-  int64_t max_total = 0, steady = -1;
-  bool added_differs = false;
+// Figures over the drawn rows that choose the legend and the axes.
+struct RowSummary {
+  BytesByCategory any{};      // per category, the most bytes in any row
+  int64_t max_total = 0;      // the most bytes, occupied or added, in any row
+  int64_t steady = 0;         // the fewest occupied bytes in any row
+  bool added_differs = false;  // some row's XLA figure is not its occupied total
+};
+
+// The RowSummary of `rows`.
+RowSummary SummarizeRows(const std::vector<Row>& rows) {
+  RowSummary out;
+  int64_t steady = -1;
   for (const Row& row : rows) {
-    for (int c = 0; c < kNumValueCategories; ++c) any[c] = std::max(any[c], row.bytes[c]);
-    max_total = std::max({max_total, row.total(), row.added});
+    for (int c = 0; c < kNumValueCategories; ++c) out.any[c] = std::max(out.any[c], row.bytes[c]);
+    out.max_total = std::max({out.max_total, row.total(), row.added});
     steady = steady < 0 ? row.total() : std::min(steady, row.total());
-    added_differs = added_differs || row.added != row.total();
+    out.added_differs = out.added_differs || row.added != row.total();
   }
-  steady = std::max<int64_t>(0, steady);
+  out.steady = std::max<int64_t>(0, steady);
+  return out;
+}
 
-  StrAppend(&out, "<p>Memory the live values occupy at each of the ", GroupedBytes(steps),
+// The paragraph above the chart, and notices of what the limits left out.
+void AppendIntro(std::string& out, const ReportContext& context, const TimelineRows& layout,
+                 bool added_differs) {
+  StrAppend(&out, "<p>Memory the live values occupy at each of the ", GroupedBytes(layout.steps),
             " schedule steps (bytes two live values share counted once), stacked by "
             "category.");
   if (added_differs) {
@@ -338,36 +353,46 @@ std::string RenderTimelineSection(const ReportContext& context) {
            "shared bytes twice.";
   }
   out += " Hover the chart for a step's instruction and bytes.</p>\n";
-  if (bucketed) {
+  const int columns = context.limits.timeline_columns;
+  if (layout.bucketed) {
     out += SamplingNotice(StrCat(
-        "the timeline changes at ", GroupedBytes(static_cast<int64_t>(exact.size())),
-        " steps; drawn as ", GroupedBytes(static_cast<int64_t>(rows.size())), " columns of up to ",
-        GroupedBytes((steps + context.limits.timeline_columns - 1) / context.limits.timeline_columns),
+        "the timeline changes at ", GroupedBytes(static_cast<int64_t>(layout.exact_count)),
+        " steps; drawn as ", GroupedBytes(static_cast<int64_t>(layout.rows.size())),
+        " columns of up to ", GroupedBytes((layout.steps + columns - 1) / columns),
         " steps, each showing the most bytes live within it"));
   }
-  if (names_per_row && !schedule.empty()) {
+  const auto& schedule = context.program.schedule.instructions;
+  if (layout.names_per_row && !schedule.empty()) {
     out += SamplingNotice(StrCat("the schedule has ",
                                  GroupedBytes(static_cast<int64_t>(schedule.size())),
                                  " instructions; the tooltip names only those at the drawn "
                                  "columns' steps"));
   }
+}
 
-  // Legend: only the categories that hold bytes, and the line.
+// The legend: only the categories that hold bytes, and the line when drawn.
+void AppendLegend(std::string& out, const RowSummary& summary) {
   out += "<div class=\"legend\">";
   for (analyzer::ValueCategory category : kStackOrder) {
     const int c = static_cast<int>(category);
-    if (any[c] == 0) continue;
+    if (summary.any[c] == 0) continue;
     StrAppend(&out, "<span><span class=\"swatch\" style=\"background:", CategoryColor(c),
               "\"></span>", CategoryWord(category), "</span>");
   }
-  if (added_differs) {
+  if (summary.added_differs) {
     out += "<span><span class=\"swatch line\"></span>live value sizes added (XLA)</span>";
   }
   out += "</div>\n";
+}
 
+// The full chart, and where the steady bytes are a good share of the most,
+// a toggle and a chart whose axis starts at them.
+void AppendCharts(std::string& out, const ReportContext& context, const TimelineRows& layout,
+                  const RowSummary& summary, const analyzer::LivePeak& occupied) {
+  const analyzer::LivePeak& added = *context.analysis.peak;
+  const int64_t max_total = summary.max_total, steady = summary.steady;
   const int64_t y_max = std::max<int64_t>(1, static_cast<int64_t>(max_total * 1.06));
-  const Chart full{context, rows, any, steps, 0, y_max, added_differs};
-  // The zoomed chart pays only where the steady bytes are a good share.
+  const Chart full{context, layout.rows, summary.any, layout.steps, 0, y_max, summary.added_differs};
   const bool zoom = steady > 0 && steady * 10 >= max_total && steady < max_total;
   if (zoom) {
     StrAppend(&out,
@@ -378,16 +403,37 @@ std::string RenderTimelineSection(const ReportContext& context) {
               "throughout), to see the activations above them</label>\n");
   }
   out += "<div class=\"timeline-full\">\n";
-  out += RenderChart(full, occupied, *analysis.peak, "full");
+  out += RenderChart(full, occupied, added, "full");
   out += "</div>\n";
   if (zoom) {
     const int64_t top = steady + std::max<int64_t>(1, static_cast<int64_t>((max_total - steady) * 1.08));
-    const Chart zoomed{context, rows, any, steps, steady, top, added_differs};
+    const Chart zoomed{context, layout.rows, summary.any, layout.steps, steady, top,
+                       summary.added_differs};
     out += "<div class=\"timeline-zoomed\">\n";
-    out += RenderChart(zoomed, occupied, *analysis.peak, "zoomed");
+    out += RenderChart(zoomed, occupied, added, "zoomed");
     out += "</div>\n";
   }
-  AppendTooltipData(out, context, rows, bucketed, names_per_row);
+}
+
+}  // namespace
+
+std::string RenderTimelineSection(const ReportContext& context) {
+  const analyzer::Analysis& analysis = context.analysis;
+  if (!analysis.peak || analysis.timeline.last_step < 0) {
+    return "<p class=\"muted\">Not available: the input has no live ranges.</p>\n";
+  }
+  // An Analysis built without the occupied figures draws XLA's alone.
+  const bool has_occupied = analysis.occupied_peak && !analysis.occupied_timeline.points.empty();
+  const analyzer::Timeline& occupied_timeline =
+      has_occupied ? analysis.occupied_timeline : analysis.timeline;
+  const analyzer::LivePeak& occupied = has_occupied ? *analysis.occupied_peak : *analysis.peak;
+  const TimelineRows layout = ChooseRows(context, occupied_timeline);
+  const RowSummary summary = SummarizeRows(layout.rows);
+  std::string out;
+  AppendIntro(out, context, layout, summary.added_differs);
+  AppendLegend(out, summary);
+  AppendCharts(out, context, layout, summary, occupied);
+  AppendTooltipData(out, context, layout.rows, layout.bucketed, layout.names_per_row);
   return out;
 }
 

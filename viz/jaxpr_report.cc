@@ -218,6 +218,70 @@ std::string RenderJaxprText(const JaxprReportInput& in) {
   return out;
 }
 
+namespace {
+
+// Writes `key`: the step `step` as WriteStep writes it.
+void WriteStepAttribute(OStream& j, const JaxprReportInput& in, llvm::StringRef key, int32_t step) {
+  j.attributeBegin(key);
+  WriteStep(j, in, step);
+  j.attributeEnd();
+}
+
+// Writes one buffer live at the peak as a JSON object: bytes, kind, value,
+// aval, tiles, argument, donation, last use and the step defining it.
+void WriteLiveBuffer(OStream& j, const JaxprReportInput& in, const JaxprBuffer& b) {
+  const analyzer::JaxprSchedule& s = in.schedule;
+  j.object([&] {
+    j.attribute("bytes", b.bytes);
+    j.attribute("kind", KindKey(b));
+    j.attribute("value", JsonText(VarName(in.module, b)));
+    j.attribute("aval", JsonText(AvalText(in.module, b)));
+    j.attributeArray("tiles", [&] {
+      for (int64_t t : b.tiles) j.value(t);
+    });
+    if (b.argument >= 0) j.attribute("argument", b.argument);
+    j.attribute("donated", b.donated);
+    j.attribute("last_use", b.last_use);
+    j.attributeBegin("defined_at");
+    if (b.kind == JaxprBuffer::Kind::kValue) {
+      WriteStep(j, in, b.step);
+    } else if (b.kind == JaxprBuffer::Kind::kLoopSlice && b.step < static_cast<int32_t>(s.steps.size())) {
+      WriteStep(j, in, s.steps[b.step].parent);
+    } else {
+      j.value(nullptr);
+    }
+    j.attributeEnd();
+  });
+}
+
+// Writes, inside the "peak" object, its bytes by kind, its step and the
+// in.top largest buffers live there.
+void WritePeakJson(OStream& j, const JaxprReportInput& in) {
+  const analyzer::JaxprLiveness& l = in.liveness;
+  j.attribute("bytes", l.peak.total());
+  j.attribute("arguments", l.peak.arguments);
+  j.attribute("outputs", l.peak.outputs);
+  j.attribute("temporaries", l.peak.temps);
+  WriteStepAttribute(j, in, "at", l.peak_step);
+  j.attributeArray("live", [&] {
+    const size_t shown = Shown(l.live_at_peak.size(), in.top);
+    for (size_t i = 0; i < shown; ++i) WriteLiveBuffer(j, in, in.schedule.buffers[l.live_at_peak[i]]);
+  });
+  j.attribute("live_values", static_cast<int64_t>(l.live_at_peak.size()));
+}
+
+// Writes, inside the "flops" object, the flop counts by class.
+void WriteFlopsJson(OStream& j, const JaxprReportInput& in) {
+  j.attribute("total", in.flops.flops());
+  j.attribute("matmul", in.flops.matmul);
+  j.attribute("elementwise", in.flops.elementwise);
+  j.attribute("transcendentals", in.flops.transcendentals);
+  j.attribute("uncounted_equations", in.flops.uncounted_equations);
+  j.attribute("while_loops", in.flops.while_loops);
+}
+
+}  // namespace
+
 void WriteJaxprJson(const JaxprReportInput& in, llvm::raw_ostream& os) {
   const analyzer::JaxprLiveness& l = in.liveness;
   const analyzer::JaxprSchedule& s = in.schedule;
@@ -235,67 +299,20 @@ void WriteJaxprJson(const JaxprReportInput& in, llvm::raw_ostream& os) {
     j.attribute("output_bytes", l.output_bytes);
     j.attribute("donated_bytes", l.donated_bytes);
     j.attribute("aliased_bytes", l.aliased_bytes);
-    j.attributeObject("peak", [&] {
-      j.attribute("bytes", l.peak.total());
-      j.attribute("arguments", l.peak.arguments);
-      j.attribute("outputs", l.peak.outputs);
-      j.attribute("temporaries", l.peak.temps);
-      j.attributeBegin("at");
-      WriteStep(j, in, l.peak_step);
-      j.attributeEnd();
-      j.attributeArray("live", [&] {
-        const size_t shown = Shown(l.live_at_peak.size(), in.top);
-        for (size_t i = 0; i < shown; ++i) {
-          const JaxprBuffer& b = s.buffers[l.live_at_peak[i]];
-          j.object([&] {
-            j.attribute("bytes", b.bytes);
-            j.attribute("kind", KindKey(b));
-            j.attribute("value", JsonText(VarName(in.module, b)));
-            j.attribute("aval", JsonText(AvalText(in.module, b)));
-            j.attributeArray("tiles", [&] {
-              for (int64_t t : b.tiles) j.value(t);
-            });
-            if (b.argument >= 0) j.attribute("argument", b.argument);
-            j.attribute("donated", b.donated);
-            j.attribute("last_use", b.last_use);
-            j.attributeBegin("defined_at");
-            if (b.kind == JaxprBuffer::Kind::kValue) {
-              WriteStep(j, in, b.step);
-            } else if (b.kind == JaxprBuffer::Kind::kLoopSlice && b.step < static_cast<int32_t>(s.steps.size())) {
-              WriteStep(j, in, s.steps[b.step].parent);
-            } else {
-              j.value(nullptr);
-            }
-            j.attributeEnd();
-          });
-        }
-      });
-      j.attribute("live_values", static_cast<int64_t>(l.live_at_peak.size()));
-    });
+    j.attributeObject("peak", [&] { WritePeakJson(j, in); });
     j.attributeObject("temporaries_peak", [&] {
       j.attribute("bytes", l.temp_peak_bytes);
-      j.attributeBegin("at");
-      WriteStep(j, in, l.temp_peak_step);
-      j.attributeEnd();
+      WriteStepAttribute(j, in, "at", l.temp_peak_step);
     });
     j.attributeObject("predicted_temp", [&] {
       j.attribute("bytes", l.arena_peak_bytes);
-      j.attributeBegin("at");
-      WriteStep(j, in, l.arena_peak_step);
-      j.attributeEnd();
+      WriteStepAttribute(j, in, "at", l.arena_peak_step);
     });
     j.attribute("model", l.model == analyzer::JaxprMemoryModel::kFused ? "fused" : "every-value");
     j.attribute("fused_values", l.fused_values);
     j.attribute("shared_values", l.shared_values);
     j.attribute("predicted_footprint", l.PredictedFootprint());
-    j.attributeObject("flops", [&] {
-      j.attribute("total", in.flops.flops());
-      j.attribute("matmul", in.flops.matmul);
-      j.attribute("elementwise", in.flops.elementwise);
-      j.attribute("transcendentals", in.flops.transcendentals);
-      j.attribute("uncounted_equations", in.flops.uncounted_equations);
-      j.attribute("while_loops", in.flops.while_loops);
-    });
+    j.attributeObject("flops", [&] { WriteFlopsJson(j, in); });
   });
   os << "\n";
 }
