@@ -220,16 +220,28 @@ void MemoryModel::CollectTempBuffers(const std::vector<Combined>& combined) {
     }
   }
   for (const Combined& g : combined) {
+    // A lone all-reduce is issued right before its first reader, which
+    // reads its result from there on, as every later reader does: the
+    // partial sum is freed there (XLA's CPU schedule: moe_train_step
+    // dp2_tp4 all-reduces the partial f32[8,4,80,512] at step 48, between
+    // the dot at 46 and its two readers at 49 and 50). A combined one waits
+    // for its last member's last reader.
+    ir::ScheduleStep issue = g.step;
+    if (g.members.size() == 1) {
+      const PredictedCollective& pc = collectives_[g.members.front()];
+      issue = std::min(StepOf(pc.first_at), StepOf(pc.at));
+    }
     for (size_t c : g.members) {
       const PredictedCollective& pc = collectives_[c];
       const int32_t v = pc.source.valid() ? value_of[static_cast<size_t>(pc.source.value())] : -1;
       if (v >= 0 && (values[v].cls == Info::Class::kTemp || values[v].cls == Info::Class::kOutput) &&
           end[v] >= values[v].start) {
-        end[v] = std::max(end[v], g.step);
+        const bool lone = g.members.size() == 1 && !values[v].live_out;
+        end[v] = lone ? issue : std::max(end[v], issue);
       } else if (v < 0) {
-        temp_.push_back({pc.operand_bytes, StepOf(pc.at), g.step, -1});
+        temp_.push_back({pc.operand_bytes, StepOf(pc.at), issue, -1});
       }
-      temp_.push_back({pc.result_bytes, g.step, g.step, -1});
+      temp_.push_back({pc.result_bytes, issue, std::max(issue, StepOf(pc.at)), -1});
     }
   }
   // Other collectives' results are live from their source's step (XLA's
