@@ -68,6 +68,9 @@ class MemoryModel {
   int64_t AliasBytes() const;
   // Groups the all-reduces as XLA's combiner would.
   std::vector<Combined> CombineAllReduces() const;
+  // Per allocation index: the bytes of its largest live-out value under the
+  // candidate's shardings; -1 when it holds none.
+  std::vector<int64_t> OutputCapacities() const;
   // Temp buffers: temp values, values too large for their output
   // allocation now, collective buffers (partial sums kept until their
   // combined all-reduce).

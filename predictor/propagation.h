@@ -24,6 +24,9 @@ struct PredictedCollective {
   // The instruction that needs it (its consumer), as scheduled: an
   // instruction of a fused computation is represented by its fusion.
   ir::InstructionId at;
+  // The first instruction that needed it (`at` is the last one): an
+  // all-reduce's result is read from there on.
+  ir::InstructionId first_at;
   // The value it reads when that value is a buffer of its own (an operand
   // of `at` outside any fusion); invalid when it is an intermediate of a
   // fused computation.

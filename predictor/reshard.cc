@@ -44,6 +44,7 @@ void Propagator::Record(CollectiveKind kind, const ir::Instruction& inst, size_t
   PredictedCollective c;
   c.kind = kind;
   c.at = graph_.scheduled_as[static_cast<size_t>(inst.id.value())];
+  c.first_at = c.at;
   c.source = source.valid() ? source : SourceOf(inst, k);
   c.axes = axes;
   c.operand_bytes = ShardBytes(shape, operand, sizes_.mesh());

@@ -77,8 +77,7 @@ const std::set<std::string> kOutputMisses = {
 // Each held at its measured |error| rounded up to the next percent
 // (docs/accuracy.md), so that a miss cannot grow unnoticed.
 const std::map<std::string, double> kFootprintMisses = {
-    {"moe_train_step dp2_tp4", 22},
-    {"moe_train_step tp8", 16},
+    {"moe_train_step dp2_tp4", 12},
 };
 
 const std::set<std::string> kOrderMisses = {"moe_train_step"};
@@ -125,6 +124,27 @@ TEST_F(PredictAccuracy, PartialGradientsWaitForTheCombinedAllReduce) {
       {"moe_train_step fsdp4_tp2", 0.5},
       {"convnet_train_step fsdp8", 5},
       {"convnet_train_step fsdp4_tp2", 2},
+  };
+  size_t seen = 0;
+  for (const CorpusRow& r : *rows_) {
+    const auto it = temp_bound_percent.find(r.c.program + " " + r.c.candidate);
+    if (it == temp_bound_percent.end()) continue;
+    ++seen;
+    EXPECT_LE(std::fabs(r.temp_error_percent), it->second) << it->first;
+  }
+  EXPECT_EQ(seen, temp_bound_percent.size());
+}
+
+// moe_train_step under tp8 and dp2_tp4 all-reduces its second expert dot's
+// partial sum (f32[8,640,512] over tp), which two fusions read. XLA's CPU
+// schedule issues a lone all-reduce right before its first reader and frees
+// the partial there; memplan held the partial to the last reader, beside the
+// result, and predicted temp +20.3% (tp8) and +39.0% (dp2_tp4) over XLA's.
+TEST_F(PredictAccuracy, LoneAllReduceFreesItsPartialAtTheFirstReader) {
+  ASSERT_NE(rows_, nullptr);
+  const std::map<std::string, double> temp_bound_percent = {
+      {"moe_train_step tp8", 3},
+      {"moe_train_step dp2_tp4", 20},
   };
   size_t seen = 0;
   for (const CorpusRow& r : *rows_) {
