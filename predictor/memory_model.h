@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analyzer/interval_packing.h"
+#include "predictor/all_reduce_combiner.h"
 #include "predictor/packing_memo.h"
 #include "predictor/predict.h"
 #include "predictor/propagation.h"
@@ -41,13 +42,7 @@ class MemoryModel {
   // A buffer of the per-device program: a scaled value or a collective's.
   using Buffer = TempBuffer;
   // One combined all-reduce: its members (indices into prop.collectives).
-  struct Combined {
-    ir::ComputationId computation;
-    AxisMask axes = 0;
-    int64_t bytes = 0;
-    ir::ScheduleStep step = 0;
-    std::vector<size_t> members;
-  };
+  using Combined = CombinedAllReduce;
 
   int64_t Scaled(const Predictor::ValueInfo& v) const;
   // ShardBytes(shape, sharding, mesh_), the same bytes, with each axis
@@ -66,7 +61,8 @@ class MemoryModel {
   int64_t ArgumentBytes() const;
   int64_t OutputBytes() const;
   int64_t AliasBytes() const;
-  // Groups the all-reduces as XLA's combiner would.
+  // Groups the all-reduces as XLA's combiner would
+  // (predictor/all_reduce_combiner.h).
   std::vector<Combined> CombineAllReduces() const;
   // Per allocation index: the bytes of its largest live-out value under the
   // candidate's shardings; -1 when it holds none.

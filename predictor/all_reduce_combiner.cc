@@ -1,0 +1,196 @@
+#include "predictor/all_reduce_combiner.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <utility>
+
+namespace memplan::predictor {
+namespace {
+
+using Bits = std::vector<uint64_t>;
+using Set = std::shared_ptr<const Bits>;
+
+void Merge(Bits& into, const Bits& from) {
+  if (into.size() < from.size()) into.resize(from.size(), 0);
+  for (size_t w = 0; w < from.size(); ++w) into[w] |= from[w];
+}
+
+void SetBit(Bits& bits, size_t i) {
+  if (bits.size() <= i / 64) bits.resize(i / 64 + 1, 0);
+  bits[i / 64] |= uint64_t{1} << (i % 64);
+}
+
+// One walk over the schedule: at each instruction, first the all-reduces
+// consumed there are placed (what they read was walked before), then the
+// instruction's set of groups it depends on is its operands' sets plus the
+// groups just placed at it. Sets are bitsets over groups, shared between an
+// instruction and its operand when equal, and dropped after their last
+// reader, so a chain of n dependent all-reduces costs O(n^2 / 64) words of
+// work and holds only the sets still to be read.
+class Combiner {
+ public:
+  Combiner(const ir::Program& program, const std::vector<ir::ScheduleStep>& step_of,
+           const std::vector<PredictedCollective>& collectives, int64_t threshold)
+      : module_(program.module),
+        schedule_(program.schedule.instructions),
+        step_of_(step_of),
+        collectives_(collectives),
+        threshold_(threshold) {}
+
+  std::vector<CombinedAllReduce> Run() {
+    SortReduces();
+    if (reduces_.empty()) return {};
+    CountReaders();
+    Place(-1);  // consumers outside the schedule: nothing walked yet
+    for (size_t s = 0; s < schedule_.size(); ++s) {
+      const ir::InstructionId id = schedule_[s];
+      if (!module_.contains(id)) continue;
+      if (StepOf(id) == static_cast<ir::ScheduleStep>(s)) {
+        Place(static_cast<ir::ScheduleStep>(s));
+      } else {
+        placed_here_.clear();
+      }
+      Walk(id);
+    }
+    // Consumers the walk did not reach (a step past the schedule's end).
+    while (next_ < reduces_.size()) Place(StepOf(collectives_[reduces_[next_]].at));
+    return std::move(groups_);
+  }
+
+ private:
+  ir::ScheduleStep StepOf(ir::InstructionId id) const {
+    if (!id.valid() || id.value() >= static_cast<int64_t>(step_of_.size())) return -1;
+    return step_of_[static_cast<size_t>(id.value())];
+  }
+
+  // The all-reduces, by their consumer's step (then index).
+  void SortReduces() {
+    for (size_t c = 0; c < collectives_.size(); ++c) {
+      if (collectives_[c].kind == CollectiveKind::kAllReduce) reduces_.push_back(c);
+    }
+    std::sort(reduces_.begin(), reduces_.end(), [&](size_t a, size_t b) {
+      return std::make_pair(StepOf(collectives_[a].at), a) <
+             std::make_pair(StepOf(collectives_[b].at), b);
+    });
+  }
+
+  // What an all-reduce reads: its source, else its consumer's operands.
+  std::vector<ir::InstructionId> NeedsOf(const PredictedCollective& pc) const {
+    if (pc.source.valid()) return {pc.source};
+    return module_.instruction(pc.at).operands;
+  }
+
+  // Readers still to come per instruction: scheduled users, all-reduces.
+  void CountReaders() {
+    const size_t n = module_.instruction_count();
+    deps_.assign(n, nullptr);
+    readers_.assign(n, 0);
+    for (const ir::InstructionId id : schedule_) {
+      if (!module_.contains(id)) continue;
+      for (ir::InstructionId op : module_.instruction(id).operands) {
+        ++readers_[static_cast<size_t>(op.value())];
+      }
+    }
+    for (size_t c : reduces_) {
+      for (ir::InstructionId id : NeedsOf(collectives_[c])) ++readers_[static_cast<size_t>(id.value())];
+    }
+  }
+
+  // One reader of `id` done: its set goes after the last.
+  void Read(ir::InstructionId id) {
+    const size_t i = static_cast<size_t>(id.value());
+    if (--readers_[i] <= 0) deps_[i].reset();
+  }
+
+  // The group all-reduce `c` joins (a new one when none has room and is
+  // independent of it).
+  size_t TargetFor(const PredictedCollective& pc, const Bits& needs, Bits& of_key) {
+    for (size_t w = 0; w < of_key.size(); ++w) {
+      uint64_t free = of_key[w] & ~(w < needs.size() ? needs[w] : 0);
+      for (; free != 0; free &= free - 1) {
+        const size_t g = 64 * w + static_cast<size_t>(__builtin_ctzll(free));
+        if (groups_[g].bytes + pc.result_bytes <= threshold_) return g;
+      }
+    }
+    const ir::ComputationId comp = module_.instruction(pc.at).computation;
+    groups_.push_back(CombinedAllReduce{comp, pc.axes, 0, 0, {}});
+    SetBit(of_key, groups_.size() - 1);
+    return groups_.size() - 1;
+  }
+
+  // Places every all-reduce consumed at step `step`; their groups in
+  // placed_here_.
+  void Place(ir::ScheduleStep step) {
+    placed_here_.clear();
+    for (; next_ < reduces_.size() && StepOf(collectives_[reduces_[next_]].at) == step; ++next_) {
+      const size_t c = reduces_[next_];
+      const PredictedCollective& pc = collectives_[c];
+      Bits needs;
+      for (ir::InstructionId id : NeedsOf(pc)) {
+        if (const Bits* d = deps_[static_cast<size_t>(id.value())].get()) Merge(needs, *d);
+        Read(id);
+      }
+      const ir::ComputationId comp = module_.instruction(pc.at).computation;
+      const size_t target = TargetFor(pc, needs, by_key_[{comp.value(), pc.axes}]);
+      CombinedAllReduce& g = groups_[target];
+      g.bytes += pc.result_bytes;
+      g.step = std::max(g.step, StepOf(pc.at));
+      g.members.push_back(c);
+      SetBit(placed_here_, target);
+    }
+  }
+
+  // Instruction `id`'s set: the union of its operands' sets and the groups
+  // placed here, shared with the one operand that holds it all when nothing
+  // is added.
+  void Walk(ir::InstructionId id) {
+    const size_t i = static_cast<size_t>(id.value());
+    const std::vector<ir::InstructionId>& operands = module_.instruction(id).operands;
+    Set only = deps_[i];
+    bool single = placed_here_.empty();
+    for (ir::InstructionId op : operands) {
+      const Set& d = deps_[static_cast<size_t>(op.value())];
+      if (d == nullptr || d == only) continue;
+      if (only == nullptr) only = d;
+      else single = false;
+    }
+    if (single) {
+      deps_[i] = only;
+    } else {
+      auto bits = std::make_shared<Bits>(placed_here_);
+      if (deps_[i]) Merge(*bits, *deps_[i]);
+      for (ir::InstructionId op : operands) {
+        if (const Bits* d = deps_[static_cast<size_t>(op.value())].get()) Merge(*bits, *d);
+      }
+      deps_[i] = std::move(bits);
+    }
+    for (ir::InstructionId op : operands) Read(op);
+    if (readers_[i] <= 0) deps_[i].reset();
+  }
+
+  const ir::Module& module_;
+  const std::vector<ir::InstructionId>& schedule_;
+  const std::vector<ir::ScheduleStep>& step_of_;
+  const std::vector<PredictedCollective>& collectives_;
+  const int64_t threshold_;
+  std::vector<size_t> reduces_;  // all-reduces by consumer step
+  size_t next_ = 0;              // into reduces_: the next to place
+  std::vector<Set> deps_;        // per instruction: groups it depends on
+  std::vector<int32_t> readers_;  // per instruction: readers still to come
+  std::vector<CombinedAllReduce> groups_;
+  // Per (computation, axes): the groups of that key, as a bitset.
+  std::map<std::pair<int64_t, AxisMask>, Bits> by_key_;
+  Bits placed_here_;
+};
+
+}  // namespace
+
+std::vector<CombinedAllReduce> CombineAllReduces(const ir::Program& program,
+                                                 const std::vector<ir::ScheduleStep>& step_of,
+                                                 const std::vector<PredictedCollective>& collectives,
+                                                 int64_t threshold_bytes) {
+  return Combiner(program, step_of, collectives, threshold_bytes).Run();
+}
+
+}  // namespace memplan::predictor

@@ -1,0 +1,40 @@
+// Internal to predictor: XLA's all-reduce combiner as the memory model sees
+// it. XLA merges all-reduces of one computation over the same devices when
+// neither depends on the other, up to a byte threshold; an all-reduce
+// depends on another when its partial value is computed from that one's
+// consumer. Each all-reduce, in schedule order of its consumer, joins the
+// first group (in the order groups were made) of its computation and axes
+// that has room and none of whose members it depends on.
+#ifndef MEMPLAN_PREDICTOR_ALL_REDUCE_COMBINER_H_
+#define MEMPLAN_PREDICTOR_ALL_REDUCE_COMBINER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "ir/program.h"
+#include "predictor/propagation.h"
+
+namespace memplan::predictor {
+
+// One combined all-reduce.
+struct CombinedAllReduce {
+  ir::ComputationId computation;
+  AxisMask axes = 0;
+  int64_t bytes = 0;          // its members' result bytes, summed
+  ir::ScheduleStep step = 0;  // its latest member's consumer's step
+  std::vector<size_t> members;  // indices into the collectives, in joining order
+};
+
+// The groups `collectives`' all-reduces form (other kinds are ignored), in
+// the order they were made. `step_of` gives each instruction's schedule step
+// (-1: unscheduled; an id past its end counts as unscheduled); a group never
+// grows past `threshold_bytes` unless one all-reduce alone does.
+std::vector<CombinedAllReduce> CombineAllReduces(const ir::Program& program,
+                                                 const std::vector<ir::ScheduleStep>& step_of,
+                                                 const std::vector<PredictedCollective>& collectives,
+                                                 int64_t threshold_bytes);
+
+}  // namespace memplan::predictor
+
+#endif  // MEMPLAN_PREDICTOR_ALL_REDUCE_COMBINER_H_
