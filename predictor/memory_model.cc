@@ -87,14 +87,22 @@ std::vector<int64_t> MemoryModel::OutputCapacities() const {
 }
 
 void MemoryModel::CollectTempBuffers(const std::vector<Combined>& combined) {
-  const auto& values = p_.values_;
   const std::vector<int64_t> cap = OutputCapacities();
-  // Whether value v is packed in the temp arena.
-  auto in_arena = [&](int32_t v) {
-    if (values[v].cls == Info::Class::kTemp) return true;
-    const int64_t c = values[v].allocation >= 0 ? cap[static_cast<size_t>(values[v].allocation)] : -1;
-    return values[v].cls == Info::Class::kOutput && c >= 0 && ValueBytes(static_cast<size_t>(v)) > c;
-  };
+  const std::vector<ir::ScheduleStep> end = AllReduceBuffers(combined, cap);
+  OtherCollectiveBuffers();
+  ValueBuffers(cap, end);
+}
+
+bool MemoryModel::InArena(int32_t v, const std::vector<int64_t>& cap) const {
+  const Info& info = p_.values_[static_cast<size_t>(v)];
+  if (info.cls == Info::Class::kTemp) return true;
+  const int64_t c = info.allocation >= 0 ? cap[static_cast<size_t>(info.allocation)] : -1;
+  return info.cls == Info::Class::kOutput && c >= 0 && ValueBytes(static_cast<size_t>(v)) > c;
+}
+
+std::vector<ir::ScheduleStep> MemoryModel::AllReduceBuffers(const std::vector<Combined>& combined,
+                                                            const std::vector<int64_t>& cap) {
+  const auto& values = p_.values_;
   std::vector<ir::ScheduleStep> end(values.size());
   for (size_t v = 0; v < values.size(); ++v) end[v] = values[v].end;
   // Partial sums wait in their buffers until their combined all-reduce,
@@ -103,12 +111,9 @@ void MemoryModel::CollectTempBuffers(const std::vector<Combined>& combined) {
   // the full-size partial sum, kept until the one all-reduce of every
   // gradient; without this mlp_train_step fsdp4_tp2 came out 8.2% under
   // XLA's footprint, moe_train_step fsdp4_tp2 21.2%, convnet fsdp8 22.5%).
-  std::vector<int32_t> value_of(p_.program_.module.instruction_count(), -1);
-  for (size_t v = 0; v < values.size(); ++v) {
-    if (values[v].leaf == 0 && values[v].value->index.empty()) {
-      value_of[static_cast<size_t>(values[v].value->instruction.value())] = static_cast<int32_t>(v);
-    }
-  }
+  auto value_of = [&](const PredictedCollective& pc) {
+    return pc.source.valid() ? p_.value_of_[static_cast<size_t>(pc.source.value())] : -1;
+  };
   for (const Combined& g : combined) {
     // A lone all-reduce is issued right before its first reader, which
     // reads its result from there on, as every later reader does: the
@@ -123,14 +128,14 @@ void MemoryModel::CollectTempBuffers(const std::vector<Combined>& combined) {
     ir::ScheduleStep issue = g.step;
     if (g.members.size() == 1) {
       const PredictedCollective& pc = collectives_[g.members.front()];
-      const int32_t v = pc.source.valid() ? value_of[static_cast<size_t>(pc.source.value())] : -1;
-      if (v < 0 || (in_arena(v) && !values[v].live_out)) {
+      const int32_t v = value_of(pc);
+      if (v < 0 || (InArena(v, cap) && !values[v].live_out)) {
         issue = std::min(StepOf(pc.first_at), StepOf(pc.at));
       }
     }
     for (size_t c : g.members) {
       const PredictedCollective& pc = collectives_[c];
-      const int32_t v = pc.source.valid() ? value_of[static_cast<size_t>(pc.source.value())] : -1;
+      const int32_t v = value_of(pc);
       if (v >= 0 && (values[v].cls == Info::Class::kTemp || values[v].cls == Info::Class::kOutput) &&
           end[v] >= values[v].start) {
         end[v] = issue < g.step ? issue : std::max(end[v], issue);
@@ -140,6 +145,10 @@ void MemoryModel::CollectTempBuffers(const std::vector<Combined>& combined) {
       temp_.push_back({pc.result_bytes, issue, std::max(issue, StepOf(pc.at)), -1});
     }
   }
+  return end;
+}
+
+void MemoryModel::OtherCollectiveBuffers() {
   // Other collectives' results are live from their source's step (XLA's
   // CPU schedule issues a collective right after the instruction that
   // computes its operand: samples/sharded/transformer_fwd fsdp8 converts
@@ -158,6 +167,12 @@ void MemoryModel::CollectTempBuffers(const std::vector<Combined>& combined) {
     }
     temp_.push_back({pc.result_bytes, start, s, -1});
   }
+}
+
+void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
+                               const std::vector<ir::ScheduleStep>& end) {
+  const auto& values = p_.values_;
+  temp_.reserve(temp_.size() + values.size());
   // Output allocations keep the values that still fit the allocation's
   // output; larger ones move to the temp arena.
   std::vector<int64_t> index(values.size(), -1);

@@ -71,6 +71,19 @@ class MemoryModel {
   // allocation now, collective buffers (partial sums kept until their
   // combined all-reduce).
   void CollectTempBuffers(const std::vector<Combined>& combined);
+  // Whether value `v` is packed in the temp arena (a temp value, or an
+  // output value larger than its allocation's `cap` now).
+  bool InArena(int32_t v, const std::vector<int64_t>& cap) const;
+  // The all-reduces' buffers into temp_ (partial sums held in no value,
+  // results); returns every value's end step, partial sums' moved to
+  // their all-reduce.
+  std::vector<ir::ScheduleStep> AllReduceBuffers(const std::vector<Combined>& combined,
+                                                 const std::vector<int64_t>& cap);
+  // The results of every collective but all-reduces into temp_.
+  void OtherCollectiveBuffers();
+  // Values into temp_ (temp values, output values too large for their
+  // allocation) or resident_, live to `end`, with their in-place groups.
+  void ValueBuffers(const std::vector<int64_t>& cap, const std::vector<ir::ScheduleStep>& end);
   // The temp arena's best-fit size (analyzer::BestFitHeapSize over
   // TempIntervals(); the reference path when options ask for it).
   int64_t PackTemp();

@@ -153,6 +153,14 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
     }
     p->values_.push_back(info);
   }
+  p->value_of_.assign(program.module.instruction_count(), -1);
+  for (size_t v = 0; v < p->values_.size(); ++v) {
+    const ValueInfo& info = p->values_[v];
+    if (info.leaf == 0 && info.value->index.empty() &&
+        program.module.contains(info.value->instruction)) {
+      p->value_of_[static_cast<size_t>(info.value->instruction.value())] = static_cast<int32_t>(v);
+    }
+  }
   for (size_t a = 0; a < program.allocations.size(); ++a) {
     if (program.allocations[a].is_preallocated_temp || !program.allocations[a].maybe_live_out) {
       FindInPlaceSharing(&p->values_, p->allocation_values_[a]);

@@ -208,6 +208,9 @@ class Predictor {
   // visit every parameter's instruction.
   std::vector<int64_t> parameter_ranks_;
   std::vector<ValueInfo> values_;
+  // Per instruction: the value (values_ index) of its whole array result
+  // (leaf 0, shape index {}); -1 when there is none.
+  std::vector<int32_t> value_of_;
   // Per allocation index in program.allocations: values in it (values_ index).
   std::vector<std::vector<int32_t>> allocation_values_;
   ir::ScheduleStep max_step_ = 0;
