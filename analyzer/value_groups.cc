@@ -92,7 +92,7 @@ class ShapeKeys {
   struct ArrayEntry {
     ir::DType dtype;
     std::vector<int64_t> dims;
-    std::vector<bool> dynamic_dims;
+    ir::DynamicDims dynamic_dims;
     std::string_view key;
     size_t next;  // the next entry of the same hash, or kNone
   };

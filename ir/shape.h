@@ -17,6 +17,9 @@ namespace memplan::ir {
 // A path into a tuple shape: {} is the whole value, {1} its second element.
 using ShapeIndex = absl::InlinedVector<int64_t, 2>;
 
+// Per dimension of a shape, whether it is dynamic (Shape::dynamic_dims).
+using DynamicDims = absl::InlinedVector<bool, 8>;
+
 // "{}", "{0}", "{1,2}" as XLA prints ShapeIndex::ToString.
 std::string ShapeIndexToString(const ShapeIndex& index);
 
@@ -41,8 +44,9 @@ struct Shape {
   // Per dimension: true when printed with "<=" (a dynamic bound) or "?"
   // (unbounded). Empty when no dimension is dynamic (parsers leave it so:
   // a vector of falses per shape is memory at ten million values); read it
-  // as false past its end.
-  std::vector<bool> dynamic_dims;
+  // as false past its end. Inline up to 8 dimensions (24 bytes, against
+  // std::vector<bool>'s 40, in every value's and instruction's shape).
+  DynamicDims dynamic_dims;
   std::optional<Layout> layout;
   std::vector<Shape> tuple_elements;  // only when dtype == kTuple
 

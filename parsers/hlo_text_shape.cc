@@ -54,7 +54,7 @@ bool ParseDims(Scanner& s, ir::Shape* shape, size_t* rank) {
   int64_t inline_dims[kInlineDims];
   bool inline_dynamic[kInlineDims];
   std::vector<int64_t> dims;  // past kInlineDims dimensions
-  std::vector<bool> dynamic;
+  ir::DynamicDims dynamic;
   size_t n = 0;
   bool any_dynamic = false;
   auto add = [&](int64_t dim, bool is_dynamic) {

@@ -171,7 +171,7 @@ TEST(HloTextParser, ShapesWithTilingMemorySpaceAndDynamicDims) {
   EXPECT_EQ(p->I("b").shape.layout->element_size_bits, 4);
   const ir::Shape& c = p->I("c").shape;
   EXPECT_EQ(c.dims, (std::vector<int64_t>{16, -1}));
-  EXPECT_EQ(c.dynamic_dims, (std::vector<bool>{true, true}));
+  EXPECT_EQ(c.dynamic_dims, (ir::DynamicDims{true, true}));
   EXPECT_EQ(ir::ShapeToString(p->I("d").shape), "(f32[], token[])");
   EXPECT_EQ(p->I("e").shape.layout->memory_space, 2);
 }

@@ -123,18 +123,18 @@ TEST(ParseShape, DynamicDimensions) {
   const Parsed bounded = ParseAt("f32[<=16,8]{1,0}");
   ASSERT_TRUE(bounded.ok);
   EXPECT_EQ(bounded.shape.dims, (std::vector<int64_t>{16, 8}));
-  EXPECT_EQ(bounded.shape.dynamic_dims, (std::vector<bool>{true, false}));
+  EXPECT_EQ(bounded.shape.dynamic_dims, (ir::DynamicDims{true, false}));
 
   const Parsed unbounded = ParseAt("s32[?,4]");
   ASSERT_TRUE(unbounded.ok);
   EXPECT_EQ(unbounded.shape.dims[0], -1);
-  EXPECT_EQ(unbounded.shape.dynamic_dims, (std::vector<bool>{true, false}));
+  EXPECT_EQ(unbounded.shape.dynamic_dims, (ir::DynamicDims{true, false}));
 
   // A dynamic dimension after static ones: the flags start then, false
   // before it.
   const Parsed late = ParseAt("f32[2,3,<=5]{2,1,0}");
   ASSERT_TRUE(late.ok);
-  EXPECT_EQ(late.shape.dynamic_dims, (std::vector<bool>{false, false, true}));
+  EXPECT_EQ(late.shape.dynamic_dims, (ir::DynamicDims{false, false, true}));
   EXPECT_EQ(ir::ShapeToString(late.shape), "f32[2,3,<=5]{2,1,0}");
 }
 
