@@ -42,6 +42,18 @@ class PredictAccuracy : public ::testing::Test {
     delete rows_;
     rows_ = nullptr;
   }
+  // Each named case ("program candidate") has a temp error within its bound
+  // (percent), and every named case is in the corpus.
+  static void ExpectTempErrorsWithin(const std::map<std::string, double>& bound_percent) {
+    size_t seen = 0;
+    for (const CorpusRow& r : *rows_) {
+      const auto it = bound_percent.find(r.c.program + " " + r.c.candidate);
+      if (it == bound_percent.end()) continue;
+      ++seen;
+      EXPECT_LE(std::fabs(r.temp_error_percent), it->second) << it->first;
+    }
+    EXPECT_EQ(seen, bound_percent.size());
+  }
   static std::vector<CorpusRow>* rows_;
 };
 
@@ -125,14 +137,7 @@ TEST_F(PredictAccuracy, PartialGradientsWaitForTheCombinedAllReduce) {
       {"convnet_train_step fsdp8", 5},
       {"convnet_train_step fsdp4_tp2", 2},
   };
-  size_t seen = 0;
-  for (const CorpusRow& r : *rows_) {
-    const auto it = temp_bound_percent.find(r.c.program + " " + r.c.candidate);
-    if (it == temp_bound_percent.end()) continue;
-    ++seen;
-    EXPECT_LE(std::fabs(r.temp_error_percent), it->second) << it->first;
-  }
-  EXPECT_EQ(seen, temp_bound_percent.size());
+  ExpectTempErrorsWithin(temp_bound_percent);
 }
 
 // moe_train_step under tp8 and dp2_tp4 all-reduces its second expert dot's
@@ -146,14 +151,7 @@ TEST_F(PredictAccuracy, LoneAllReduceFreesItsPartialAtTheFirstReader) {
       {"moe_train_step tp8", 3},
       {"moe_train_step dp2_tp4", 20},
   };
-  size_t seen = 0;
-  for (const CorpusRow& r : *rows_) {
-    const auto it = temp_bound_percent.find(r.c.program + " " + r.c.candidate);
-    if (it == temp_bound_percent.end()) continue;
-    ++seen;
-    EXPECT_LE(std::fabs(r.temp_error_percent), it->second) << it->first;
-  }
-  EXPECT_EQ(seen, temp_bound_percent.size());
+  ExpectTempErrorsWithin(temp_bound_percent);
 }
 
 // transformer_fwd reshapes its f32[8,128,768] projections to 12 heads of 64;

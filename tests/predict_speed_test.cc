@@ -60,12 +60,21 @@ class Recorder {
   int64_t tick_ = 0;
 };
 
+// A 64-bit linear congruential generator: the same streams on every machine.
+class Lcg {
+ public:
+  explicit Lcg(uint64_t seed) : state_(seed) {}
+  uint64_t operator()() {
+    state_ = state_ * 6364136223846793005ull + 1442695040888963407ull;
+    return state_ >> 33;
+  }
+
+ private:
+  uint64_t state_;
+};
+
 TEST(BestFitHeapSize, EqualsTheHeapSimulatorOnRandomStreams) {
-  uint64_t state = 12345;
-  auto next = [&]() {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return state >> 33;
-  };
+  Lcg next(12345);
   int spatial_bound_reached = 0, temporal_needed = 0;
   for (int trial = 0; trial < 400; ++trial) {
     const int64_t alignment = trial % 3 == 0 ? 1 : trial % 3 == 1 ? 8 : 64;
@@ -116,11 +125,7 @@ TEST(BestFitHeapSize, EqualsTheHeapSimulatorOnRandomStreams) {
 // packer indexes by a table, so it searches instead), and past 32 bits
 // (negative too), give the heap simulator's size too.
 TEST(BestFitHeapSize, SpreadTicksGiveTheSameSize) {
-  uint64_t state = 4242;
-  auto next = [&]() {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return state >> 33;
-  };
+  Lcg next(4242);
   for (int trial = 0; trial < 200; ++trial) {
     const int64_t alignment = trial % 2 ? 8 : 1;
     auto heap = analyzer::MakeDecreasingSizeBestFitHeap(alignment);
@@ -170,11 +175,7 @@ TEST(BestFitHeapSize, SpreadTicksGiveTheSameSize) {
 // and of the short ones), ids shuffled (its radix sort of the order keys):
 // the same size as the heap simulator.
 TEST(BestFitHeapSize, EqualsTheHeapSimulatorWithShortAndLongLifetimes) {
-  uint64_t state = 991;
-  auto next = [&]() {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return state >> 33;
-  };
+  Lcg next(991);
   for (int trial = 0; trial < 8; ++trial) {
     const int64_t alignment = trial % 2 ? 64 : 1;
     auto heap = analyzer::MakeDecreasingSizeBestFitHeap(alignment);
@@ -215,11 +216,7 @@ TEST(BestFitHeapSize, EqualsTheHeapSimulatorWithShortAndLongLifetimes) {
 // Hundreds of buffers live at once: the radix sort of many busy chunks and
 // the whole-subtree copies of placed intervals.
 TEST(BestFitHeapSize, EqualsTheHeapSimulatorWithManyLiveBuffers) {
-  uint64_t state = 777;
-  auto next = [&]() {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return state >> 33;
-  };
+  Lcg next(777);
   for (int trial = 0; trial < 12; ++trial) {
     const int64_t alignment = trial % 2 ? 64 : 1;
     auto heap = analyzer::MakeDecreasingSizeBestFitHeap(alignment);
