@@ -283,9 +283,64 @@ std::string RenderAnalyzeJson(const AnalyzeReportInput& input) {
   return out;
 }
 
+namespace {
+
+void WriteNotes(OStream& j, const ir::Program& program) {
+  j.attributeArray("notes", [&] {
+    for (const ir::Note& note : program.notes) {
+      j.object([&] {
+        j.attribute("code", JsonRef(ir::NoteCodeName(note.code)));
+        j.attributeArray("numbers", [&] {
+          for (int64_t n : note.numbers) j.value(n);
+        });
+        j.attributeArray("texts", [&] {
+          for (const std::string& t : note.texts) j.value(JsonText(t));
+        });
+        j.attribute("text", JsonText(DescribeNote(note)));
+      });
+    }
+  });
+}
+
+// The byte totals by category. A number the input does not state is null,
+// never 0.
+void WriteByteTotals(OStream& j, const analyzer::MemoryStats& s) {
+  auto stated = [&](const char* key, std::optional<int64_t> bytes) {
+    if (bytes) {
+      j.attribute(key, *bytes);
+    } else {
+      j.attribute(key, nullptr);
+    }
+  };
+  stated("total_allocation_bytes", s.Get(analyzer::StatsField::kTotalAllocation));
+  stated("stated_total_bytes", s.stated_total_bytes);
+  j.attribute("total_matches_stated", s.TotalMatchesStated());
+  stated("argument_bytes", s.Get(analyzer::StatsField::kArgument));
+  stated("output_bytes", s.Get(analyzer::StatsField::kOutput));
+  stated("alias_bytes", s.Get(analyzer::StatsField::kAlias));
+  stated("temp_bytes", s.Get(analyzer::StatsField::kTemp));
+  stated("constant_bytes", s.Get(analyzer::StatsField::kConstant));
+  stated("thread_local_bytes", s.Get(analyzer::StatsField::kThreadLocal));
+  stated("device_footprint_bytes", s.Get(analyzer::StatsField::kDeviceFootprint));
+}
+
+// The device the text report measures shares against; null when none was
+// named.
+void WriteDevice(OStream& j, const AnalyzeReportInput& input) {
+  if (!input.device) {
+    j.attribute("device", nullptr);
+    return;
+  }
+  j.attributeObject("device", [&] {
+    j.attribute("name", JsonText(input.device->name));
+    j.attribute("memory_bytes", input.device->bytes);
+  });
+}
+
+}  // namespace
+
 void WriteAnalyzeJson(const AnalyzeReportInput& input, llvm::raw_ostream& os) {
   const ir::Program& program = input.program;
-  const analyzer::MemoryStats& s = input.analysis.stats;
   OStream j(os, /*IndentSize=*/2);
   j.object([&] {
     j.attribute("schema_version", kAnalyzeJsonSchemaVersion);
@@ -295,56 +350,9 @@ void WriteAnalyzeJson(const AnalyzeReportInput& input, llvm::raw_ostream& os) {
     });
     StringOrNull(j, "module_choice", input.choice);
     j.attribute("input_format", program.input_format);
-    j.attributeArray("notes", [&] {
-      for (const ir::Note& note : program.notes) {
-        j.object([&] {
-          j.attribute("code", JsonRef(ir::NoteCodeName(note.code)));
-          j.attributeArray("numbers", [&] {
-            for (int64_t n : note.numbers) j.value(n);
-          });
-          j.attributeArray("texts", [&] {
-            for (const std::string& t : note.texts) j.value(JsonText(t));
-          });
-          j.attribute("text", JsonText(DescribeNote(note)));
-        });
-      }
-    });
-    if (const std::optional<int64_t> total = s.Get(analyzer::StatsField::kTotalAllocation)) {
-      j.attribute("total_allocation_bytes", *total);
-    } else {
-      j.attribute("total_allocation_bytes", nullptr);  // rests on a number not stated
-    }
-    if (s.stated_total_bytes) {
-      j.attribute("stated_total_bytes", *s.stated_total_bytes);
-    } else {
-      j.attribute("stated_total_bytes", nullptr);
-    }
-    j.attribute("total_matches_stated", s.TotalMatchesStated());
-    // A number the input does not state is null, never 0.
-    auto stated = [&](const char* key, analyzer::StatsField field) {
-      if (const std::optional<int64_t> bytes = s.Get(field)) {
-        j.attribute(key, *bytes);
-      } else {
-        j.attribute(key, nullptr);
-      }
-    };
-    stated("argument_bytes", analyzer::StatsField::kArgument);
-    stated("output_bytes", analyzer::StatsField::kOutput);
-    stated("alias_bytes", analyzer::StatsField::kAlias);
-    stated("temp_bytes", analyzer::StatsField::kTemp);
-    stated("constant_bytes", analyzer::StatsField::kConstant);
-    stated("thread_local_bytes", analyzer::StatsField::kThreadLocal);
-    stated("device_footprint_bytes", analyzer::StatsField::kDeviceFootprint);
-    // The device the text report measures shares against (--device); null
-    // when none was named.
-    if (input.device) {
-      j.attributeObject("device", [&] {
-        j.attribute("name", JsonText(input.device->name));
-        j.attribute("memory_bytes", input.device->bytes);
-      });
-    } else {
-      j.attribute("device", nullptr);
-    }
+    WriteNotes(j, program);
+    WriteByteTotals(j, input.analysis.stats);
+    WriteDevice(j, input);
     WriteOccupiedPeak(j, input);
     WritePeak(j, input);
     WriteTimeline(j, input.analysis.timeline);

@@ -194,6 +194,87 @@ void AppendCollapsed(const CallTreeReportInput& in, std::string* out) {
   }
 }
 
+// A device's event counts, its peak and the call stack of the allocation
+// that reached it, and what was live there.
+void AppendDevicePeak(const CallTreeReportInput& in, const analyzer::DeviceMemory& d,
+                      std::string* out) {
+  StrAppend(out, "  ", DeviceTypeName(d.device_type), d.device_id >= 0 ? StrCat(" ", d.device_id) : "",
+            ": ", GroupedBytes(d.events), " events: ", GroupedBytes(d.allocations), " allocations (",
+            HumanBytes(d.allocated_bytes), "), ", GroupedBytes(d.frees), " frees (",
+            HumanBytes(d.freed_bytes), ")\n");
+  const ir::MemoryEvent& peak = in.tree.memory_events[d.peak_event];
+  StrAppend(out, "    peak ", d.allocator_totals ? "allocated" : "allocated since the trace began",
+            ": ", HumanBytes(d.peak_allocated), " (", GroupedBytes(d.peak_allocated), " B) at ",
+            Duration(peak.ts_ns - in.summary.start_ns));
+  if (d.peak_reserved >= 0) StrAppend(out, "; reserved up to ", HumanBytes(d.peak_reserved));
+  StrAppend(out, "\n    the allocation that reached it: ", HumanBytes(peak.bytes), " (",
+            GroupedBytes(peak.bytes), " B), call stack:\n");
+  const analyzer::ContextId context =
+      peak.enclosing.valid() ? in.summary.context_of[static_cast<size_t>(peak.enclosing.value())] : 0;
+  AppendStack(in, ContextPath(in.summary, context), "      ", out);
+  StrAppend(out, "    live at the peak: ", HumanBytes(d.live_traced_bytes),
+            " allocated during the trace");
+  if (d.allocator_totals) {
+    StrAppend(out, ", ", HumanBytes(d.live_untraced_bytes), " allocated before it began");
+  }
+  *out += "\n";
+}
+
+// The innermost three frames of a calling context, innermost first.
+std::string InnermostFrames(const CallTreeReportInput& in, ContextId context) {
+  std::string where;
+  int frames = 0;
+  for (ContextId at = context; at > 0 && frames < 3;
+       at = in.summary.contexts[static_cast<size_t>(at)].parent, ++frames) {
+    if (frames > 0) where += " < ";
+    where += ContextFrame(in.tree, in.summary.contexts[static_cast<size_t>(at)]);
+  }
+  return where;
+}
+
+// The largest allocation sites live at a device's peak.
+void AppendLiveAtPeak(const CallTreeReportInput& in, const analyzer::DeviceMemory& d,
+                      std::string* out) {
+  const size_t shown = Shown(d.live_at_peak.size(), in.top);
+  if (shown == 0) return;
+  TextTable table({{"bytes", Align::kRight}, {"blocks", Align::kRight}, {"allocated in", Align::kLeft}});
+  for (size_t i = 0; i < shown; ++i) {
+    const analyzer::LiveAtPeak& site = d.live_at_peak[i];
+    table.AddRow({GroupedBytes(site.bytes), GroupedBytes(site.blocks),
+                  site.context == 0 ? "(no slice)" : InnermostFrames(in, site.context)});
+  }
+  *out += table.Render("      ");
+}
+
+// A device's allocated/reserved timeline, sampled evenly, with the peak.
+void AppendMemoryTimeline(const CallTreeReportInput& in, const analyzer::DeviceMemory& d,
+                          std::string* out) {
+  const size_t points = d.timeline.size();
+  const size_t rows = in.top <= 0 ? points : std::min(points, static_cast<size_t>(in.top));
+  StrAppend(out, "    timeline (", rows == points ? "every event" : StrCat(rows, " of ", points, " events"),
+            ", times from the trace's start)\n");
+  std::vector<size_t> picks;
+  for (size_t k = 0; k < rows; ++k) picks.push_back(rows <= 1 ? 0 : k * (points - 1) / (rows - 1));
+  size_t peak_index = 0;
+  for (size_t k = 0; k < points; ++k) {
+    if (d.timeline[k].allocated == d.peak_allocated) {
+      peak_index = k;
+      break;
+    }
+  }
+  picks.push_back(peak_index);
+  std::sort(picks.begin(), picks.end());
+  picks.erase(std::unique(picks.begin(), picks.end()), picks.end());
+  TextTable table({{"time", Align::kRight}, {"allocated", Align::kRight}, {"reserved", Align::kRight},
+                   {"", Align::kLeft}});
+  for (size_t k : picks) {
+    const auto& p = d.timeline[k];
+    table.AddRow({Duration(p.ts_ns - in.summary.start_ns), HumanBytes(p.allocated),
+                  p.reserved >= 0 ? HumanBytes(p.reserved) : "-", k == peak_index ? "peak" : ""});
+  }
+  *out += table.Render("      ");
+}
+
 void AppendMemory(const CallTreeReportInput& in, std::string* out) {
   if (in.memory.devices.empty() && in.memory.out_of_memory_events == 0) return;
   StrAppend(out, "\nMemory (PyTorch [memory] events)\n");
@@ -201,71 +282,9 @@ void AppendMemory(const CallTreeReportInput& in, std::string* out) {
     StrAppend(out, "  out-of-memory events: ", in.memory.out_of_memory_events, "\n");
   }
   for (const analyzer::DeviceMemory& d : in.memory.devices) {
-    StrAppend(out, "  ", DeviceTypeName(d.device_type), d.device_id >= 0 ? StrCat(" ", d.device_id) : "",
-              ": ", GroupedBytes(d.events), " events: ", GroupedBytes(d.allocations), " allocations (",
-              HumanBytes(d.allocated_bytes), "), ", GroupedBytes(d.frees), " frees (",
-              HumanBytes(d.freed_bytes), ")\n");
-    const ir::MemoryEvent& peak = in.tree.memory_events[d.peak_event];
-    StrAppend(out, "    peak ", d.allocator_totals ? "allocated" : "allocated since the trace began",
-              ": ", HumanBytes(d.peak_allocated), " (", GroupedBytes(d.peak_allocated), " B) at ",
-              Duration(peak.ts_ns - in.summary.start_ns));
-    if (d.peak_reserved >= 0) StrAppend(out, "; reserved up to ", HumanBytes(d.peak_reserved));
-    StrAppend(out, "\n    the allocation that reached it: ", HumanBytes(peak.bytes), " (",
-              GroupedBytes(peak.bytes), " B), call stack:\n");
-    const analyzer::ContextId context =
-        peak.enclosing.valid() ? in.summary.context_of[static_cast<size_t>(peak.enclosing.value())] : 0;
-    AppendStack(in, ContextPath(in.summary, context), "      ", out);
-    StrAppend(out, "    live at the peak: ", HumanBytes(d.live_traced_bytes),
-              " allocated during the trace");
-    if (d.allocator_totals) {
-      StrAppend(out, ", ", HumanBytes(d.live_untraced_bytes), " allocated before it began");
-    }
-    *out += "\n";
-    const size_t shown = Shown(d.live_at_peak.size(), in.top);
-    if (shown > 0) {
-      TextTable table({{"bytes", Align::kRight}, {"blocks", Align::kRight}, {"allocated in", Align::kLeft}});
-      for (size_t i = 0; i < shown; ++i) {
-        const analyzer::LiveAtPeak& site = d.live_at_peak[i];
-        const CallingContext& c = in.summary.contexts[static_cast<size_t>(site.context)];
-        // The innermost frames, innermost first.
-        std::string where;
-        int frames = 0;
-        for (ContextId at = site.context; at > 0 && frames < 3;
-             at = in.summary.contexts[static_cast<size_t>(at)].parent, ++frames) {
-          if (frames > 0) where += " < ";
-          where += ContextFrame(in.tree, in.summary.contexts[static_cast<size_t>(at)]);
-        }
-        (void)c;
-        table.AddRow({GroupedBytes(site.bytes), GroupedBytes(site.blocks),
-                      site.context == 0 ? "(no slice)" : where});
-      }
-      *out += table.Render("      ");
-    }
-    // The timeline, sampled evenly, with the peak.
-    const size_t points = d.timeline.size();
-    const size_t rows = in.top <= 0 ? points : std::min(points, static_cast<size_t>(in.top));
-    StrAppend(out, "    timeline (", rows == points ? "every event" : StrCat(rows, " of ", points, " events"),
-              ", times from the trace's start)\n");
-    std::vector<size_t> picks;
-    for (size_t k = 0; k < rows; ++k) picks.push_back(rows <= 1 ? 0 : k * (points - 1) / (rows - 1));
-    size_t peak_index = 0;
-    for (size_t k = 0; k < points; ++k) {
-      if (d.timeline[k].allocated == d.peak_allocated) {
-        peak_index = k;
-        break;
-      }
-    }
-    picks.push_back(peak_index);
-    std::sort(picks.begin(), picks.end());
-    picks.erase(std::unique(picks.begin(), picks.end()), picks.end());
-    TextTable table({{"time", Align::kRight}, {"allocated", Align::kRight}, {"reserved", Align::kRight},
-                     {"", Align::kLeft}});
-    for (size_t k : picks) {
-      const auto& p = d.timeline[k];
-      table.AddRow({Duration(p.ts_ns - in.summary.start_ns), HumanBytes(p.allocated),
-                    p.reserved >= 0 ? HumanBytes(p.reserved) : "-", k == peak_index ? "peak" : ""});
-    }
-    *out += table.Render("      ");
+    AppendDevicePeak(in, d, out);
+    AppendLiveAtPeak(in, d, out);
+    AppendMemoryTimeline(in, d, out);
   }
 }
 

@@ -116,6 +116,108 @@ std::string TrackName(const ir::Program& program, const Track& track) {
                 HumanBytes(a->size));
 }
 
+// One "C" event per timeline point: live bytes per category.
+void WriteCounters(OStream& j, const analyzer::Analysis& analysis) {
+  for (const analyzer::TimelinePoint& point : analysis.timeline.points) {
+    j.object([&] {
+      j.attribute("name", "live bytes");
+      j.attribute("ph", "C");
+      j.attribute("pid", kPid);
+      j.attribute("ts", point.step);
+      j.attributeObject("args", [&] {
+        for (int c = 0; c < analyzer::kNumValueCategories; ++c) {
+          j.attribute(JsonRef(CategoryWord(static_cast<analyzer::ValueCategory>(c))),
+                      point.bytes[c]);
+        }
+      });
+    });
+  }
+}
+
+// The global instant event at the live peak.
+void WritePeakMarker(OStream& j, const ir::Program& program, const analyzer::LivePeak& peak) {
+  j.object([&] {
+    j.attribute("name", "live peak");
+    j.attribute("ph", "i");
+    j.attribute("s", "g");
+    j.attribute("pid", kPid);
+    j.attribute("tid", kScheduleTid);
+    j.attribute("ts", peak.step);
+    j.attributeObject("args", [&] {
+      j.attribute("bytes", peak.bytes);
+      j.attribute("size", HumanBytes(peak.bytes));
+      j.attribute("instruction", JsonText(InstructionLabel(program, peak.instruction)));
+      j.attribute("values", static_cast<int64_t>(peak.values.size()));
+    });
+  });
+}
+
+// One one-step slice per scheduled instruction on the schedule track.
+void WriteScheduleSlices(OStream& j, const ir::Program& program) {
+  const auto& sequence = program.schedule.instructions;
+  for (size_t step = 0; step < sequence.size(); ++step) {
+    j.object([&] {
+      j.attribute("name", JsonText(InstructionLabel(program, sequence[step])));
+      j.attribute("cat", "instruction");
+      j.attribute("ph", "X");
+      j.attribute("pid", kPid);
+      j.attribute("tid", kScheduleTid);
+      j.attribute("ts", static_cast<int64_t>(step));
+      j.attribute("dur", 1);
+    });
+  }
+}
+
+// One slice per drawn value, over its live range, on its track.
+void WriteValueSlice(OStream& j, const ir::Program& program, const analyzer::Analysis& analysis,
+                     const Track& track, const ir::Value& v) {
+  const ir::Allocation* a = program.FindAllocation(v.allocation);
+  const ValueLabels labels = LabelsOf(program, analysis, v);
+  j.object([&] {
+    j.attribute("name", JsonText(labels.name));
+    j.attribute("cat", JsonRef(CategoryWord(analyzer::CategoryOf(*a))));
+    j.attribute("ph", "X");
+    j.attribute("pid", kPid);
+    j.attribute("tid", track.tid);
+    j.attribute("ts", v.live_range->start);
+    j.attribute("dur", v.live_range->end - v.live_range->start + 1);
+    j.attributeObject("args", [&] {
+      j.attribute("shape", JsonText(v.shape_text));
+      j.attribute("size", v.size);
+      j.attribute("size_human", HumanBytes(v.size));
+      j.attribute("op_name", JsonText(labels.op_name));
+      j.attribute("source", JsonText(labels.source));
+      j.attribute("allocation", v.allocation.value());
+      j.attribute("offset", v.offset);
+      j.attribute("value_id", v.id.value());
+    });
+  });
+}
+
+// The metadata naming the process and every track.
+void WriteTrackNames(OStream& j, const ir::Program& program, const std::vector<Track>& tracks) {
+  Metadata(j, "process_name", -1, "name", JsonText(StrCat("memplan: ", program.module_name)));
+  Metadata(j, "thread_name", kScheduleTid, "name", "schedule");
+  Metadata(j, "thread_sort_index", kScheduleTid, "sort_index", kScheduleTid);
+  for (const Track& t : tracks) {
+    Metadata(j, "thread_name", t.tid, "name", TrackName(program, t));
+    Metadata(j, "thread_sort_index", t.tid, "sort_index", t.tid);
+  }
+}
+
+void WriteOtherData(OStream& j, const ir::Program& program, const analyzer::Analysis& analysis) {
+  j.attributeObject("otherData", [&] {
+    j.attribute("module", JsonText(program.module_name));
+    j.attribute("time_unit", "1 us = 1 schedule step");
+    if (analysis.peak.has_value()) {
+      j.attribute("live_peak_bytes", analysis.peak->bytes);
+      j.attribute("live_peak_step", analysis.peak->step);
+    } else {
+      j.attribute("note", "the input has no live ranges: no counters or slices");
+    }
+  });
+}
+
 }  // namespace
 
 std::string RenderChromeTrace(const ir::Program& program, const analyzer::Analysis& analysis,
@@ -133,96 +235,17 @@ std::string RenderChromeTrace(const ir::Program& program, const analyzer::Analys
   OStream j(os, /*IndentSize=*/0);
   j.object([&] {
     j.attributeArray("traceEvents", [&] {
-      Metadata(j, "process_name", -1, "name", JsonText(StrCat("memplan: ", program.module_name)));
-      Metadata(j, "thread_name", kScheduleTid, "name", "schedule");
-      Metadata(j, "thread_sort_index", kScheduleTid, "sort_index", kScheduleTid);
-      for (const Track& t : tracks) {
-        Metadata(j, "thread_name", t.tid, "name", TrackName(program, t));
-        Metadata(j, "thread_sort_index", t.tid, "sort_index", t.tid);
-      }
+      WriteTrackNames(j, program, tracks);
       if (!has_ranges) return;
-
-      // Live bytes per category, one series each, at every change.
-      for (const analyzer::TimelinePoint& point : analysis.timeline.points) {
-        j.object([&] {
-          j.attribute("name", "live bytes");
-          j.attribute("ph", "C");
-          j.attribute("pid", kPid);
-          j.attribute("ts", point.step);
-          j.attributeObject("args", [&] {
-            for (int c = 0; c < analyzer::kNumValueCategories; ++c) {
-              j.attribute(
-                  JsonRef(CategoryWord(static_cast<analyzer::ValueCategory>(c))),
-                  point.bytes[c]);
-            }
-          });
-        });
-      }
-      const analyzer::LivePeak& peak = *analysis.peak;
-      j.object([&] {
-        j.attribute("name", "live peak");
-        j.attribute("ph", "i");
-        j.attribute("s", "g");
-        j.attribute("pid", kPid);
-        j.attribute("tid", kScheduleTid);
-        j.attribute("ts", peak.step);
-        j.attributeObject("args", [&] {
-          j.attribute("bytes", peak.bytes);
-          j.attribute("size", HumanBytes(peak.bytes));
-          j.attribute("instruction", JsonText(InstructionLabel(program, peak.instruction)));
-          j.attribute("values", static_cast<int64_t>(peak.values.size()));
-        });
-      });
-      if (schedule_track) {
-        for (size_t step = 0; step < sequence.size(); ++step) {
-          j.object([&] {
-            j.attribute("name", JsonText(InstructionLabel(program, sequence[step])));
-            j.attribute("cat", "instruction");
-            j.attribute("ph", "X");
-            j.attribute("pid", kPid);
-            j.attribute("tid", kScheduleTid);
-            j.attribute("ts", static_cast<int64_t>(step));
-            j.attribute("dur", 1);
-          });
-        }
-      }
+      WriteCounters(j, analysis);
+      WritePeakMarker(j, program, *analysis.peak);
+      if (schedule_track) WriteScheduleSlices(j, program);
       for (const Track& t : tracks) {
-        for (const ir::Value* v : t.values) {
-          const ir::Allocation* a = program.FindAllocation(v->allocation);
-          const ValueLabels labels = LabelsOf(program, analysis, *v);
-          j.object([&] {
-            j.attribute("name", JsonText(labels.name));
-            j.attribute("cat", JsonRef(CategoryWord(analyzer::CategoryOf(*a))));
-            j.attribute("ph", "X");
-            j.attribute("pid", kPid);
-            j.attribute("tid", t.tid);
-            j.attribute("ts", v->live_range->start);
-            j.attribute("dur", v->live_range->end - v->live_range->start + 1);
-            j.attributeObject("args", [&] {
-              j.attribute("shape", JsonText(v->shape_text));
-              j.attribute("size", v->size);
-              j.attribute("size_human", HumanBytes(v->size));
-              j.attribute("op_name", JsonText(labels.op_name));
-              j.attribute("source", JsonText(labels.source));
-              j.attribute("allocation", v->allocation.value());
-              j.attribute("offset", v->offset);
-              j.attribute("value_id", v->id.value());
-            });
-          });
-        }
+        for (const ir::Value* v : t.values) WriteValueSlice(j, program, analysis, t, *v);
       }
     });
     j.attribute("displayTimeUnit", "ms");
-    j.attributeObject("otherData", [&] {
-      j.attribute("module", JsonText(program.module_name));
-      j.attribute("time_unit", "1 us = 1 schedule step");
-      if (has_ranges) {
-        j.attribute("live_peak_bytes", analysis.peak->bytes);
-        j.attribute("live_peak_step", analysis.peak->step);
-      } else {
-        j.attribute("note", "the input has no live ranges: no counters or slices");
-      }
-    });
+    WriteOtherData(j, program, analysis);
   });
   os << "\n";
   os.flush();

@@ -67,6 +67,76 @@ TextTable CandidateTable() {
                     {"moved", A::kRight}});
 }
 
+void MeshJson(llvm::json::OStream& j, const ir::Mesh& mesh) {
+  j.attributeArray("mesh", [&] {
+    for (const ir::MeshAxis& axis : mesh.axes) {
+      j.object([&] {
+        j.attribute("name", JsonText(axis.name));
+        j.attribute("size", axis.size);
+      });
+    }
+  });
+}
+
+// The first device's bytes ("memory"), when the prediction has devices.
+void DeviceMemoryJson(llvm::json::OStream& j, const predictor::Prediction& p) {
+  if (p.devices.empty()) return;
+  const predictor::DeviceMemory& d = p.devices.front();
+  j.attributeObject("memory", [&] {
+    j.attribute("argument_bytes", d.argument_bytes);
+    j.attribute("output_bytes", d.output_bytes);
+    j.attribute("alias_bytes", d.alias_bytes);
+    j.attribute("temp_bytes", d.temp_bytes);
+    j.attribute("live_peak_bytes", d.live_peak_bytes);
+  });
+}
+
+// "phases": compute per step phase of a training step, else null.
+void PhasesJson(llvm::json::OStream& j, const simulator::CandidateCost& cost) {
+  j.attributeBegin("phases");
+  if (cost.phases.training) {
+    j.object([&] {
+      for (analyzer::StepPhase ph : analyzer::kStepPhases) {
+        const simulator::PhaseCompute& pc = cost.phases.of(ph);
+        j.attributeObject(JsonRef(analyzer::StepPhaseName(ph)), [&] {
+          j.attribute("compute_seconds", pc.seconds);
+          j.attribute("flops", pc.flops);
+          j.attribute("bytes_accessed", pc.bytes_accessed);
+          j.attribute("hidden_seconds", cost.step.hidden_seconds[static_cast<size_t>(ph)]);
+        });
+      }
+    });
+  } else {
+    j.value(nullptr);
+  }
+  j.attributeEnd();
+}
+
+void PricedCollectiveJson(llvm::json::OStream& j, const ir::Mesh& mesh,
+                          const simulator::PricedCollective& pc) {
+  j.object([&] {
+    j.attribute("kind", JsonRef(predictor::CollectiveKindName(pc.kind)));
+    j.attribute("axes", JsonText(AxisNames(mesh, pc.axes)));
+    j.attribute("ranks", pc.ranks);
+    j.attribute("members", pc.members);
+    j.attribute("operations", pc.operations);
+    j.attribute("bytes", pc.bytes);
+    j.attribute("route", JsonRef(simulator::RouteName(pc.route)));
+    j.attribute("seconds", pc.seconds);
+    j.attribute("alpha_seconds", pc.alpha_seconds);
+    j.attribute("bandwidth_seconds", pc.bandwidth_seconds);
+    j.attribute("nvlink_bytes", pc.nvlink_bytes);
+    j.attribute("network_bytes", pc.network_bytes);
+    j.attribute("overlappable", pc.overlappable);
+    j.attribute("role", JsonRef(simulator::CollectiveRoleName(pc.role)));
+    j.attributeArray("window", [&] {
+      for (analyzer::StepPhase ph : analyzer::kStepPhases) {
+        if (pc.window & simulator::PhaseBit(ph)) j.value(JsonRef(analyzer::StepPhaseName(ph)));
+      }
+    });
+  });
+}
+
 void CandidateJson(llvm::json::OStream& j, const RankedCandidate& c, int64_t rank) {
   const predictor::Prediction& p = c.cost.prediction;
   j.object([&] {
@@ -74,26 +144,10 @@ void CandidateJson(llvm::json::OStream& j, const RankedCandidate& c, int64_t ran
     j.attribute("label", JsonText(c.label));
     j.attribute("family", c.family.empty() ? llvm::json::Value(nullptr) : JsonText(c.family));
     j.attribute("source", c.source.empty() ? llvm::json::Value(nullptr) : JsonText(c.source));
-    j.attributeArray("mesh", [&] {
-      for (const ir::MeshAxis& axis : p.mesh.axes) {
-        j.object([&] {
-          j.attribute("name", JsonText(axis.name));
-          j.attribute("size", axis.size);
-        });
-      }
-    });
+    MeshJson(j, p.mesh);
     j.attribute("footprint_bytes", c.footprint_bytes);
     j.attribute("headroom_bytes", c.headroom_bytes);
-    if (!p.devices.empty()) {
-      const predictor::DeviceMemory& d = p.devices.front();
-      j.attributeObject("memory", [&] {
-        j.attribute("argument_bytes", d.argument_bytes);
-        j.attribute("output_bytes", d.output_bytes);
-        j.attribute("alias_bytes", d.alias_bytes);
-        j.attribute("temp_bytes", d.temp_bytes);
-        j.attribute("live_peak_bytes", d.live_peak_bytes);
-      });
-    }
+    DeviceMemoryJson(j, p);
     j.attribute("step_seconds", c.cost.step.step_seconds);
     j.attribute("compute_seconds", c.cost.step.compute_seconds);
     j.attribute("collective_seconds", c.cost.step.collective_seconds);
@@ -102,47 +156,9 @@ void CandidateJson(llvm::json::OStream& j, const RankedCandidate& c, int64_t ran
     j.attribute("bytes_accessed", c.cost.bytes_accessed);
     j.attribute("bytes_moved", c.cost.bytes_moved);
     j.attribute("network_bytes", c.cost.network_bytes);
-    j.attributeBegin("phases");
-    if (c.cost.phases.training) {
-      j.object([&] {
-        for (analyzer::StepPhase ph : analyzer::kStepPhases) {
-          const simulator::PhaseCompute& pc = c.cost.phases.of(ph);
-          j.attributeObject(JsonRef(analyzer::StepPhaseName(ph)), [&] {
-            j.attribute("compute_seconds", pc.seconds);
-            j.attribute("flops", pc.flops);
-            j.attribute("bytes_accessed", pc.bytes_accessed);
-            j.attribute("hidden_seconds", c.cost.step.hidden_seconds[static_cast<size_t>(ph)]);
-          });
-        }
-      });
-    } else {
-      j.value(nullptr);
-    }
-    j.attributeEnd();
+    PhasesJson(j, c.cost);
     j.attributeArray("collectives", [&] {
-      for (const simulator::PricedCollective& pc : c.cost.collectives) {
-        j.object([&] {
-          j.attribute("kind", JsonRef(predictor::CollectiveKindName(pc.kind)));
-          j.attribute("axes", JsonText(AxisNames(p.mesh, pc.axes)));
-          j.attribute("ranks", pc.ranks);
-          j.attribute("members", pc.members);
-          j.attribute("operations", pc.operations);
-          j.attribute("bytes", pc.bytes);
-          j.attribute("route", JsonRef(simulator::RouteName(pc.route)));
-          j.attribute("seconds", pc.seconds);
-          j.attribute("alpha_seconds", pc.alpha_seconds);
-          j.attribute("bandwidth_seconds", pc.bandwidth_seconds);
-          j.attribute("nvlink_bytes", pc.nvlink_bytes);
-          j.attribute("network_bytes", pc.network_bytes);
-          j.attribute("overlappable", pc.overlappable);
-          j.attribute("role", JsonRef(simulator::CollectiveRoleName(pc.role)));
-          j.attributeArray("window", [&] {
-            for (analyzer::StepPhase ph : analyzer::kStepPhases) {
-              if (pc.window & simulator::PhaseBit(ph)) j.value(JsonRef(analyzer::StepPhaseName(ph)));
-            }
-          });
-        });
-      }
+      for (const simulator::PricedCollective& pc : c.cost.collectives) PricedCollectiveJson(j, p.mesh, pc);
     });
   });
 }
