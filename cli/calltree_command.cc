@@ -15,6 +15,55 @@
 
 namespace memplan::cli {
 
+namespace {
+
+// The program's live peak hung on the tree's nodes (--program). Filled in
+// place: `input` points into `loaded` and `peak`.
+struct ProgramPeak {
+  std::optional<parsers::LoadedProgram> loaded;
+  std::optional<analyzer::CallTreePeak> peak;
+  std::optional<viz::CallTreePeakInput> input;
+};
+
+// Loads --program and hangs its peak on `tree`; false after reporting why not.
+bool HangProgramPeak(const CalltreeFlags& flags, const ir::CallTree& tree, ProgramPeak& out) {
+  if (flags.format != CalltreeFormat::kText && flags.format != CalltreeFormat::kJson) {
+    std::fprintf(stderr, "memplan: --program needs --format=text or json\n");
+    return false;
+  }
+  std::optional<parsers::LoadedProgram> program = LoadOrReport(flags.program, flags.module);
+  if (!program) return false;
+  out.loaded = *std::move(program);
+  const analyzer::Analysis analysis = analyzer::Analysis::Run(out.loaded->program, {});
+  if (!analysis.peak) {
+    std::fprintf(stderr, "memplan: %s: the program has no live ranges, so no peak to hang on the tree\n",
+                 flags.program.c_str());
+    return false;
+  }
+  out.peak = analyzer::HangPeakOnCallTree(out.loaded->program, *analysis.peak, analysis.origins, tree);
+  out.input.emplace(viz::CallTreePeakInput{tree, out.loaded->program, *out.peak, flags.top});
+  return true;
+}
+
+std::string Render(const CalltreeFlags& flags, viz::CallTreeReportInput& input) {
+  switch (flags.format) {
+    case CalltreeFormat::kText:
+      return viz::RenderCallTreeText(input);
+    case CalltreeFormat::kJson:
+      return viz::RenderCallTreeJson(input);
+    case CalltreeFormat::kDot:
+      if (!flags.top_given) input.top = 100;
+      return viz::RenderCallTreeDot(input);
+    case CalltreeFormat::kFolded:
+      return viz::RenderCallTreeFolded(input);
+    case CalltreeFormat::kHtml:
+      return viz::RenderCallTreeHtml(input, input.tree.source_name);
+  }
+  return "";
+}
+
+}  // namespace
+
 int RunCalltree(const CalltreeFlags& flags) {
   if (flags.top < 0) {
     std::fprintf(stderr, "memplan: --top must be 0 (all) or more\n");
@@ -29,47 +78,12 @@ int RunCalltree(const CalltreeFlags& flags) {
   const analyzer::CallTreeSummary summary = analyzer::SummarizeCallTree(*tree);
   const analyzer::CallTreeMemory memory = analyzer::AnalyzeCallTreeMemory(*tree, summary);
   viz::CallTreeReportInput input{*tree, summary, memory, flags.top};
-  // --program: the program's live peak hung on the tree's nodes.
-  std::optional<parsers::LoadedProgram> loaded;
-  std::optional<analyzer::CallTreePeak> peak;
-  std::optional<viz::CallTreePeakInput> peak_input;
+  ProgramPeak program_peak;
   if (!flags.program.empty()) {
-    if (flags.format != CalltreeFormat::kText && flags.format != CalltreeFormat::kJson) {
-      std::fprintf(stderr, "memplan: --program needs --format=text or json\n");
-      return kExitBadInput;
-    }
-    std::optional<parsers::LoadedProgram> program = LoadOrReport(flags.program, flags.module);
-    if (!program) return kExitBadInput;
-    loaded = *std::move(program);
-    const analyzer::Analysis analysis = analyzer::Analysis::Run(loaded->program, {});
-    if (!analysis.peak) {
-      std::fprintf(stderr, "memplan: %s: the program has no live ranges, so no peak to hang on the tree\n",
-                   flags.program.c_str());
-      return kExitBadInput;
-    }
-    peak = analyzer::HangPeakOnCallTree(loaded->program, *analysis.peak, analysis.origins, *tree);
-    peak_input.emplace(viz::CallTreePeakInput{*tree, loaded->program, *peak, flags.top});
-    input.program_peak = &*peak_input;
+    if (!HangProgramPeak(flags, *tree, program_peak)) return kExitBadInput;
+    input.program_peak = &*program_peak.input;
   }
-  std::string rendered;
-  switch (flags.format) {
-    case CalltreeFormat::kText:
-      rendered = viz::RenderCallTreeText(input);
-      break;
-    case CalltreeFormat::kJson:
-      rendered = viz::RenderCallTreeJson(input);
-      break;
-    case CalltreeFormat::kDot:
-      if (!flags.top_given) input.top = 100;
-      rendered = viz::RenderCallTreeDot(input);
-      break;
-    case CalltreeFormat::kFolded:
-      rendered = viz::RenderCallTreeFolded(input);
-      break;
-    case CalltreeFormat::kHtml:
-      rendered = viz::RenderCallTreeHtml(input, tree->source_name);
-      break;
-  }
+  const std::string rendered = Render(flags, input);
   if (absl::Status written = WriteOutput(flags.output, rendered); !written.ok()) {
     std::fprintf(stderr, "memplan: %.*s\n", static_cast<int>(written.message().size()),
                  written.message().data());

@@ -235,6 +235,49 @@ absl::StatusOr<bool> AllOk(Coordinator& coordinator, const RankReport& mine, dou
   return true;
 }
 
+// Makes this rank's backend and checks that the plan fits its free memory,
+// recording the outcome in `report`; null when no backend could be made.
+std::unique_ptr<Backend> OpenBackend(const RankPlan& rank, const BackendFactory& make_backend,
+                                     RankReport* report) {
+  absl::StatusOr<std::unique_ptr<Backend>> made = make_backend();
+  if (!made.ok()) {
+    report->outcome = RankOutcome::kNoDevice;
+    report->error = std::string(made.status().message());
+    return nullptr;
+  }
+  std::unique_ptr<Backend> backend = *std::move(made);
+  report->backend = backend->Name();
+  report->device = backend->DeviceDescription();
+  if (report->mode == AllocationMode::kArena && DefaultAllocationMode(rank) != AllocationMode::kArena) {
+    report->outcome = RankOutcome::kFailed;
+    report->error = "arena mode needs an offset for every buffer; this rank's plan has none for some";
+  } else if (absl::StatusOr<DeviceMemoryInfo> memory = backend->QueryMemory(); !memory.ok()) {
+    report->outcome = RankOutcome::kNoDevice;
+    report->error = std::string(memory.status().message());
+  } else {
+    report->device_total_bytes = memory->total_bytes;
+    report->device_free_before_bytes = memory->free_bytes;
+    if (report->needed_bytes > memory->free_bytes) report->outcome = RankOutcome::kDoesNotFit;
+  }
+  return backend;
+}
+
+// Whether every rank may go on; a rank told to stop that had no problem of
+// its own is marked not run.
+absl::StatusOr<bool> AllGo(Coordinator& coordinator, const ReplayOptions& options, RankReport* report) {
+  ASSIGN_OR_RETURN(bool go, AllOk(coordinator, *report, options.timeout_seconds));
+  if (!go && report->outcome == RankOutcome::kOk) report->outcome = RankOutcome::kNotRun;
+  return go;
+}
+
+void RecordMeasurement(const MemoryMeasurement& measured, RankReport* report) {
+  report->measured_peak_bytes = measured.plan_peak_bytes;
+  report->scratch_peak_bytes = measured.scratch_peak_bytes;
+  report->reserved_peak_bytes = measured.reserved_peak_bytes;
+  report->device_free_min_bytes = measured.free_min_bytes;
+  report->device_free_after_bytes = measured.free_now_bytes;
+}
+
 // Measures, fit check, connect and replay on this rank, into `report`.
 // Returns an error only when the ranks cannot agree (the control plane
 // failed); the replay's own errors land in the report.
@@ -247,32 +290,9 @@ absl::Status RunRank(const ExecutorPlan& plan, Coordinator& coordinator, const B
   report->plan_peak_bytes = PlanPeakBytes(rank, report->mode);
   report->needed_bytes = report->plan_peak_bytes + MaxScratchBytes(rank);
 
-  absl::StatusOr<std::unique_ptr<Backend>> made = make_backend();
-  std::unique_ptr<Backend> backend;
-  if (!made.ok()) {
-    report->outcome = RankOutcome::kNoDevice;
-    report->error = std::string(made.status().message());
-  } else {
-    backend = *std::move(made);
-    report->backend = backend->Name();
-    report->device = backend->DeviceDescription();
-    if (report->mode == AllocationMode::kArena && DefaultAllocationMode(rank) != AllocationMode::kArena) {
-      report->outcome = RankOutcome::kFailed;
-      report->error = "arena mode needs an offset for every buffer; this rank's plan has none for some";
-    } else if (absl::StatusOr<DeviceMemoryInfo> memory = backend->QueryMemory(); !memory.ok()) {
-      report->outcome = RankOutcome::kNoDevice;
-      report->error = std::string(memory.status().message());
-    } else {
-      report->device_total_bytes = memory->total_bytes;
-      report->device_free_before_bytes = memory->free_bytes;
-      if (report->needed_bytes > memory->free_bytes) report->outcome = RankOutcome::kDoesNotFit;
-    }
-  }
-  ASSIGN_OR_RETURN(bool go, AllOk(coordinator, *report, options.timeout_seconds));
-  if (!go) {
-    if (report->outcome == RankOutcome::kOk) report->outcome = RankOutcome::kNotRun;
-    return absl::OkStatus();
-  }
+  std::unique_ptr<Backend> backend = OpenBackend(rank, make_backend, report);
+  ASSIGN_OR_RETURN(bool go, AllGo(coordinator, options, report));
+  if (!go) return absl::OkStatus();
   const std::vector<std::vector<int>> groups = CollectiveGroups(plan);
   std::map<std::vector<int>, int> group_index;
   for (size_t i = 0; i < groups.size(); ++i) group_index[groups[i]] = static_cast<int>(i);
@@ -280,11 +300,8 @@ absl::Status RunRank(const ExecutorPlan& plan, Coordinator& coordinator, const B
     report->outcome = OutcomeOf(connected);
     report->error = StrCat("connecting the ranks: ", connected.message());
   }
-  ASSIGN_OR_RETURN(go, AllOk(coordinator, *report, options.timeout_seconds));
-  if (!go) {
-    if (report->outcome == RankOutcome::kOk) report->outcome = RankOutcome::kNotRun;
-    return absl::OkStatus();
-  }
+  ASSIGN_OR_RETURN(go, AllGo(coordinator, options, report));
+  if (!go) return absl::OkStatus();
   {
     RankReplay replay(rank, group_index, *backend, report->mode, options, report);
     if (absl::Status replayed = replay.Run(); !replayed.ok()) {
@@ -292,12 +309,7 @@ absl::Status RunRank(const ExecutorPlan& plan, Coordinator& coordinator, const B
       report->error = std::string(replayed.message());
     }
   }  // everything the replay held is given back here
-  const MemoryMeasurement measured = backend->Measure();
-  report->measured_peak_bytes = measured.plan_peak_bytes;
-  report->scratch_peak_bytes = measured.scratch_peak_bytes;
-  report->reserved_peak_bytes = measured.reserved_peak_bytes;
-  report->device_free_min_bytes = measured.free_min_bytes;
-  report->device_free_after_bytes = measured.free_now_bytes;
+  RecordMeasurement(backend->Measure(), report);
   return absl::OkStatus();
 }
 

@@ -2,13 +2,17 @@
 
 #include <algorithm>
 
+#include "ir/status_macros.h"
 #include "ir/strings.h"
 
 namespace memplan::simulator {
 
-absl::StatusOr<MeshGroups> CollectiveGroups(std::span<const int64_t> mesh_shape,
-                                            std::span<const int> axes, int64_t gpus_per_node) {
-  if (gpus_per_node < 1) return absl::InvalidArgumentError("expected gpus_per_node >= 1");
+namespace {
+
+// The mesh's device count, or an error for a size < 1, more than 2^31
+// devices, or a group axis out of range or given twice.
+absl::StatusOr<int64_t> CheckedDeviceCount(std::span<const int64_t> mesh_shape,
+                                           std::span<const int> axes) {
   int64_t devices = 1;
   for (int64_t size : mesh_shape) {
     if (size < 1) return absl::InvalidArgumentError("expected mesh axis sizes >= 1");
@@ -26,22 +30,32 @@ absl::StatusOr<MeshGroups> CollectiveGroups(std::span<const int64_t> mesh_shape,
     if (in_group[a]) return absl::InvalidArgumentError(StrCat("mesh axis ", a, " given twice"));
     in_group[a] = true;
   }
-  // Row-major strides of the mesh.
-  std::vector<int64_t> stride(rank, 1);
-  for (int i = rank - 2; i >= 0; --i) stride[i] = stride[i + 1] * mesh_shape[i + 1];
+  return devices;
+}
 
+// Advances an odometer over the given axes (last fastest).
+void Advance(std::vector<int64_t>& odometer, std::span<const int64_t> mesh_shape,
+             std::span<const int> axes) {
+  for (int i = static_cast<int>(axes.size()) - 1; i >= 0; --i) {
+    if (++odometer[i] < mesh_shape[axes[i]]) break;
+    odometer[i] = 0;
+  }
+}
+
+// Every group of devices that differ only along `axes`, each in the order
+// of its axes (last fastest); groups in the order of the other axes.
+std::vector<std::vector<int64_t>> GroupDevices(std::span<const int64_t> mesh_shape,
+                                               std::span<const int> axes, int64_t group_size,
+                                               int64_t group_count) {
+  const int rank = static_cast<int>(mesh_shape.size());
+  std::vector<int64_t> stride(rank, 1);  // row-major strides of the mesh
+  for (int i = rank - 2; i >= 0; --i) stride[i] = stride[i + 1] * mesh_shape[i + 1];
   std::vector<int> others;
   for (int i = 0; i < rank; ++i) {
-    if (!in_group[i]) others.push_back(i);
+    if (std::find(axes.begin(), axes.end(), i) == axes.end()) others.push_back(i);
   }
-  int64_t group_size = 1;
-  for (int a : axes) group_size *= mesh_shape[a];
-  const int64_t group_count = devices / group_size;
-
-  MeshGroups out;
-  out.group_size = group_size;
-  out.groups.reserve(static_cast<size_t>(group_count));
-  // Odometers over the other axes (outer loop) and the group's axes.
+  std::vector<std::vector<int64_t>> groups;
+  groups.reserve(static_cast<size_t>(group_count));
   std::vector<int64_t> outer(others.size(), 0);
   for (int64_t g = 0; g < group_count; ++g) {
     int64_t base = 0;
@@ -53,17 +67,26 @@ absl::StatusOr<MeshGroups> CollectiveGroups(std::span<const int64_t> mesh_shape,
       int64_t device = base;
       for (size_t i = 0; i < axes.size(); ++i) device += inner[i] * stride[axes[i]];
       group.push_back(device);
-      for (int i = static_cast<int>(axes.size()) - 1; i >= 0; --i) {
-        if (++inner[i] < mesh_shape[axes[i]]) break;
-        inner[i] = 0;
-      }
+      Advance(inner, mesh_shape, axes);
     }
-    out.groups.push_back(std::move(group));
-    for (int i = static_cast<int>(others.size()) - 1; i >= 0; --i) {
-      if (++outer[i] < mesh_shape[others[i]]) break;
-      outer[i] = 0;
-    }
+    groups.push_back(std::move(group));
+    Advance(outer, mesh_shape, others);
   }
+  return groups;
+}
+
+}  // namespace
+
+absl::StatusOr<MeshGroups> CollectiveGroups(std::span<const int64_t> mesh_shape,
+                                            std::span<const int> axes, int64_t gpus_per_node) {
+  if (gpus_per_node < 1) return absl::InvalidArgumentError("expected gpus_per_node >= 1");
+  ASSIGN_OR_RETURN(const int64_t devices, CheckedDeviceCount(mesh_shape, axes));
+  int64_t group_size = 1;
+  for (int a : axes) group_size *= mesh_shape[a];
+
+  MeshGroups out;
+  out.group_size = group_size;
+  out.groups = GroupDevices(mesh_shape, axes, group_size, devices / group_size);
   std::sort(out.groups.begin(), out.groups.end(),
             [](const auto& a, const auto& b) { return a.front() < b.front(); });
   for (size_t i = 0; i < out.groups.size(); ++i) {

@@ -174,73 +174,96 @@ std::string RenderCostText(const CostReportInput& in) {
   return out;
 }
 
+namespace {
+
+using llvm::json::OStream;
+
+void HardwareJson(OStream& j, const CostReportInput& in) {
+  j.attributeObject("hardware", [&] {
+    j.attribute("name", JsonText(in.hardware.name));
+    j.attribute("matmul_efficiency", in.hardware.efficiency.matmul);
+    j.attribute("vector_efficiency", in.hardware.efficiency.vector);
+    j.attribute("memory_efficiency", in.hardware.efficiency.memory);
+    j.attribute("f32_dot_rate", JsonRef(simulator::PrecisionName(in.options.f32_dot)));
+  });
+}
+
+// XLA's static counts ("xla") and the counts with loop trip counts applied
+// ("executed").
+void CountsJson(OStream& j, const simulator::ComputeCost& c) {
+  j.attributeObject("xla", [&] {
+    j.attribute("flops", c.xla.flops);
+    j.attribute("transcendentals", c.xla.transcendentals);
+    j.attribute("bytes_accessed", c.xla.bytes_accessed);
+    j.attribute("unknown_instructions", c.xla.unknown);
+    j.attribute("custom_calls", c.xla.custom_calls);
+  });
+  j.attributeObject("executed", [&] {
+    j.attribute("flops", c.executed_flops);
+    j.attribute("transcendentals", c.executed_transcendentals);
+    j.attribute("bytes_accessed", c.executed_bytes);
+    j.attribute("unknown_trip_counts", c.unknown_trip_counts);
+  });
+}
+
+// "phases": compute per step phase of a training step, else null.
+void PhasesJson(OStream& j, const simulator::ComputeCost& c) {
+  j.attributeBegin("phases");
+  if (c.phases.training) {
+    j.object([&] {
+      for (analyzer::StepPhase p : analyzer::kStepPhases) {
+        const simulator::PhaseCompute& pc = c.phases.of(p);
+        j.attributeObject(JsonRef(analyzer::StepPhaseName(p)), [&] {
+          j.attribute("seconds", pc.seconds);
+          j.attribute("flops", pc.flops);
+          j.attribute("bytes_accessed", pc.bytes_accessed);
+        });
+      }
+    });
+  } else {
+    j.value(nullptr);
+  }
+  j.attributeEnd();
+}
+
+void InstructionJson(OStream& j, const ir::Module& module, const InstructionCompute& i) {
+  const ir::Instruction& instruction = module.instruction(i.instruction);
+  j.object([&] {
+    j.attribute("id", i.instruction.value());
+    j.attribute("name", JsonText(instruction.name));
+    j.attribute("opcode", JsonText(instruction.opcode_text));
+    j.attribute("class", JsonRef(simulator::OpClassName(i.op_class)));
+    j.attribute("rate", JsonRef(simulator::PrecisionName(i.precision)));
+    j.attribute("flops", i.xla.flops);
+    j.attribute("transcendentals", i.xla.transcendentals);
+    j.attribute("bytes_accessed", i.xla.bytes_accessed);
+    j.attribute("trip_count", i.trip_count);
+    j.attribute("executed_flops", i.executed_flops);
+    j.attribute("executed_bytes", i.executed_bytes);
+    j.attribute("compute_seconds", i.compute_seconds);
+    j.attribute("memory_seconds", i.memory_seconds);
+    j.attribute("seconds", i.seconds);
+  });
+}
+
+}  // namespace
+
 std::string RenderCostJson(const CostReportInput& in) {
   const simulator::ComputeCost& c = in.cost;
   std::string out;
   llvm::raw_string_ostream os(out);
-  llvm::json::OStream j(os, 2);
+  OStream j(os, 2);
   j.object([&] {
     j.attribute("schema", "memplan.cost.v1");
     j.attribute("module", JsonText(in.module_name));
-    j.attributeObject("hardware", [&] {
-      j.attribute("name", JsonText(in.hardware.name));
-      j.attribute("matmul_efficiency", in.hardware.efficiency.matmul);
-      j.attribute("vector_efficiency", in.hardware.efficiency.vector);
-      j.attribute("memory_efficiency", in.hardware.efficiency.memory);
-      j.attribute("f32_dot_rate", JsonRef(simulator::PrecisionName(in.options.f32_dot)));
-    });
-    j.attributeObject("xla", [&] {
-      j.attribute("flops", c.xla.flops);
-      j.attribute("transcendentals", c.xla.transcendentals);
-      j.attribute("bytes_accessed", c.xla.bytes_accessed);
-      j.attribute("unknown_instructions", c.xla.unknown);
-      j.attribute("custom_calls", c.xla.custom_calls);
-    });
-    j.attributeObject("executed", [&] {
-      j.attribute("flops", c.executed_flops);
-      j.attribute("transcendentals", c.executed_transcendentals);
-      j.attribute("bytes_accessed", c.executed_bytes);
-      j.attribute("unknown_trip_counts", c.unknown_trip_counts);
-    });
+    HardwareJson(j, in);
+    CountsJson(j, c);
     j.attribute("compute_seconds", c.seconds);
     j.attribute("matmul_seconds", c.matmul_seconds);
     j.attribute("memory_bound_seconds", c.memory_bound_seconds);
-    j.attributeBegin("phases");
-    if (c.phases.training) {
-      j.object([&] {
-        for (analyzer::StepPhase p : analyzer::kStepPhases) {
-          const simulator::PhaseCompute& pc = c.phases.of(p);
-          j.attributeObject(JsonRef(analyzer::StepPhaseName(p)), [&] {
-            j.attribute("seconds", pc.seconds);
-            j.attribute("flops", pc.flops);
-            j.attribute("bytes_accessed", pc.bytes_accessed);
-          });
-        }
-      });
-    } else {
-      j.value(nullptr);
-    }
-    j.attributeEnd();
+    PhasesJson(j, c);
     j.attributeArray("instructions", [&] {
-      for (const InstructionCompute* i : ByTime(c, in.top)) {
-        const ir::Instruction& instruction = in.module.instruction(i->instruction);
-        j.object([&] {
-          j.attribute("id", i->instruction.value());
-          j.attribute("name", JsonText(instruction.name));
-          j.attribute("opcode", JsonText(instruction.opcode_text));
-          j.attribute("class", JsonRef(simulator::OpClassName(i->op_class)));
-          j.attribute("rate", JsonRef(simulator::PrecisionName(i->precision)));
-          j.attribute("flops", i->xla.flops);
-          j.attribute("transcendentals", i->xla.transcendentals);
-          j.attribute("bytes_accessed", i->xla.bytes_accessed);
-          j.attribute("trip_count", i->trip_count);
-          j.attribute("executed_flops", i->executed_flops);
-          j.attribute("executed_bytes", i->executed_bytes);
-          j.attribute("compute_seconds", i->compute_seconds);
-          j.attribute("memory_seconds", i->memory_seconds);
-          j.attribute("seconds", i->seconds);
-        });
-      }
+      for (const InstructionCompute* i : ByTime(c, in.top)) InstructionJson(j, in.module, *i);
     });
   });
   os << "\n";

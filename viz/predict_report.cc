@@ -92,76 +92,102 @@ std::string RenderPredictText(const PredictReportInput& in) {
   return s;
 }
 
+namespace {
+
+using llvm::json::OStream;
+
+void MeshJson(OStream& j, const ir::Mesh& mesh) {
+  j.attributeObject("mesh", [&] {
+    j.attributeArray("axes", [&] {
+      for (const ir::MeshAxis& a : mesh.axes) {
+        j.object([&] {
+          j.attribute("name", JsonText(a.name));
+          j.attribute("size", a.size);
+        });
+      }
+    });
+    j.attributeArray("devices", [&] {
+      for (int64_t id : mesh.DeviceIds()) j.value(id);
+    });
+  });
+}
+
+void DevicesJson(OStream& j, const predictor::Prediction& p) {
+  j.attributeArray("devices", [&] {
+    for (const predictor::DeviceMemory& d : p.devices) {
+      j.object([&] {
+        j.attribute("device", d.device);
+        j.attribute("argument_bytes", d.argument_bytes);
+        j.attribute("output_bytes", d.output_bytes);
+        j.attribute("alias_bytes", d.alias_bytes);
+        j.attribute("temp_bytes", d.temp_bytes);
+        j.attribute("device_footprint_bytes", d.device_footprint_bytes);
+        j.attribute("live_peak_bytes", d.live_peak_bytes);
+        j.attribute("live_peak_step", d.live_peak_step);
+      });
+    }
+  });
+}
+
+void UnshardedJson(OStream& j, const predictor::Prediction& p) {
+  j.attributeObject("unsharded", [&] {
+    j.attribute("argument_bytes", p.unsharded.argument_bytes);
+    j.attribute("output_bytes", p.unsharded.output_bytes);
+    j.attribute("alias_bytes", p.unsharded.alias_bytes);
+    j.attribute("temp_bytes", p.unsharded.temp_bytes);
+    j.attribute("device_footprint_bytes", p.unsharded.device_footprint_bytes);
+  });
+}
+
+void CollectivesJson(OStream& j, const predictor::Prediction& p) {
+  j.attributeArray("collectives", [&] {
+    for (const predictor::CollectiveGroup& g : p.collectives) {
+      j.object([&] {
+        j.attribute("kind", JsonRef(predictor::CollectiveKindName(g.kind)));
+        j.attributeArray("mesh_axes", [&] {
+          for (size_t a = 0; a < p.mesh.axes.size(); ++a) {
+            if (g.axes & (predictor::AxisMask{1} << a)) j.value(JsonText(p.mesh.axes[a].name));
+          }
+        });
+        j.attribute("count", g.count);
+        j.attribute("combined_from", g.combined);
+        j.attribute("bytes", g.result_bytes);
+      });
+    }
+  });
+}
+
+void UnknownPropagationJson(OStream& j, const PredictReportInput& in) {
+  j.attributeArray("unknown_propagation", [&] {
+    for (const predictor::UnknownPropagation& u : in.prediction.unknown) {
+      const ir::Instruction& i = in.module.instruction(u.instruction);
+      j.object([&] {
+        j.attribute("instruction", JsonText(i.name));
+        j.attribute("opcode", JsonText(i.opcode_text));
+        j.attribute("gathered_sharded_operand", u.had_sharded_operand);
+      });
+    }
+  });
+}
+
+}  // namespace
+
 std::string RenderPredictJson(const PredictReportInput& in) {
   const predictor::Prediction& p = in.prediction;
   std::string out;
   llvm::raw_string_ostream os(out);
-  llvm::json::OStream j(os, 2);
+  OStream j(os, 2);
   j.object([&] {
     j.attribute("schema", "memplan.predict.v1");
     j.attribute("module", JsonText(in.module_name));
     j.attribute("plan", JsonText(p.label));
-    j.attributeObject("mesh", [&] {
-      j.attributeArray("axes", [&] {
-        for (const ir::MeshAxis& a : p.mesh.axes) {
-          j.object([&] {
-            j.attribute("name", JsonText(a.name));
-            j.attribute("size", a.size);
-          });
-        }
-      });
-      j.attributeArray("devices", [&] {
-        for (int64_t id : p.mesh.DeviceIds()) j.value(id);
-      });
-    });
-    j.attributeArray("devices", [&] {
-      for (const predictor::DeviceMemory& d : p.devices) {
-        j.object([&] {
-          j.attribute("device", d.device);
-          j.attribute("argument_bytes", d.argument_bytes);
-          j.attribute("output_bytes", d.output_bytes);
-          j.attribute("alias_bytes", d.alias_bytes);
-          j.attribute("temp_bytes", d.temp_bytes);
-          j.attribute("device_footprint_bytes", d.device_footprint_bytes);
-          j.attribute("live_peak_bytes", d.live_peak_bytes);
-          j.attribute("live_peak_step", d.live_peak_step);
-        });
-      }
-    });
+    MeshJson(j, p.mesh);
+    DevicesJson(j, p);
     j.attribute("max_device_footprint_bytes", p.max_device_footprint_bytes);
-    j.attributeObject("unsharded", [&] {
-      j.attribute("argument_bytes", p.unsharded.argument_bytes);
-      j.attribute("output_bytes", p.unsharded.output_bytes);
-      j.attribute("alias_bytes", p.unsharded.alias_bytes);
-      j.attribute("temp_bytes", p.unsharded.temp_bytes);
-      j.attribute("device_footprint_bytes", p.unsharded.device_footprint_bytes);
-    });
-    j.attributeArray("collectives", [&] {
-      for (const predictor::CollectiveGroup& g : p.collectives) {
-        j.object([&] {
-          j.attribute("kind", JsonRef(predictor::CollectiveKindName(g.kind)));
-          j.attributeArray("mesh_axes", [&] {
-            for (size_t a = 0; a < p.mesh.axes.size(); ++a) {
-              if (g.axes & (predictor::AxisMask{1} << a)) j.value(JsonText(p.mesh.axes[a].name));
-            }
-          });
-          j.attribute("count", g.count);
-          j.attribute("combined_from", g.combined);
-          j.attribute("bytes", g.result_bytes);
-        });
-      }
-    });
+    UnshardedJson(j, p);
+    CollectivesJson(j, p);
     j.attribute("unmatched_arguments", p.unmatched_arguments);
-    j.attributeArray("unknown_propagation", [&] {
-      for (const predictor::UnknownPropagation& u : p.unknown) {
-        const ir::Instruction& i = in.module.instruction(u.instruction);
-        j.object([&] {
-          j.attribute("instruction", JsonText(i.name));
-          j.attribute("opcode", JsonText(i.opcode_text));
-          j.attribute("gathered_sharded_operand", u.had_sharded_operand);
-        });
-      }
-    });
+    UnknownPropagationJson(j, in);
   });
   os.flush();
   out.push_back('\n');

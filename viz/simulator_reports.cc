@@ -129,11 +129,77 @@ std::string RenderCalibrationText(const CalibrationReportInput& input) {
   return out;
 }
 
+namespace {
+
+using llvm::json::OStream;
+
+void RunUseJson(OStream& j, const simulator::RunUse& u) {
+  j.object([&] {
+    j.attribute("location", JsonText(u.location));
+    j.attribute("collective", JsonRef(ir::CollectiveName(u.kind)));
+    j.attribute("ranks", u.placement.ranks);
+    j.attribute("nodes", u.placement.nodes);
+    j.attribute("ranks_per_node", u.placement.ranks_per_node);
+    j.attribute("uniform", u.placement.uniform);
+    j.attribute("placement_assumed", u.placement_assumed);
+    j.attribute("route", JsonRef(simulator::RouteName(u.route)));
+    if (u.link) {
+      j.attribute("link", JsonRef(simulator::LinkName(*u.link)));
+    } else {
+      j.attribute("link", nullptr);
+    }
+    j.attribute("rows", u.samples);
+    if (u.skipped == simulator::SkipReason::kNone) {
+      j.attribute("skipped", nullptr);
+    } else {
+      j.attribute("skipped", JsonRef(simulator::SkipReasonText(u.skipped)));
+    }
+  });
+}
+
+void LinkFitJson(OStream& j, const simulator::LinkFit& f) {
+  j.object([&] {
+    j.attribute("link", JsonRef(simulator::LinkName(f.link)));
+    j.attribute("collective", JsonRef(ir::CollectiveName(f.kind)));
+    j.attribute("alpha_seconds", f.fit.alpha);
+    j.attribute("bandwidth_bytes_per_second", f.fit.bandwidth);
+    j.attribute("base_alpha_seconds", f.before.alpha);
+    j.attribute("base_bandwidth_bytes_per_second", f.before.bandwidth);
+    j.attribute("runs", f.runs);
+    j.attribute("rows", f.samples);
+    j.attribute("min_bytes", f.min_bytes);
+    j.attribute("max_bytes", f.max_bytes);
+    j.attributeArray("rank_counts", [&] {
+      for (int64_t r : f.rank_counts) j.value(r);
+    });
+    j.attribute("rms_residual", f.rms_residual);
+    j.attribute("max_residual", f.max_residual);
+    j.attribute("max_residual_bytes", f.max_residual_bytes);
+    j.attribute("alpha_clamped", f.alpha_clamped);
+    j.attribute("network_not_bottleneck", f.network_not_bottleneck);
+  });
+}
+
+void WarningsJson(OStream& j, const ir::Diagnostics* warnings) {
+  j.attributeArray("warnings", [&] {
+    if (warnings == nullptr) return;
+    for (const ir::Warning& w : warnings->warnings()) {
+      j.object([&] {
+        j.attribute("kind", JsonText(w.kind));
+        j.attribute("first_location", JsonText(w.first_location));
+        j.attribute("count", w.count);
+      });
+    }
+  });
+}
+
+}  // namespace
+
 std::string RenderCalibrationJson(const CalibrationReportInput& input) {
   const simulator::Calibration& c = input.calibration;
   std::string out;
   llvm::raw_string_ostream os(out);
-  llvm::json::OStream j(os, 2);
+  OStream j(os, 2);
   j.object([&] {
     j.attribute("schema", "memplan.calibration.v1");
     j.attribute("base", JsonText(input.base));
@@ -142,64 +208,12 @@ std::string RenderCalibrationJson(const CalibrationReportInput& input) {
       for (const std::string& s : input.sources) j.value(JsonText(s));
     });
     j.attributeArray("runs", [&] {
-      for (const simulator::RunUse& u : c.runs) {
-        j.object([&] {
-          j.attribute("location", JsonText(u.location));
-          j.attribute("collective", JsonRef(ir::CollectiveName(u.kind)));
-          j.attribute("ranks", u.placement.ranks);
-          j.attribute("nodes", u.placement.nodes);
-          j.attribute("ranks_per_node", u.placement.ranks_per_node);
-          j.attribute("uniform", u.placement.uniform);
-          j.attribute("placement_assumed", u.placement_assumed);
-          j.attribute("route", JsonRef(simulator::RouteName(u.route)));
-          if (u.link) {
-            j.attribute("link", JsonRef(simulator::LinkName(*u.link)));
-          } else {
-            j.attribute("link", nullptr);
-          }
-          j.attribute("rows", u.samples);
-          if (u.skipped == simulator::SkipReason::kNone) {
-            j.attribute("skipped", nullptr);
-          } else {
-            j.attribute("skipped", JsonRef(simulator::SkipReasonText(u.skipped)));
-          }
-        });
-      }
+      for (const simulator::RunUse& u : c.runs) RunUseJson(j, u);
     });
     j.attributeArray("fits", [&] {
-      for (const simulator::LinkFit& f : c.fits) {
-        j.object([&] {
-          j.attribute("link", JsonRef(simulator::LinkName(f.link)));
-          j.attribute("collective", JsonRef(ir::CollectiveName(f.kind)));
-          j.attribute("alpha_seconds", f.fit.alpha);
-          j.attribute("bandwidth_bytes_per_second", f.fit.bandwidth);
-          j.attribute("base_alpha_seconds", f.before.alpha);
-          j.attribute("base_bandwidth_bytes_per_second", f.before.bandwidth);
-          j.attribute("runs", f.runs);
-          j.attribute("rows", f.samples);
-          j.attribute("min_bytes", f.min_bytes);
-          j.attribute("max_bytes", f.max_bytes);
-          j.attributeArray("rank_counts", [&] {
-            for (int64_t r : f.rank_counts) j.value(r);
-          });
-          j.attribute("rms_residual", f.rms_residual);
-          j.attribute("max_residual", f.max_residual);
-          j.attribute("max_residual_bytes", f.max_residual_bytes);
-          j.attribute("alpha_clamped", f.alpha_clamped);
-          j.attribute("network_not_bottleneck", f.network_not_bottleneck);
-        });
-      }
+      for (const simulator::LinkFit& f : c.fits) LinkFitJson(j, f);
     });
-    j.attributeArray("warnings", [&] {
-      if (input.warnings == nullptr) return;
-      for (const ir::Warning& w : input.warnings->warnings()) {
-        j.object([&] {
-          j.attribute("kind", JsonText(w.kind));
-          j.attribute("first_location", JsonText(w.first_location));
-          j.attribute("count", w.count);
-        });
-      }
-    });
+    WarningsJson(j, input.warnings);
   });
   os << "\n";
   os.flush();
