@@ -227,21 +227,15 @@ bool ProgramDiff::Empty() const {
   return true;
 }
 
-ProgramDiff DiffPrograms(const ir::Program& old_program, const Analysis& old_analysis,
-                         const ir::Program& new_program, const Analysis& new_analysis,
-                         const ProgramDiff::Options& options) {
-  ProgramDiff diff;
-  diff.old_module = old_program.module_name;
-  diff.new_module = new_program.module_name;
+namespace {
 
+// argument ... device footprint as stated, then the live peak.
+std::vector<CategoryDelta> CategoryDeltas(const Analysis& old_analysis, const Analysis& new_analysis) {
   const MemoryStats& o = old_analysis.stats;
   const MemoryStats& n = new_analysis.stats;
-  auto category = [&](const char* name, std::optional<int64_t> old_bytes,
-                      std::optional<int64_t> new_bytes) {
-    diff.categories.push_back({name, old_bytes, new_bytes});
-  };
+  std::vector<CategoryDelta> out;
   auto stated = [&](const char* name, StatsField field) {
-    category(name, o.Get(field), n.Get(field));
+    out.push_back({name, o.Get(field), n.Get(field)});
   };
   stated("argument", StatsField::kArgument);
   stated("output", StatsField::kOutput);
@@ -251,43 +245,57 @@ ProgramDiff DiffPrograms(const ir::Program& old_program, const Analysis& old_ana
   stated("thread-local", StatsField::kThreadLocal);
   stated("total allocation", StatsField::kTotalAllocation);
   stated("device footprint", StatsField::kDeviceFootprint);
-  category("live peak", PeakBytes(old_analysis), PeakBytes(new_analysis));
+  out.push_back({"live peak", PeakBytes(old_analysis), PeakBytes(new_analysis)});
+  return out;
+}
 
-  ValueList old_values;
-  ValueList new_values;
-  for (const ir::Value& v : old_program.values) old_values.push_back(&v);
-  for (const ir::Value& v : new_program.values) new_values.push_back(&v);
-  // By identity in the graph first (values of instructions the input does
-  // not place in the graph are held back), then what is left by name.
+// The three passes of matching, in order; each later one sees only what
+// the earlier left.
+struct Matchings {
+  Matching by_identity;
+  Matching exact;
+  Matching by_name;
+};
+
+// Values matched by identity in the graph first (values of instructions
+// the input does not place in the graph are held back), then what is left
+// by full key, then by name.
+Matchings MatchValues(const ir::Program& old_program, const ir::Program& new_program) {
   Identities old_identities(old_program);
   Identities new_identities(new_program);
   auto old_identity = IdentityKeyOf(old_program, old_identities);
   auto new_identity = IdentityKeyOf(new_program, new_identities);
   ValueList old_placed, old_unplaced, new_placed, new_unplaced;
-  for (const ir::Value* v : old_values) {
-    (std::get<0>(old_identity(*v)) != 0 ? old_placed : old_unplaced).push_back(v);
+  for (const ir::Value& v : old_program.values) {
+    (std::get<0>(old_identity(v)) != 0 ? old_placed : old_unplaced).push_back(&v);
   }
-  for (const ir::Value* v : new_values) {
-    (std::get<0>(new_identity(*v)) != 0 ? new_placed : new_unplaced).push_back(v);
+  for (const ir::Value& v : new_program.values) {
+    (std::get<0>(new_identity(v)) != 0 ? new_placed : new_unplaced).push_back(&v);
   }
-  Matching by_identity = Match<IdentityKey>(old_placed, new_placed, old_identity, new_identity);
-  ValueList old_rest = by_identity.old_left;
-  ValueList new_rest = by_identity.new_left;
+  Matchings m;
+  m.by_identity = Match<IdentityKey>(old_placed, new_placed, old_identity, new_identity);
+  ValueList old_rest = m.by_identity.old_left;
+  ValueList new_rest = m.by_identity.new_left;
   old_rest.insert(old_rest.end(), old_unplaced.begin(), old_unplaced.end());
   new_rest.insert(new_rest.end(), new_unplaced.begin(), new_unplaced.end());
   auto by_id = [](const ir::Value* a, const ir::Value* b) { return a->id < b->id; };
   std::sort(old_rest.begin(), old_rest.end(), by_id);
   std::sort(new_rest.begin(), new_rest.end(), by_id);
-  Matching exact = Match<FullKey>(old_rest, new_rest, FullKeyOf(old_program),
-                                  FullKeyOf(new_program));
-  Matching by_name = Match<NameKey>(exact.old_left, exact.new_left, NameKeyOf(old_program),
-                                    NameKeyOf(new_program));
+  m.exact = Match<FullKey>(old_rest, new_rest, FullKeyOf(old_program), FullKeyOf(new_program));
+  m.by_name = Match<NameKey>(m.exact.old_left, m.exact.new_left, NameKeyOf(old_program),
+                             NameKeyOf(new_program));
+  return m;
+}
 
+// Every pair whose size changed, then what vanished and what appeared;
+// counts the unchanged pairs.
+std::vector<ValueChange> ChangesOf(const Matchings& m, const ir::Program& old_program,
+                                   const ir::Program& new_program, int64_t& unchanged) {
   std::vector<ValueChange> changes;
-  for (const auto* matching : {&by_identity, &exact, &by_name}) {
+  for (const Matching* matching : {&m.by_identity, &m.exact, &m.by_name}) {
     for (const auto& [old_value, new_value] : matching->pairs) {
       if (old_value->size == new_value->size) {
-        ++diff.unchanged_values;
+        ++unchanged;
         continue;
       }
       changes.push_back(ChangeOf(new_value->size > old_value->size ? ValueChangeKind::kGrew
@@ -295,19 +303,18 @@ ProgramDiff DiffPrograms(const ir::Program& old_program, const Analysis& old_ana
                                  old_program, old_value, new_program, new_value));
     }
   }
-  for (const ir::Value* v : by_name.old_left) {
+  for (const ir::Value* v : m.by_name.old_left) {
     changes.push_back(ChangeOf(ValueChangeKind::kVanished, old_program, v, new_program, nullptr));
   }
-  for (const ir::Value* v : by_name.new_left) {
+  for (const ir::Value* v : m.by_name.new_left) {
     changes.push_back(ChangeOf(ValueChangeKind::kAppeared, old_program, nullptr, new_program, v));
   }
-  for (const ValueChange& c : changes) {
-    ChangeSummary& s = diff.summary[static_cast<int>(c.kind)];
-    ++s.count;
-    s.bytes += c.delta();
-  }
-  diff.changed_values = static_cast<int64_t>(changes.size());
+  return changes;
+}
 
+// The `top_n` largest changes by |delta| (all for top_n <= 0), then by
+// name and ids.
+void KeepLargest(std::vector<ValueChange>& changes, int top_n) {
   auto order = [](const ValueChange& a, const ValueChange& b) {
     const int64_t da = std::llabs(a.delta());
     const int64_t db = std::llabs(b.delta());
@@ -316,11 +323,30 @@ ProgramDiff DiffPrograms(const ir::Program& old_program, const Analysis& old_ana
     if (a.old_id != b.old_id) return a.old_id < b.old_id;
     return a.new_id < b.new_id;
   };
-  const size_t keep = options.top_n <= 0
-                          ? changes.size()
-                          : std::min(changes.size(), static_cast<size_t>(options.top_n));
+  const size_t keep =
+      top_n <= 0 ? changes.size() : std::min(changes.size(), static_cast<size_t>(top_n));
   std::partial_sort(changes.begin(), changes.begin() + keep, changes.end(), order);
   changes.resize(keep);
+}
+
+}  // namespace
+
+ProgramDiff DiffPrograms(const ir::Program& old_program, const Analysis& old_analysis,
+                         const ir::Program& new_program, const Analysis& new_analysis,
+                         const ProgramDiff::Options& options) {
+  ProgramDiff diff;
+  diff.old_module = old_program.module_name;
+  diff.new_module = new_program.module_name;
+  diff.categories = CategoryDeltas(old_analysis, new_analysis);
+  std::vector<ValueChange> changes =
+      ChangesOf(MatchValues(old_program, new_program), old_program, new_program, diff.unchanged_values);
+  for (const ValueChange& c : changes) {
+    ChangeSummary& s = diff.summary[static_cast<int>(c.kind)];
+    ++s.count;
+    s.bytes += c.delta();
+  }
+  diff.changed_values = static_cast<int64_t>(changes.size());
+  KeepLargest(changes, options.top_n);
   diff.changes = std::move(changes);
   return diff;
 }

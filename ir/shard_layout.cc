@@ -86,22 +86,20 @@ void FinishShardLayout(ShardLayout& layout) {
   }
 }
 
-absl::StatusOr<ShardLayout> XlaShardLayout(const HloSharding& sharding, const Shape& shape,
-                                           const std::vector<int64_t>& device_ids,
-                                           int64_t device_count) {
-  if (!shape.IsArray()) return absl::InvalidArgumentError("expected an array shape");
-  if (!device_ids.empty()) device_count = static_cast<int64_t>(device_ids.size());
-  ShardLayout layout;
+namespace {
+
+// The layout of every sharding kind but tiled (which has no whole-array
+// form); an error for kinds that have no layout.
+absl::StatusOr<ShardLayout> UntiledLayout(const HloSharding& sharding, const Shape& shape,
+                                          const std::vector<int64_t>& device_ids, int64_t device_count) {
+  using Form = ShardLayout::Form;
   switch (sharding.kind) {
     case HloSharding::Kind::kReplicated:
-      layout = WholeArray(shape, IdsFor(device_ids, device_count), ShardLayout::Form::kReplicated, -1);
-      break;
+      return WholeArray(shape, IdsFor(device_ids, device_count), Form::kReplicated, -1);
     case HloSharding::Kind::kUnreduced:
-      layout = WholeArray(shape, IdsFor(device_ids, device_count), ShardLayout::Form::kUnreduced, -1);
-      break;
+      return WholeArray(shape, IdsFor(device_ids, device_count), Form::kUnreduced, -1);
     case HloSharding::Kind::kManual:
-      layout = WholeArray(shape, IdsFor(device_ids, device_count), ShardLayout::Form::kManual, -1);
-      break;
+      return WholeArray(shape, IdsFor(device_ids, device_count), Form::kManual, -1);
     case HloSharding::Kind::kMaximal: {
       const int64_t device = sharding.maximal_device;
       if (device < 0) return absl::InvalidArgumentError(StrCat("device ", device, " is negative"));
@@ -109,9 +107,8 @@ absl::StatusOr<ShardLayout> XlaShardLayout(const HloSharding& sharding, const Sh
         return absl::InvalidArgumentError(
             StrCat("maximal device ", device, " is outside the ", device_count, " devices given"));
       }
-      layout = WholeArray(shape, IdsFor(device_ids, std::max(device_count, device + 1)),
-                          ShardLayout::Form::kMaximal, device);
-      break;
+      return WholeArray(shape, IdsFor(device_ids, std::max(device_count, device + 1)), Form::kMaximal,
+                        device);
     }
     case HloSharding::Kind::kTiled:
       break;
@@ -122,36 +119,17 @@ absl::StatusOr<ShardLayout> XlaShardLayout(const HloSharding& sharding, const Sh
     case HloSharding::Kind::kNamed:
       return absl::InvalidArgumentError("expected a canonical sharding, not a named one");
   }
-  if (sharding.kind != HloSharding::Kind::kTiled) {
-    layout.semantics = ShardLayout::Semantics::kXla;
-    FinishShardLayout(layout);
-    return layout;
-  }
+  return absl::InternalError("a tiled sharding has no whole-array layout");
+}
 
-  const TileAssignment& tiles = sharding.tiles;
-  ASSIGN_OR_RETURN(const std::vector<int64_t> devices, tiles.Devices());
-  const int64_t count = static_cast<int64_t>(devices.size());
-  const int64_t rank = sharding.TiledDataRank();
-  if (rank != static_cast<int64_t>(shape.dims.size())) {
-    return absl::InvalidArgumentError(StrCat("the sharding ", sharding.ToString(), " tiles ", rank,
-                                             " dimensions but the shape ", ShapeToString(shape, false),
-                                             " has ", shape.dims.size()));
-  }
-  if (!device_ids.empty() && static_cast<int64_t>(device_ids.size()) != count) {
-    return absl::InvalidArgumentError(StrCat("the sharding ", sharding.ToString(), " uses ", count,
-                                             " devices but ", device_ids.size(), " device ids were given"));
-  }
-  const std::vector<int64_t> ids = IdsFor(device_ids, count);
-  layout.semantics = ShardLayout::Semantics::kXla;
-  layout.form = ShardLayout::Form::kTiled;
-  layout.global = shape;
-  layout.ways.assign(tiles.dims.begin(), tiles.dims.begin() + rank);
-  // Subgroup dims: replicate_on_last_tile_dim is one replicated dim;
-  // last_tile_dims name the types of the trailing dims.
+// Replication, unreduced and manual ways from the subgroup dims:
+// replicate_on_last_tile_dim is one replicated dim; last_tile_dims name
+// the types of the trailing dims.
+absl::Status SetSubgroupWays(const HloSharding& sharding, int64_t rank, ShardLayout& layout) {
   std::vector<OpShardingType> subgroup_types = sharding.last_tile_dims;
   if (sharding.replicate_on_last_tile_dim) subgroup_types = {OpShardingType::kReplicated};
   for (size_t i = 0; i < subgroup_types.size(); ++i) {
-    const int64_t size = tiles.dims[rank + i];
+    const int64_t size = sharding.tiles.dims[rank + i];
     switch (subgroup_types[i]) {
       case OpShardingType::kReplicated:
         layout.replication *= size;
@@ -168,9 +146,17 @@ absl::StatusOr<ShardLayout> XlaShardLayout(const HloSharding& sharding, const Sh
     }
   }
   layout.copies = layout.replication * layout.unreduced_ways * layout.manual_ways;
+  return absl::OkStatus();
+}
+
+// Each device's tile: the tile assignment's devices in row-major order of
+// the tile dims, each at its position.
+absl::Status PlaceTiles(const TileAssignment& tiles, const std::vector<int64_t>& devices,
+                        const std::vector<int64_t>& ids, const Shape& shape, int64_t rank,
+                        ShardLayout& layout) {
+  const int64_t count = static_cast<int64_t>(devices.size());
   std::vector<int64_t> chunk(rank);
   for (int64_t d = 0; d < rank; ++d) chunk[d] = CeilDiv(shape.dims[d], layout.ways[d]);
-
   layout.devices.resize(static_cast<size_t>(count));
   std::vector<bool> seen(static_cast<size_t>(count), false);
   std::vector<int64_t> index(tiles.dims.size(), 0);
@@ -195,6 +181,42 @@ absl::StatusOr<ShardLayout> XlaShardLayout(const HloSharding& sharding, const Sh
       index[k] = 0;
     }
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ShardLayout> XlaShardLayout(const HloSharding& sharding, const Shape& shape,
+                                           const std::vector<int64_t>& device_ids,
+                                           int64_t device_count) {
+  if (!shape.IsArray()) return absl::InvalidArgumentError("expected an array shape");
+  if (!device_ids.empty()) device_count = static_cast<int64_t>(device_ids.size());
+  if (sharding.kind != HloSharding::Kind::kTiled) {
+    ASSIGN_OR_RETURN(ShardLayout layout, UntiledLayout(sharding, shape, device_ids, device_count));
+    layout.semantics = ShardLayout::Semantics::kXla;
+    FinishShardLayout(layout);
+    return layout;
+  }
+  const TileAssignment& tiles = sharding.tiles;
+  ASSIGN_OR_RETURN(const std::vector<int64_t> devices, tiles.Devices());
+  const int64_t count = static_cast<int64_t>(devices.size());
+  const int64_t rank = sharding.TiledDataRank();
+  if (rank != static_cast<int64_t>(shape.dims.size())) {
+    return absl::InvalidArgumentError(StrCat("the sharding ", sharding.ToString(), " tiles ", rank,
+                                             " dimensions but the shape ", ShapeToString(shape, false),
+                                             " has ", shape.dims.size()));
+  }
+  if (!device_ids.empty() && static_cast<int64_t>(device_ids.size()) != count) {
+    return absl::InvalidArgumentError(StrCat("the sharding ", sharding.ToString(), " uses ", count,
+                                             " devices but ", device_ids.size(), " device ids were given"));
+  }
+  ShardLayout layout;
+  layout.semantics = ShardLayout::Semantics::kXla;
+  layout.form = ShardLayout::Form::kTiled;
+  layout.global = shape;
+  layout.ways.assign(tiles.dims.begin(), tiles.dims.begin() + rank);
+  RETURN_IF_ERROR(SetSubgroupWays(sharding, rank, layout));
+  RETURN_IF_ERROR(PlaceTiles(tiles, devices, IdsFor(device_ids, count), shape, rank, layout));
   FinishShardLayout(layout);
   return layout;
 }
