@@ -13,6 +13,7 @@
 #include "cli/device_memory.h"
 #include "cli/errors.h"
 #include "cli/output_file.h"
+#include "ir/status_macros.h"
 #include "parsers/budget_file.h"
 #include "viz/check_report.h"
 
@@ -92,43 +93,50 @@ viz::CheckModuleReport CheckOne(const std::vector<ModuleMetrics>& current, size_
   return report;
 }
 
-}  // namespace
-
-int RunCheck(const CheckFlags& flags) {
-  absl::StatusOr<parsers::BudgetFile> budgets =
-      parsers::LoadBudgets(flags.budget, DeviceMemoryCatalog());
-  if (!budgets.ok()) {
-    PrintError(budgets.status());
-    return kExitBadInput;
-  }
+// What `check` reads: the budgets, the modules (with their names as the
+// budget resolves them) and the baseline, if given.
+struct CheckInputs {
+  parsers::BudgetFile budgets;
+  std::vector<ModuleMetrics> current;
   std::vector<std::pair<std::string, std::string>> names;
-  absl::StatusOr<std::vector<ModuleMetrics>> current = LoadModules(flags.path, flags.module, &names);
-  if (!current.ok()) {
-    PrintError(current.status());
-    return kExitBadInput;
-  }
   std::vector<ModuleMetrics> baseline;
-  if (!flags.baseline.empty()) {
-    absl::StatusOr<std::vector<ModuleMetrics>> loaded = LoadBaseline(flags.baseline, flags.module);
-    if (!loaded.ok()) {
-      PrintError(loaded.status());
-      return kExitBadInput;
-    }
-    baseline = *std::move(loaded);
-  }
+};
 
+absl::StatusOr<CheckInputs> LoadCheckInputs(const CheckFlags& flags) {
+  CheckInputs in;
+  ASSIGN_OR_RETURN(in.budgets, parsers::LoadBudgets(flags.budget, DeviceMemoryCatalog()));
+  ASSIGN_OR_RETURN(in.current, LoadModules(flags.path, flags.module, &in.names));
+  if (!flags.baseline.empty()) {
+    ASSIGN_OR_RETURN(in.baseline, LoadBaseline(flags.baseline, flags.module));
+  }
+  return in;
+}
+
+std::vector<viz::CheckModuleReport> CheckAll(const CheckFlags& flags, const CheckInputs& in,
+                                             CheckTally& tally) {
   std::vector<viz::CheckModuleReport> reports;
-  CheckTally tally;
   analyzer::CheckOptions options;
   options.strict = flags.strict;
   options.check_untrusted = flags.allow_truncated;
-  for (size_t i = 0; i < current->size(); ++i) {
+  for (size_t i = 0; i < in.current.size(); ++i) {
     const std::optional<parsers::ResolvedBudget> budget =
-        parsers::ResolveBudget(*budgets, (*current)[i].module, names[i].second);
-    const std::vector<ModuleMetrics>* base = flags.baseline.empty() ? nullptr : &baseline;
-    reports.push_back(CheckOne(*current, i, budget, base, options, tally));
+        parsers::ResolveBudget(in.budgets, in.current[i].module, in.names[i].second);
+    const std::vector<ModuleMetrics>* base = flags.baseline.empty() ? nullptr : &in.baseline;
+    reports.push_back(CheckOne(in.current, i, budget, base, options, tally));
   }
+  return reports;
+}
 
+}  // namespace
+
+int RunCheck(const CheckFlags& flags) {
+  absl::StatusOr<CheckInputs> in = LoadCheckInputs(flags);
+  if (!in.ok()) {
+    PrintError(in.status());
+    return kExitBadInput;
+  }
+  CheckTally tally;
+  const std::vector<viz::CheckModuleReport> reports = CheckAll(flags, *in, tally);
   const std::string text = viz::RenderCheckText(reports);
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);

@@ -97,42 +97,76 @@ absl::StatusOr<std::string> PlanText(const simulator::Candidate& c, std::string_
   return std::string(source->text());
 }
 
+// --budget in bytes, or the hardware's memory when not given.
+absl::StatusOr<int64_t> Budget(const RankFlags& flags, const simulator::Hardware& hw) {
+  if (flags.budget.empty()) return hw.hbm_bytes;
+  absl::StatusOr<double> parsed = simulator::ParseQuantity(flags.budget, simulator::Quantity::kBytes);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(
+        StrCat("--budget=", flags.budget, ": ", FromAbsl(parsed.status().message())));
+  }
+  return static_cast<int64_t>(*parsed);
+}
+
+// The families' candidates, then one per --plans file.
+absl::StatusOr<simulator::Enumeration> AllCandidates(const RankFlags& flags, const PlannedProgram& planned) {
+  ASSIGN_OR_RETURN(simulator::Enumeration enumeration, Families(flags, planned.arguments));
+  for (const std::string& path : flags.plans) {
+    ASSIGN_OR_RETURN(simulator::Candidate c, PlanCandidate(path, planned.loaded.program.module));
+    enumeration.candidates.push_back(std::move(c));
+  }
+  if (enumeration.candidates.empty() && enumeration.skipped.empty()) {
+    return absl::InvalidArgumentError(
+        "no candidates: expected --families with their inputs (--data, --tp-plan or "
+        "--family-inputs) or --plans");
+  }
+  return enumeration;
+}
+
+// --emit-plan and --emit-executor-plan for the best fitting candidate.
+absl::Status EmitWinner(const RankFlags& flags, const simulator::CostModel& model,
+                        const simulator::Enumeration& enumeration, const simulator::Ranking& ranking,
+                        std::string_view module_name) {
+  if (ranking.fitting.empty()) return absl::OkStatus();
+  const simulator::RankedCandidate& best = ranking.fitting.front();
+  const simulator::Candidate& candidate = enumeration.candidates[static_cast<size_t>(best.index)];
+  if (!flags.emit_plan.empty()) {
+    ASSIGN_OR_RETURN(std::string text, PlanText(candidate, module_name));
+    RETURN_IF_ERROR(WriteOutput(flags.emit_plan, text));
+  }
+  if (!flags.emit_executor_plan.empty()) {
+    // The ranking keeps totals only: price the winner again for its detail.
+    ASSIGN_OR_RETURN(simulator::CandidateCost cost, model.Price(candidate.plan));
+    ASSIGN_OR_RETURN(
+        executor::ExecutorPlan plan,
+        executor::PlanFromCandidate(model, cost,
+                                    {best.label, StrCat("memplan rank ", flags.path, " --devices ",
+                                                        flags.devices, " (", best.label, ")")}));
+    RETURN_IF_ERROR(WriteOutput(flags.emit_executor_plan, executor::RenderPlanJson(plan)));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 int RunRank(const RankFlags& flags) {
   if (flags.devices < 1) return Fail("expected --devices N with N >= 1");
   absl::StatusOr<simulator::Hardware> hw = simulator::LoadHardware(flags.hw);
   if (!hw.ok()) return Fail(FromAbsl(hw.status().message()));
-  int64_t budget = hw->hbm_bytes;
-  if (!flags.budget.empty()) {
-    absl::StatusOr<double> parsed = simulator::ParseQuantity(flags.budget, simulator::Quantity::kBytes);
-    if (!parsed.ok()) return Fail(StrCat("--budget=", flags.budget, ": ", FromAbsl(parsed.status().message())));
-    budget = static_cast<int64_t>(*parsed);
-  }
+  absl::StatusOr<int64_t> budget = Budget(flags, *hw);
+  if (!budget.ok()) return Fail(std::string(budget.status().message()));
   absl::StatusOr<simulator::PricingOptions> pricing = Pricing(flags, *hw);
   if (!pricing.ok()) return Fail(FromAbsl(pricing.status().message()));
-
   absl::StatusOr<PlannedProgram> planned = LoadPlannedProgram(flags.path, flags.module);
   if (!planned.ok()) return Fail(FromAbsl(planned.status().message()));
   const parsers::LoadedProgram* loaded = &planned->loaded;
-  const ir::Module& module = loaded->program.module;
-
-  absl::StatusOr<simulator::Enumeration> enumeration = Families(flags, planned->arguments);
+  absl::StatusOr<simulator::Enumeration> enumeration = AllCandidates(flags, *planned);
   if (!enumeration.ok()) return Fail(FromAbsl(enumeration.status().message()));
-  for (const std::string& path : flags.plans) {
-    absl::StatusOr<simulator::Candidate> c = PlanCandidate(path, module);
-    if (!c.ok()) return Fail(FromAbsl(c.status().message()));
-    enumeration->candidates.push_back(*std::move(c));
-  }
-  if (enumeration->candidates.empty() && enumeration->skipped.empty()) {
-    return Fail("no candidates: expected --families with their inputs (--data, --tp-plan or "
-                "--family-inputs) or --plans");
-  }
   absl::StatusOr<std::unique_ptr<simulator::CostModel>> model =
       simulator::CostModel::Create(loaded->program, *hw, *pricing);
   if (!model.ok()) return Fail(StrCat(flags.path, ": ", FromAbsl(model.status().message())));
   absl::StatusOr<simulator::Ranking> ranking =
-      simulator::RankCandidates(**model, flags.devices, budget, enumeration->candidates,
+      simulator::RankCandidates(**model, flags.devices, *budget, enumeration->candidates,
                                 std::move(enumeration->skipped));
   if (!ranking.ok()) return Fail(FromAbsl(ranking.status().message()));
 
@@ -140,26 +174,9 @@ int RunRank(const RankFlags& flags) {
   const std::string report = flags.format == RankFormat::kJson   ? viz::RenderRankJson(input)
                              : flags.format == RankFormat::kHtml ? viz::RenderRankHtml(input)
                                                                  : viz::RenderRankText(input);
-  if (!ranking->fitting.empty() && !flags.emit_plan.empty()) {
-    const simulator::Candidate& best =
-        enumeration->candidates[static_cast<size_t>(ranking->fitting.front().index)];
-    absl::StatusOr<std::string> text = PlanText(best, module.name);
-    if (!text.ok()) return Fail(FromAbsl(text.status().message()));
-    if (absl::Status s = WriteOutput(flags.emit_plan, *text); !s.ok()) return Fail(FromAbsl(s.message()));
-  }
-  if (!ranking->fitting.empty() && !flags.emit_executor_plan.empty()) {
-    // The ranking keeps totals only: price the winner again for its detail.
-    const simulator::RankedCandidate& best = ranking->fitting.front();
-    absl::StatusOr<simulator::CandidateCost> cost =
-        (*model)->Price(enumeration->candidates[static_cast<size_t>(best.index)].plan);
-    if (!cost.ok()) return Fail(FromAbsl(cost.status().message()));
-    absl::StatusOr<executor::ExecutorPlan> plan = executor::PlanFromCandidate(
-        **model, *cost,
-        {best.label, StrCat("memplan rank ", flags.path, " --devices ", flags.devices, " (", best.label, ")")});
-    if (!plan.ok()) return Fail(FromAbsl(plan.status().message()));
-    if (absl::Status s = WriteOutput(flags.emit_executor_plan, executor::RenderPlanJson(*plan)); !s.ok()) {
-      return Fail(FromAbsl(s.message()));
-    }
+  if (absl::Status s = EmitWinner(flags, **model, *enumeration, *ranking, loaded->program.module.name);
+      !s.ok()) {
+    return Fail(FromAbsl(s.message()));
   }
   if (absl::Status s = WriteOutput(flags.output, report); !s.ok()) return Fail(FromAbsl(s.message()));
   if (const std::string choice = viz::DescribeModuleChoice(*loaded); !choice.empty()) {

@@ -6,6 +6,7 @@
 #include "cli/output_file.h"
 #include "executor/plan_json.h"
 #include "executor/program_plan.h"
+#include "ir/status_macros.h"
 #include "ir/strings.h"
 #include "viz/describe.h"
 #include "parsers/load_program.h"
@@ -55,6 +56,46 @@ absl::Status ParseInjection(const std::string& text, executor::ReplayOptions* op
   return absl::OkStatus();
 }
 
+absl::StatusOr<executor::ReplayOptions> ReplayOptionsFrom(const ValidateFlags& flags) {
+  executor::ReplayOptions options;
+  options.timeout_seconds = flags.common.timeout_seconds;
+  if (flags.mode == AllocationModeFlag::kArena) options.mode = executor::AllocationMode::kArena;
+  if (flags.mode == AllocationModeFlag::kPool) options.mode = executor::AllocationMode::kPool;
+  RETURN_IF_ERROR(ParseInjection(flags.inject_failure, &options));
+  return options;
+}
+
+// Writes the lead's report and every rank's problem to stderr (each rank
+// says its own when the reports could not be exchanged); returns the exit
+// code, `code` unless writing failed.
+int ReportValidation(const ValidateFlags& flags, executor::MpiSession& session,
+                     const executor::ExecutorPlan& plan, const executor::ValidationReport& report, int code) {
+  const bool lead = session.rank() == 0;
+  bool exchanged = true;
+  for (const executor::RankReport& rank : report.ranks) {
+    exchanged = exchanged && rank.outcome != executor::RankOutcome::kNotReported;
+  }
+  if (!exchanged && !lead) {
+    const std::string mine = viz::RankProblemSentence(report.ranks[session.rank()]);
+    if (!mine.empty()) ReportExecutorError(&session, mine);
+  }
+  if (!lead) return code;
+  const viz::ValidateViewInput view{plan, report, flags.max_peak_error_percent};
+  const std::string rendered = flags.common.format == ExecutorFormat::kJson   ? viz::RenderValidateJson(view)
+                               : flags.common.format == ExecutorFormat::kHtml ? viz::RenderValidateHtml(view)
+                                                                              : viz::RenderValidateText(view);
+  if (absl::Status written = WriteOutput(flags.common.output, rendered); !written.ok()) {
+    ReportExecutorError(nullptr, written);
+    code = kBadInput;
+  }
+  // Problems also go to stderr, whatever the format and destination.
+  for (const executor::RankReport& rank : report.ranks) {
+    const std::string problem = viz::RankProblemSentence(rank);
+    if (!problem.empty()) ReportExecutorError(nullptr, problem);
+  }
+  return code;
+}
+
 }  // namespace
 
 int RunValidate(const ValidateFlags& flags) {
@@ -70,22 +111,17 @@ int RunValidate(const ValidateFlags& flags) {
     if (lead) ReportExecutorError(nullptr, status);
     return finish(kBadInput);
   };
-
-  executor::ReplayOptions options;
-  options.timeout_seconds = flags.common.timeout_seconds;
-  if (flags.mode == AllocationModeFlag::kArena) options.mode = executor::AllocationMode::kArena;
-  if (flags.mode == AllocationModeFlag::kPool) options.mode = executor::AllocationMode::kPool;
-  if (absl::Status parsed = ParseInjection(flags.inject_failure, &options); !parsed.ok()) return fail(parsed);
+  absl::StatusOr<executor::ReplayOptions> options = ReplayOptionsFrom(flags);
+  if (!options.ok()) return fail(options.status());
   absl::StatusOr<executor::BackendFactory> factory = BackendFactoryFor(flags.common, session);
   if (!factory.ok()) return fail(factory.status());
-
   std::string choice;
   absl::StatusOr<executor::ExecutorPlan> plan = LoadPlan(flags, &choice);
   if (!plan.ok()) return fail(plan.status());
   if (lead && !choice.empty()) ReportExecutorError(nullptr, choice);
 
   absl::StatusOr<executor::ValidationReport> report =
-      executor::RunValidation(*plan, session, *factory, options);
+      executor::RunValidation(*plan, session, *factory, *options);
   if (!report.ok()) {
     if (absl::IsInvalidArgument(report.status())) return fail(report.status());
     ReportExecutorError(&session, report.status());
@@ -93,33 +129,8 @@ int RunValidate(const ValidateFlags& flags) {
   }
   report->plan_path = flags.path;
   const executor::ValidationVerdict verdict = executor::Judge(*report, flags.max_peak_error_percent);
-  int code = verdict.ranks_failed > 0 ? kBadInput : verdict.ok() ? kOk : kCheckFailed;
-
-  // When the reports could not be exchanged, each rank says its own.
-  bool exchanged = true;
-  for (const executor::RankReport& rank : report->ranks) {
-    exchanged = exchanged && rank.outcome != executor::RankOutcome::kNotReported;
-  }
-  if (!exchanged && !lead) {
-    const std::string mine = viz::RankProblemSentence(report->ranks[session.rank()]);
-    if (!mine.empty()) ReportExecutorError(&session, mine);
-  }
-  if (lead) {
-    const viz::ValidateViewInput view{*plan, *report, flags.max_peak_error_percent};
-    const std::string rendered = flags.common.format == ExecutorFormat::kJson   ? viz::RenderValidateJson(view)
-                                 : flags.common.format == ExecutorFormat::kHtml ? viz::RenderValidateHtml(view)
-                                                                                : viz::RenderValidateText(view);
-    if (absl::Status written = WriteOutput(flags.common.output, rendered); !written.ok()) {
-      ReportExecutorError(nullptr, written);
-      code = kBadInput;
-    }
-    // Problems also go to stderr, whatever the format and destination.
-    for (const executor::RankReport& rank : report->ranks) {
-      const std::string problem = viz::RankProblemSentence(rank);
-      if (!problem.empty()) ReportExecutorError(nullptr, problem);
-    }
-  }
-  return finish(code);
+  const int code = verdict.ranks_failed > 0 ? kBadInput : verdict.ok() ? kOk : kCheckFailed;
+  return finish(ReportValidation(flags, session, *plan, *report, code));
 }
 
 }  // namespace memplan::cli

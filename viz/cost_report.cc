@@ -103,6 +103,59 @@ std::string PhaseTable(const simulator::PhaseSplit& split, double total_seconds)
   return StrCat("\nTraining step (executed)\n", table.Render());
 }
 
+// The top instructions by time, with a heading; "" when there are none.
+std::string InstructionTable(const CostReportInput& in) {
+  const simulator::ComputeCost& c = in.cost;
+  const std::vector<const InstructionCompute*> top = ByTime(c, in.top);
+  if (top.empty()) return "";
+  std::string out =
+      StrCat("\nInstructions by time", in.top > 0 ? StrCat(" (top ", in.top, ")") : "", "\n");
+  TextTable table({{"instruction"},
+                   {"opcode"},
+                   {"class"},
+                   {"rate"},
+                   {"flops", TextTable::Align::kRight},
+                   {"bytes", TextTable::Align::kRight},
+                   {"time", TextTable::Align::kRight},
+                   {"share", TextTable::Align::kRight},
+                   {"bound"}});
+  for (const InstructionCompute* i : top) {
+    const ir::Instruction& instruction = in.module.instruction(i->instruction);
+    const bool matmul = i->op_class == simulator::OpClass::kMatmul;
+    table.AddRow({std::string(instruction.name), std::string(instruction.opcode_text),
+                  std::string(simulator::OpClassName(i->op_class)),
+                  matmul ? std::string(simulator::PrecisionName(i->precision))
+                         : (i->op_class == simulator::OpClass::kVector ? "f32" : ""),
+                  Grouped(i->executed_flops), Grouped(i->executed_bytes), Seconds(i->seconds),
+                  Share(i->seconds, c.seconds), Bound(*i)});
+  }
+  return out + table.Render();
+}
+
+// What the counts leave out, one line each; "" when nothing.
+std::string CostNotes(const CostReportInput& in) {
+  const simulator::ComputeCost& c = in.cost;
+  std::string notes;
+  if (c.xla.unknown > 0) {
+    StrAppend(&notes, "  ", c.xla.unknown,
+              " instruction(s) lack what their flops need (a dot without dimension numbers, a "
+              "convolution without its window, as this input was read): counted as 0 flops.\n");
+  }
+  if (c.xla.custom_calls > 0) {
+    StrAppend(&notes, "  ", c.xla.custom_calls,
+              " custom call(s): their cost is unknown (XLA counts -1 for each); counted as 0.\n");
+  }
+  if (c.unknown_trip_counts > 0) {
+    StrAppend(&notes, "  ", c.unknown_trip_counts,
+              " loop(s) without a known trip count: run once in the executed figures.\n");
+  }
+  if (!in.module.gaps.empty()) {
+    StrAppend(&notes,
+              "  the input does not hold the whole module graph: costs cover what it names.\n");
+  }
+  return notes;
+}
+
 }  // namespace
 
 std::string RenderCostText(const CostReportInput& in) {
@@ -123,53 +176,9 @@ std::string RenderCostText(const CostReportInput& in) {
                                             Share(c.matmul_seconds, c.seconds), ")")},
                     {"  memory-bound", StrCat(Seconds(c.memory_bound_seconds), " (",
                                               Share(c.memory_bound_seconds, c.seconds), ")")}});
-
   out += PhaseTable(c.phases, c.seconds);
-
-  const std::vector<const InstructionCompute*> top = ByTime(c, in.top);
-  if (!top.empty()) {
-    StrAppend(&out, "\nInstructions by time", in.top > 0 ? StrCat(" (top ", in.top, ")") : "",
-              "\n");
-    TextTable table({{"instruction"},
-                     {"opcode"},
-                     {"class"},
-                     {"rate"},
-                     {"flops", TextTable::Align::kRight},
-                     {"bytes", TextTable::Align::kRight},
-                     {"time", TextTable::Align::kRight},
-                     {"share", TextTable::Align::kRight},
-                     {"bound"}});
-    for (const InstructionCompute* i : top) {
-      const ir::Instruction& instruction = in.module.instruction(i->instruction);
-      const bool matmul = i->op_class == simulator::OpClass::kMatmul;
-      table.AddRow({std::string(instruction.name), std::string(instruction.opcode_text),
-                    std::string(simulator::OpClassName(i->op_class)),
-                    matmul ? std::string(simulator::PrecisionName(i->precision))
-                           : (i->op_class == simulator::OpClass::kVector ? "f32" : ""),
-                    Grouped(i->executed_flops), Grouped(i->executed_bytes), Seconds(i->seconds),
-                    Share(i->seconds, c.seconds), Bound(*i)});
-    }
-    out += table.Render();
-  }
-
-  std::string notes;
-  if (c.xla.unknown > 0) {
-    StrAppend(&notes, "  ", c.xla.unknown,
-              " instruction(s) lack what their flops need (a dot without dimension numbers, a "
-              "convolution without its window, as this input was read): counted as 0 flops.\n");
-  }
-  if (c.xla.custom_calls > 0) {
-    StrAppend(&notes, "  ", c.xla.custom_calls,
-              " custom call(s): their cost is unknown (XLA counts -1 for each); counted as 0.\n");
-  }
-  if (c.unknown_trip_counts > 0) {
-    StrAppend(&notes, "  ", c.unknown_trip_counts,
-              " loop(s) without a known trip count: run once in the executed figures.\n");
-  }
-  if (!in.module.gaps.empty()) {
-    StrAppend(&notes,
-              "  the input does not hold the whole module graph: costs cover what it names.\n");
-  }
+  out += InstructionTable(in);
+  const std::string notes = CostNotes(in);
   if (!notes.empty()) StrAppend(&out, "\nNotes\n", notes);
   return out;
 }

@@ -98,19 +98,7 @@ void WriteChangeJson(llvm::json::OStream& j, const ValueChange& c) {
   });
 }
 
-}  // namespace
-
-std::string RenderDiffText(const DiffReportInput& input) {
-  const analyzer::ProgramDiff& diff = input.diff;
-  std::string out;
-  StrAppend(&out, "Old: ", input.old_path, " (module ", diff.old_module, ")\n");
-  StrAppend(&out, "New: ", input.new_path, " (module ", diff.new_module, ")\n\n");
-  if (diff.Empty()) {
-    out += "No change: every category and every value has the same size.\n";
-    return out;
-  }
-
-  out += "Memory by category\n";
+std::string CategoryTable(const analyzer::ProgramDiff& diff) {
   TextTable categories({{"category"}, {"old", Align::kRight}, {"new", Align::kRight},
                         {"delta", Align::kRight}, {"delta bytes", Align::kRight},
                         {"change", Align::kRight}});
@@ -129,8 +117,43 @@ std::string RenderDiffText(const DiffReportInput& input) {
                        delta ? SignedHumanBytes(*delta) : "n/a",
                        delta ? SignedGroupedBytes(*delta) : "n/a", change});
   }
-  StrAppend(&out, categories.Render(), "\n");
+  return categories.Render();
+}
 
+// "old -> new" when the shape changed, else the one shape.
+std::string ShapeChange(const ValueChange& c) {
+  if (c.old_shape.empty()) return c.new_shape;
+  if (c.new_shape.empty()) return c.old_shape;
+  if (c.old_shape == c.new_shape) return c.new_shape;
+  return StrCat(c.old_shape, " -> ", c.new_shape);
+}
+
+std::string ChangeTable(const analyzer::ProgramDiff& diff) {
+  TextTable table({{"#", Align::kRight}, {"change"}, {"value"}, {"old", Align::kRight},
+                   {"new", Align::kRight}, {"delta", Align::kRight}, {"shape"}});
+  int rank = 0;
+  for (const ValueChange& c : diff.changes) {
+    const bool has_old = c.kind != ValueChangeKind::kAppeared;
+    const bool has_new = c.kind != ValueChangeKind::kVanished;
+    table.AddRow({StrCat(++rank), std::string(analyzer::ValueChangeKindName(c.kind)), c.name,
+                  has_old ? HumanBytes(c.old_bytes) : "-", has_new ? HumanBytes(c.new_bytes) : "-",
+                  SignedHumanBytes(c.delta()), ShapeChange(c)});
+  }
+  return table.Render();
+}
+
+}  // namespace
+
+std::string RenderDiffText(const DiffReportInput& input) {
+  const analyzer::ProgramDiff& diff = input.diff;
+  std::string out;
+  StrAppend(&out, "Old: ", input.old_path, " (module ", diff.old_module, ")\n");
+  StrAppend(&out, "New: ", input.new_path, " (module ", diff.new_module, ")\n\n");
+  if (diff.Empty()) {
+    out += "No change: every category and every value has the same size.\n";
+    return out;
+  }
+  StrAppend(&out, "Memory by category\n", CategoryTable(diff), "\n");
   out += "Values (matched by what they are: instruction in the graph, shape index, position)\n";
   for (ValueChangeKind kind : kKinds) {
     const analyzer::ChangeSummary& s = diff.summary[static_cast<int>(kind)];
@@ -140,25 +163,8 @@ std::string RenderDiffText(const DiffReportInput& input) {
   }
   StrAppend(&out, "  unchanged: ", diff.unchanged_values, "\n\n");
   if (diff.changes.empty()) return out;
-
-  StrAppend(&out, "Largest changes (", diff.changes.size(), " of ", diff.changed_values,
-            ")\n");
-  TextTable table({{"#", Align::kRight}, {"change"}, {"value"}, {"old", Align::kRight},
-                   {"new", Align::kRight}, {"delta", Align::kRight}, {"shape"}});
-  int rank = 0;
-  for (const ValueChange& c : diff.changes) {
-    std::string shape = c.old_shape.empty()   ? c.new_shape
-                        : c.new_shape.empty() ? c.old_shape
-                        : c.old_shape == c.new_shape
-                            ? c.new_shape
-                            : StrCat(c.old_shape, " -> ", c.new_shape);
-    const bool has_old = c.kind != ValueChangeKind::kAppeared;
-    const bool has_new = c.kind != ValueChangeKind::kVanished;
-    table.AddRow({StrCat(++rank), std::string(analyzer::ValueChangeKindName(c.kind)), c.name,
-                  has_old ? HumanBytes(c.old_bytes) : "-", has_new ? HumanBytes(c.new_bytes) : "-",
-                  SignedHumanBytes(c.delta()), shape});
-  }
-  StrAppend(&out, table.Render());
+  StrAppend(&out, "Largest changes (", diff.changes.size(), " of ", diff.changed_values, ")\n");
+  out += ChangeTable(diff);
   if (diff.changed_values > static_cast<int64_t>(diff.changes.size())) {
     StrAppend(&out, "  ... ", diff.changed_values - static_cast<int64_t>(diff.changes.size()),
               " more (no row limit lists them all)\n");

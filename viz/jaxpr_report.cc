@@ -152,9 +152,8 @@ std::string DefinedBy(const ir::JaxprModule& m, const analyzer::JaxprSchedule& s
   return StrCat("step ", b.step, ": ", DescribeJaxprStep(m, s, b.step));
 }
 
-}  // namespace
-
-std::string RenderJaxprText(const JaxprReportInput& in) {
+// The program's totals: equations, bytes by kind, flops.
+std::string JaxprTotals(const JaxprReportInput& in) {
   const analyzer::JaxprLiveness& l = in.liveness;
   const analyzer::JaxprSchedule& s = in.schedule;
   const ir::Jaxpr& top = in.module.jaxpr(in.module.top);
@@ -181,6 +180,14 @@ std::string RenderJaxprText(const JaxprReportInput& in) {
   if (s.unknown_size_buffers > 0) {
     StrAppend(&out, "  ", s.unknown_size_buffers, " values of unknown size count as 0 bytes\n");
   }
+  return out;
+}
+
+// The live, temp and arena peaks and the predicted footprint.
+std::string JaxprPeaks(const JaxprReportInput& in) {
+  const analyzer::JaxprLiveness& l = in.liveness;
+  const analyzer::JaxprSchedule& s = in.schedule;
+  std::string out;
   StrAppend(&out, "\nLive peak: ", GroupedBytes(l.peak.total()), " B (", HumanBytes(l.peak.total()),
             ") at step ", l.peak_step, " of ", std::max<size_t>(1, s.steps.size()), "\n");
   StrAppend(&out, "  arguments ", GroupedBytes(l.peak.arguments), " B, outputs ", GroupedBytes(l.peak.outputs),
@@ -197,10 +204,15 @@ std::string RenderJaxprText(const JaxprReportInput& in) {
   if (l.arena_peak_bytes > 0 && !arena_at.empty()) StrAppend(&out, " at step ", l.arena_peak_step, ": ", arena_at);
   StrAppend(&out, "\nPredicted footprint (argument + output - aliased + temp): ",
             GroupedBytes(l.PredictedFootprint()), " B (", HumanBytes(l.PredictedFootprint()), ")\n");
+  return out;
+}
 
+std::string JaxprLiveAtPeak(const JaxprReportInput& in) {
+  const analyzer::JaxprLiveness& l = in.liveness;
   const size_t shown = Shown(l.live_at_peak.size(), in.top);
-  StrAppend(&out, "\nLive at the peak (", shown == l.live_at_peak.size() ? "" : StrCat("top ", shown, " of "),
-            l.live_at_peak.size(), ")\n");
+  std::string out =
+      StrCat("\nLive at the peak (", shown == l.live_at_peak.size() ? "" : StrCat("top ", shown, " of "),
+             l.live_at_peak.size(), ")\n");
   TextTable table({{"bytes", Align::kRight},
                    {"kind", Align::kLeft},
                    {"value", Align::kLeft},
@@ -208,14 +220,18 @@ std::string RenderJaxprText(const JaxprReportInput& in) {
                    {"defined by", Align::kLeft},
                    {"last use", Align::kRight}});
   for (size_t i = 0; i < shown; ++i) {
-    const JaxprBuffer& b = s.buffers[l.live_at_peak[i]];
+    const JaxprBuffer& b = in.schedule.buffers[l.live_at_peak[i]];
     table.AddRow({GroupedBytes(b.bytes), KindLabel(b), VarName(in.module, b),
                   StrCat(AvalText(in.module, b), TilesText(b.tiles)),
-                  DefinedBy(in.module, s, b),
-                  StrCat(b.last_use)});
+                  DefinedBy(in.module, in.schedule, b), StrCat(b.last_use)});
   }
-  out += table.Render();
-  return out;
+  return out + table.Render();
+}
+
+}  // namespace
+
+std::string RenderJaxprText(const JaxprReportInput& in) {
+  return StrCat(JaxprTotals(in), JaxprPeaks(in), JaxprLiveAtPeak(in));
 }
 
 namespace {

@@ -56,13 +56,9 @@ std::string RenderHardwareList(std::span<const simulator::Hardware> hardware) {
   return table.Render("");
 }
 
-std::string RenderCalibrationText(const CalibrationReportInput& input) {
-  const simulator::Calibration& c = input.calibration;
-  std::string out = StrCat("Calibration of ", input.base);
-  if (!input.base_reason.empty()) StrAppend(&out, " (", input.base_reason, ")");
-  StrAppend(&out, " from ", c.runs.size(), c.runs.size() == 1 ? " run" : " runs", "\n\n");
+namespace {
 
-  out += "Runs\n";
+std::string RunsTable(const simulator::Calibration& c) {
   TextTable runs({{"run"},
                   {"collective"},
                   {"ranks", TextTable::Align::kRight},
@@ -76,10 +72,26 @@ std::string RenderCalibrationText(const CalibrationReportInput& input) {
                  u.link ? std::string(simulator::LinkName(*u.link))
                         : StrCat("nothing: ", simulator::SkipReasonText(u.skipped))});
   }
-  out += runs.Render();
+  return runs.Render();
+}
 
-  out += "\nFits: time = alpha * steps + bus bytes / bandwidth (weighted least squares, "
-         "weights 1/time)\n";
+// What a fit's flags say, one line each.
+void AppendFitNotes(const simulator::LinkFit& f, std::string& notes) {
+  const std::string which = StrCat(simulator::LinkName(f.link), " ", ir::CollectiveName(f.kind), ": ");
+  if (f.alpha_clamped) {
+    StrAppend(&notes, "  ", which,
+              "the best line had a negative intercept; alpha is fixed at 0 and the bandwidth "
+              "refitted\n");
+  }
+  if (f.network_not_bottleneck) {
+    StrAppend(&notes, "  ", which,
+              "at the largest size an NVLink stage, not the network, set the time: the "
+              "network bandwidth is a lower bound\n");
+  }
+}
+
+// The fits table; the fits' notes into `notes`.
+std::string FitsTable(const simulator::Calibration& c, std::string& notes) {
   TextTable fits({{"link"},
                   {"collective"},
                   {"rows", TextTable::Align::kRight},
@@ -91,7 +103,6 @@ std::string RenderCalibrationText(const CalibrationReportInput& input) {
                   {"base bandwidth", TextTable::Align::kRight},
                   {"residual rms", TextTable::Align::kRight},
                   {"largest residual", TextTable::Align::kRight}});
-  std::string notes;
   for (const simulator::LinkFit& f : c.fits) {
     std::string ranks;
     for (int64_t r : f.rank_counts) StrAppend(&ranks, ranks.empty() ? "" : ",", r);
@@ -103,20 +114,24 @@ std::string RenderCalibrationText(const CalibrationReportInput& input) {
                  FormatQuantityRounded(f.before.bandwidth, Quantity::kBandwidth, 4),
                  PercentOf(f.rms_residual, false),
                  StrCat(PercentOf(f.max_residual, true), " at ", Bytes(f.max_residual_bytes))});
-    const std::string which =
-        StrCat(simulator::LinkName(f.link), " ", ir::CollectiveName(f.kind), ": ");
-    if (f.alpha_clamped) {
-      StrAppend(&notes, "  ", which,
-                "the best line had a negative intercept; alpha is fixed at 0 and the bandwidth "
-                "refitted\n");
-    }
-    if (f.network_not_bottleneck) {
-      StrAppend(&notes, "  ", which,
-                "at the largest size an NVLink stage, not the network, set the time: the "
-                "network bandwidth is a lower bound\n");
-    }
+    AppendFitNotes(f, notes);
   }
-  out += fits.Render();
+  return fits.Render();
+}
+
+}  // namespace
+
+std::string RenderCalibrationText(const CalibrationReportInput& input) {
+  const simulator::Calibration& c = input.calibration;
+  std::string out = StrCat("Calibration of ", input.base);
+  if (!input.base_reason.empty()) StrAppend(&out, " (", input.base_reason, ")");
+  StrAppend(&out, " from ", c.runs.size(), c.runs.size() == 1 ? " run" : " runs", "\n\n");
+  out += "Runs\n";
+  out += RunsTable(c);
+  out += "\nFits: time = alpha * steps + bus bytes / bandwidth (weighted least squares, "
+         "weights 1/time)\n";
+  std::string notes;
+  out += FitsTable(c, notes);
   out += "  residual: model time / measured time - 1, over the fitted rows\n";
   if (!notes.empty()) StrAppend(&out, "\nNotes\n", notes);
   if (input.warnings != nullptr && !input.warnings->warnings().empty()) {
