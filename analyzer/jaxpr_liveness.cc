@@ -59,28 +59,41 @@ std::vector<int32_t> PairDonatedInputs(const ir::JaxprModule& module, const Jaxp
   return paired;
 }
 
-JaxprLiveness ComputeJaxprLiveness(const ir::JaxprModule& module, const JaxprSchedule& schedule,
-                                   JaxprMemoryModel model) {
-  JaxprLiveness out;
-  out.model = model;
-  const int32_t n = std::max<int32_t>(1, static_cast<int32_t>(schedule.steps.size()));
-  std::vector<int32_t> last_use(schedule.buffers.size());
-  std::vector<bool> owns(schedule.buffers.size(), true);
-  for (size_t i = 0; i < schedule.buffers.size(); ++i) last_use[i] = schedule.buffers[i].last_use;
+namespace {
+
+// Each buffer's last use and whether it owns its memory (the fused model
+// fuses some away and lets others share an operand's memory).
+struct Ownership {
+  std::vector<int32_t> last_use;
+  std::vector<bool> owns;
+};
+
+Ownership OwnershipOf(const ir::JaxprModule& module, const JaxprSchedule& schedule,
+                      JaxprMemoryModel model, JaxprLiveness& out) {
+  Ownership o;
+  o.last_use.resize(schedule.buffers.size());
+  o.owns.assign(schedule.buffers.size(), true);
+  for (size_t i = 0; i < schedule.buffers.size(); ++i) o.last_use[i] = schedule.buffers[i].last_use;
   if (model == JaxprMemoryModel::kFused) {
     JaxprFusion fusion = FuseJaxpr(module, schedule);
-    last_use = std::move(fusion.last_use);
-    for (size_t i = 0; i < owns.size(); ++i) owns[i] = !fusion.fused[i];
+    o.last_use = std::move(fusion.last_use);
+    for (size_t i = 0; i < o.owns.size(); ++i) o.owns[i] = !fusion.fused[i];
     out.fused_values = fusion.fused_buffers;
     out.shared_values = fusion.shared_buffers;
   }
-  auto span = [&](size_t i) { return LiveSpan(schedule.buffers[i], last_use[i], n); };
-  // Bytes entering and leaving each step, per category.
+  return o;
+}
+
+// Bytes entering and leaving each step, per category; totals argument,
+// donated, constant, output and aliased bytes (`paired`: each argument's
+// donated output, or -1) into `out`.
+std::vector<JaxprLiveBytes> StepDeltas(const JaxprSchedule& schedule, const Ownership& o,
+                                       const std::vector<int32_t>& paired, int32_t n, JaxprLiveness& out) {
   std::vector<JaxprLiveBytes> delta(static_cast<size_t>(n) + 1);
   for (size_t i = 0; i < schedule.buffers.size(); ++i) {
     const JaxprBuffer& b = schedule.buffers[i];
-    if (!owns[i]) continue;
-    const auto [first, last] = span(i);
+    if (!o.owns[i]) continue;
+    const auto [first, last] = LiveSpan(b, o.last_use[i], n);
     const Category c = CategoryOf(b);
     Add(delta[first], c, b.bytes);
     Add(delta[last + 1], c, -b.bytes);
@@ -94,24 +107,36 @@ JaxprLiveness ComputeJaxprLiveness(const ir::JaxprModule& module, const JaxprSch
   for (int32_t b : schedule.outputs) {
     if (b >= 0) out.output_bytes += schedule.buffers[b].bytes;
   }
-  const std::vector<int32_t> paired = PairDonatedInputs(module, schedule);
   for (size_t i = 0; i < paired.size(); ++i) {
     if (paired[i] >= 0) out.aliased_bytes += schedule.buffers[schedule.arguments[i]].bytes;
   }
-  // Outputs not paired with a donated input: their memory exists from the
-  // start, so temporaries can use it before the outputs are written.
+  return delta;
+}
+
+// Outputs not paired with a donated input: their memory exists from the
+// start, so temporaries can use it before the outputs are written. Returns
+// the bytes free at step 0; `delta` gets where each stops being free.
+int64_t FreeOutputBytes(const JaxprSchedule& schedule, const Ownership& o,
+                        const std::vector<int32_t>& paired, int32_t n, std::vector<int64_t>& delta) {
   std::vector<bool> aliased_output(schedule.buffers.size(), false);
   for (size_t i = 0; i < paired.size(); ++i) {
     if (paired[i] >= 0 && schedule.outputs[paired[i]] >= 0) aliased_output[schedule.outputs[paired[i]]] = true;
   }
-  std::vector<int64_t> free_outputs_delta(static_cast<size_t>(n) + 1, 0);
+  delta.assign(static_cast<size_t>(n) + 1, 0);
   int64_t free_outputs = 0;
   for (size_t i = 0; i < schedule.buffers.size(); ++i) {
     const JaxprBuffer& b = schedule.buffers[i];
-    if (!owns[i] || !b.output || aliased_output[i] || b.kind != JaxprBuffer::Kind::kValue) continue;
+    if (!o.owns[i] || !b.output || aliased_output[i] || b.kind != JaxprBuffer::Kind::kValue) continue;
     free_outputs += b.bytes;
-    free_outputs_delta[span(i).first] -= b.bytes;
+    delta[LiveSpan(b, o.last_use[i], n).first] -= b.bytes;
   }
+  return free_outputs;
+}
+
+// The timeline and its live, temp and arena peaks.
+void WalkTimeline(const JaxprSchedule& schedule, const std::vector<JaxprLiveBytes>& delta,
+                  int64_t free_outputs, const std::vector<int64_t>& free_outputs_delta, int32_t n,
+                  JaxprLiveness& out) {
   JaxprLiveBytes live;
   out.timeline.resize(static_cast<size_t>(n));
   for (int32_t s = 0; s < n; ++s) {
@@ -135,17 +160,40 @@ JaxprLiveness ComputeJaxprLiveness(const ir::JaxprModule& module, const JaxprSch
       out.arena_peak_step = s;
     }
   }
+}
+
+// The buffers live at the peak step, largest first (then by step, index).
+std::vector<int32_t> LiveAtPeak(const JaxprSchedule& schedule, const Ownership& o, int32_t n,
+                                int32_t peak_step) {
+  std::vector<int32_t> live;
   for (size_t i = 0; i < schedule.buffers.size(); ++i) {
-    if (!owns[i]) continue;
-    const auto [first, last] = span(i);
-    if (first <= out.peak_step && out.peak_step <= last) out.live_at_peak.push_back(static_cast<int32_t>(i));
+    if (!o.owns[i]) continue;
+    const auto [first, last] = LiveSpan(schedule.buffers[i], o.last_use[i], n);
+    if (first <= peak_step && peak_step <= last) live.push_back(static_cast<int32_t>(i));
   }
-  std::stable_sort(out.live_at_peak.begin(), out.live_at_peak.end(), [&](int32_t a, int32_t b) {
+  std::stable_sort(live.begin(), live.end(), [&](int32_t a, int32_t b) {
     const JaxprBuffer& x = schedule.buffers[a];
     const JaxprBuffer& y = schedule.buffers[b];
     if (x.bytes != y.bytes) return x.bytes > y.bytes;
     return x.step != y.step ? x.step < y.step : a < b;
   });
+  return live;
+}
+
+}  // namespace
+
+JaxprLiveness ComputeJaxprLiveness(const ir::JaxprModule& module, const JaxprSchedule& schedule,
+                                   JaxprMemoryModel model) {
+  JaxprLiveness out;
+  out.model = model;
+  const int32_t n = std::max<int32_t>(1, static_cast<int32_t>(schedule.steps.size()));
+  const Ownership o = OwnershipOf(module, schedule, model, out);
+  const std::vector<int32_t> paired = PairDonatedInputs(module, schedule);
+  const std::vector<JaxprLiveBytes> delta = StepDeltas(schedule, o, paired, n, out);
+  std::vector<int64_t> free_outputs_delta;
+  const int64_t free_outputs = FreeOutputBytes(schedule, o, paired, n, free_outputs_delta);
+  WalkTimeline(schedule, delta, free_outputs, free_outputs_delta, n, out);
+  out.live_at_peak = LiveAtPeak(schedule, o, n, out.peak_step);
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "viz/describe.h"
 
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_join.h"
@@ -81,9 +82,8 @@ std::string DescribeCleaned(const ir::Note& note) {
                 " (locations point into the file as it is)");
 }
 
-}  // namespace
-
-std::string DescribeNote(const ir::Note& note) {
+// Notes about the input as a whole; "unknown note" for a code of another family.
+std::string DescribeInputNote(const ir::Note& note) {
   using C = ir::NoteCode;
   switch (note.code) {
     case C::kQuotedFromInput:
@@ -98,6 +98,23 @@ std::string DescribeNote(const ir::Note& note) {
       return "an HLO module without its buffer assignment: the graph, but no allocations, "
              "schedule or live ranges (dump with --xla_dump_hlo_as_text after optimizations "
              "for the buffer assignment)";
+    case C::kInputCleaned:
+      return DescribeCleaned(note);
+    case C::kInputEndsEarly:
+      return DescribeEndsEarly(note);
+    case C::kInputListsNothing:
+      return StrCat(Text(note, 0), " lists no allocations and no values: there is nothing to "
+                    "measure");
+    default:
+      break;
+  }
+  return "unknown note";
+}
+
+// Notes on out-of-memory messages; "unknown note" for a code of another family.
+std::string DescribeOomNote(const ir::Note& note) {
+  using C = ir::NoteCode;
+  switch (note.code) {
     case C::kOomAllocationFailed:
       return StrCat("the runtime ran out of memory trying to allocate ", Number(note, 0),
                     " bytes");
@@ -132,16 +149,19 @@ std::string DescribeNote(const ir::Note& note) {
       }
       return StrCat("allocation types of the listed buffers: ", types);
     }
-    case C::kInputCleaned:
-      return DescribeCleaned(note);
-    case C::kInputEndsEarly:
-      return DescribeEndsEarly(note);
-    case C::kInputListsNothing:
-      return StrCat(Text(note, 0), " lists no allocations and no values: there is nothing to "
-                    "measure");
     case C::kOomSizeNotStated:
       return StrCat("the message does not know the ", Text(note, 0),
                     " size ('unknown size'): it is not stated, not 0");
+    default:
+      break;
+  }
+  return "unknown note";
+}
+
+// Notes on memory-usage reports; "unknown note" for a code of another family.
+std::string DescribeReportNote(const ir::Note& note) {
+  using C = ir::NoteCode;
+  switch (note.code) {
     case C::kReportRoundedAllocationSizes:
       return StrCat(Number(note, 0), " of ", Number(note, 1),
                     " allocation sizes are rounded as the report prints them (e.g. '",
@@ -172,6 +192,44 @@ std::string DescribeNote(const ir::Note& note) {
       return StrCat(Number(note, 0),
                     " value sizes are rounded as printed: their shapes do not give the "
                     "printed size");
+    default:
+      break;
+  }
+  return "unknown note";
+}
+
+}  // namespace
+
+std::string DescribeNote(const ir::Note& note) {
+  using C = ir::NoteCode;
+  // Every code is listed here, so a new code without wording draws a
+  // -Wswitch warning.
+  switch (note.code) {
+    case C::kQuotedFromInput:
+    case C::kProtoHasNoLiveRanges:
+    case C::kNoModuleText:
+    case C::kModuleWithoutBufferAssignment:
+    case C::kInputCleaned:
+    case C::kInputEndsEarly:
+    case C::kInputListsNothing:
+      return DescribeInputNote(note);
+    case C::kOomAllocationFailed:
+    case C::kOomCategoriesRounded:
+    case C::kOomAliasUnknown:
+    case C::kOomNoStatedTotal:
+    case C::kOomValuesAreListedBuffers:
+    case C::kOomRoundedBufferSizes:
+    case C::kOomAllocationTypes:
+    case C::kOomSizeNotStated:
+      return DescribeOomNote(note);
+    case C::kReportRoundedAllocationSizes:
+    case C::kReportNoAllocationHeaders:
+    case C::kReportBytesOutsideRows:
+    case C::kReportValuesAreRows:
+    case C::kReportOmitsAllocations:
+    case C::kReportOmitsRows:
+    case C::kReportRoundedValueSizes:
+      return DescribeReportNote(note);
   }
   return "unknown note";
 }
