@@ -167,6 +167,71 @@ absl::StatusOr<double> HostBackend::Gemm(const GemmOp& gemm, const void* a, cons
   return SecondsSince(start);
 }
 
+namespace {
+
+// The buffer MPI sends from. MPI's in-place forms differ from NCCL's: an
+// all-reduce on one buffer stays in place (MPI_IN_PLACE), other
+// overlapping buffers run from a copy of the input in `staged`.
+const void* SendBuffer(const CollectiveCall& call, int64_t in_bytes, int64_t out_bytes,
+                       std::vector<char>& staged) {
+  const char* in = static_cast<const char*>(call.input);
+  const char* out = static_cast<const char*>(call.output);
+  const bool overlap = in < out + out_bytes && out < in + in_bytes;
+  if (call.kind == CollectiveKind::kAllReduce && in == out) return MPI_IN_PLACE;
+  if (!overlap) return call.input;
+  staged.assign(in, in + in_bytes);
+  return staged.data();
+}
+
+// One collective's MPI arguments: element counts are of `type`.
+struct MpiCollective {
+  const void* send;
+  MPI_Datatype type;
+  MPI_Op sum;
+  MPI_Comm comm;
+  int total;  // elements in the whole buffer
+  int chunk;  // elements per rank
+  int n;      // ranks in the group
+};
+
+// Starts the nonblocking collective; returns how many requests it started.
+absl::StatusOr<int> StartCollective(const CollectiveCall& call, const MpiCollective& m, MPI_Request requests[2]) {
+  switch (call.kind) {
+    case CollectiveKind::kAllReduce:
+      RETURN_IF_ERROR(MpiCall(MPI_Iallreduce(m.send, call.output, m.total, m.type, m.sum, m.comm, &requests[0]),
+                              "MPI_Iallreduce"));
+      return 1;
+    case CollectiveKind::kAllGather:
+      RETURN_IF_ERROR(MpiCall(MPI_Iallgather(m.send, m.chunk, m.type, call.output, m.chunk, m.type, m.comm,
+                                             &requests[0]),
+                              "MPI_Iallgather"));
+      return 1;
+    case CollectiveKind::kReduceScatter:
+      RETURN_IF_ERROR(MpiCall(MPI_Ireduce_scatter_block(m.send, call.output, m.chunk, m.type, m.sum, m.comm,
+                                                        &requests[0]),
+                              "MPI_Ireduce_scatter_block"));
+      return 1;
+    case CollectiveKind::kAllToAll:
+      RETURN_IF_ERROR(MpiCall(MPI_Ialltoall(m.send, m.chunk, m.type, call.output, m.chunk, m.type, m.comm,
+                                            &requests[0]),
+                              "MPI_Ialltoall"));
+      return 1;
+    case CollectiveKind::kSendRecv: {
+      int position = 0;
+      MPI_Comm_rank(m.comm, &position);
+      const int next = (position + 1) % m.n;
+      const int previous = (position + m.n - 1) % m.n;
+      RETURN_IF_ERROR(MpiCall(MPI_Irecv(call.output, m.total, m.type, previous, 0, m.comm, &requests[0]),
+                              "MPI_Irecv"));
+      RETURN_IF_ERROR(MpiCall(MPI_Isend(m.send, m.total, m.type, next, 0, m.comm, &requests[1]), "MPI_Isend"));
+      return 2;
+    }
+  }
+  return absl::InternalError("unknown collective kind");
+}
+
+}  // namespace
+
 absl::Status HostBackend::RunCollectiveOnce(const CollectiveCall& call) {
   const std::vector<int>& group = groups_[call.group_index];
   const int n = static_cast<int>(group.size());
@@ -186,60 +251,15 @@ absl::Status HostBackend::RunCollectiveOnce(const CollectiveCall& call) {
     return absl::FailedPreconditionError(
         StrCat("the host backend's MPI collectives take at most ", INT_MAX, " elements; this one has ", total));
   }
-  const MPI_Datatype type = MpiType(call.type);
   MPI_Op sum = MPI_SUM;
   if (call.type == WireType::kF16) sum = half_sum_;
   if (call.type == WireType::kBF16) sum = bfloat16_sum_;
-  // MPI's in-place forms differ from NCCL's; run overlapping buffers from a
-  // copy of the input instead (an all-reduce on one buffer stays in place).
-  const char* in = static_cast<const char*>(call.input);
-  const char* out = static_cast<const char*>(call.output);
-  const bool overlap = in < out + out_bytes && out < in + in_bytes;
-  const bool in_place = call.kind == CollectiveKind::kAllReduce && in == out;
   std::vector<char> staged;
-  const void* send = call.input;
-  if (in_place) {
-    send = MPI_IN_PLACE;
-  } else if (overlap) {
-    staged.assign(in, in + in_bytes);
-    send = staged.data();
-  }
+  const MpiCollective m{SendBuffer(call, in_bytes, out_bytes, staged), MpiType(call.type), sum, comm,
+                        static_cast<int>(total), static_cast<int>(chunk), n};
   MPI_Request requests[2];
-  int num_requests = 1;
+  ASSIGN_OR_RETURN(const int num_requests, StartCollective(call, m, requests));
   const std::string what = StrCat(CollectiveName(call.kind), " of ", call.bytes, " bytes on a group of ", n);
-  switch (call.kind) {
-    case CollectiveKind::kAllReduce:
-      RETURN_IF_ERROR(MpiCall(MPI_Iallreduce(send, call.output, static_cast<int>(total), type, sum, comm, &requests[0]),
-                              "MPI_Iallreduce"));
-      break;
-    case CollectiveKind::kAllGather:
-      RETURN_IF_ERROR(MpiCall(MPI_Iallgather(send, static_cast<int>(chunk), type, call.output,
-                                             static_cast<int>(chunk), type, comm, &requests[0]),
-                              "MPI_Iallgather"));
-      break;
-    case CollectiveKind::kReduceScatter:
-      RETURN_IF_ERROR(MpiCall(MPI_Ireduce_scatter_block(send, call.output, static_cast<int>(chunk), type, sum,
-                                                        comm, &requests[0]),
-                              "MPI_Ireduce_scatter_block"));
-      break;
-    case CollectiveKind::kAllToAll:
-      RETURN_IF_ERROR(MpiCall(MPI_Ialltoall(send, static_cast<int>(chunk), type,
-                                            call.output, static_cast<int>(chunk), type, comm, &requests[0]),
-                              "MPI_Ialltoall"));
-      break;
-    case CollectiveKind::kSendRecv: {
-      int position = 0;
-      MPI_Comm_rank(comm, &position);
-      const int next = (position + 1) % n;
-      const int previous = (position + n - 1) % n;
-      RETURN_IF_ERROR(MpiCall(MPI_Irecv(call.output, static_cast<int>(total), type, previous, 0, comm, &requests[0]),
-                              "MPI_Irecv"));
-      RETURN_IF_ERROR(MpiCall(MPI_Isend(send, static_cast<int>(total), type, next, 0, comm, &requests[1]),
-                              "MPI_Isend"));
-      num_requests = 2;
-      break;
-    }
-  }
   for (int i = 0; i < num_requests; ++i) {
     RETURN_IF_ERROR(session_.Wait(&requests[i], call.timeout_seconds, what));
   }

@@ -99,18 +99,9 @@ absl::StatusOr<std::vector<Placement>> Normalized(const Mesh& mesh, const std::v
   return out;
 }
 
-}  // namespace
-
-absl::StatusOr<ShardLayout> DTensorShardLayout(const Mesh& mesh, const std::vector<Placement>& placements,
-                                               const Shape& shape) {
-  if (!shape.IsArray()) return absl::InvalidArgumentError("expected an array shape");
-  const int64_t rank = static_cast<int64_t>(shape.dims.size());
-  ASSIGN_OR_RETURN(const std::vector<Placement> normalized, Normalized(mesh, placements, rank));
-  ShardLayout layout;
-  layout.semantics = ShardLayout::Semantics::kDTensor;
-  layout.form = ShardLayout::Form::kTiled;
-  layout.global = shape;
-  layout.ways.assign(static_cast<size_t>(rank), 1);
+// Ways per dimension, replication and partial (unreduced) ways from the
+// placements; the form is tiled unless nothing is sharded.
+void SetWays(const Mesh& mesh, const std::vector<Placement>& normalized, ShardLayout& layout) {
   bool any_shard = false;
   for (size_t i = 0; i < normalized.size(); ++i) {
     const Placement& p = normalized[i];
@@ -133,11 +124,11 @@ absl::StatusOr<ShardLayout> DTensorShardLayout(const Mesh& mesh, const std::vect
     layout.form = layout.unreduced_ways > 1 ? ShardLayout::Form::kUnreduced : ShardLayout::Form::kReplicated;
   }
   layout.copies = layout.replication * layout.unreduced_ways;
+}
 
-  const std::vector<int64_t> ids = mesh.DeviceIds();
-  const int64_t count = static_cast<int64_t>(ids.size());
-  // A _StridedShard gives each rank up to min(split factor, dim size)
-  // separate ranges; bound what one layout may list.
+// A _StridedShard gives each rank up to min(split factor, dim size)
+// separate ranges; bound what one layout may list.
+absl::Status CheckRangeCount(const std::vector<Placement>& normalized, const Shape& shape, int64_t count) {
   for (const Placement& p : normalized) {
     if (p.kind != Placement::Kind::kStridedShard) continue;
     const int64_t pieces = std::min(p.split_factor, shape.dims[p.dim]);
@@ -147,32 +138,63 @@ absl::StatusOr<ShardLayout> DTensorShardLayout(const Mesh& mesh, const std::vect
                                                " in all"));
     }
   }
+  return absl::OkStatus();
+}
+
+// What a _StridedShard over `k` ranks leaves rank `at` of `current`: the
+// dimension cut into `split_factor` pieces, each chunked `k` ways.
+Ranges StridedChunk(const Ranges& current, int64_t split_factor, int64_t k, int64_t at) {
+  const int64_t n = Count(current);
+  const int64_t first = (n + split_factor - 1) / split_factor;
+  Ranges taken;
+  // Pieces that start past the end are empty: at most n of them hold elements.
+  for (int64_t j = 0; j < split_factor && j * first < n; ++j) {
+    const Ranges piece = Slice(current, std::min(j * first, n), std::min((j + 1) * first, n));
+    Append(taken, Chunk(piece, k, at));
+  }
+  return taken;
+}
+
+// The shard of the device at `coordinate`: placements applied in mesh order.
+DeviceShard ShardAt(const Mesh& mesh, const std::vector<Placement>& normalized, const Shape& shape,
+                    const std::vector<int64_t>& coordinate) {
+  DeviceShard shard;
+  shard.coordinate = coordinate;
+  for (int64_t n : shape.dims) shard.indices.push_back({IndexRange{0, n}});
+  for (size_t i = 0; i < normalized.size(); ++i) {
+    const Placement& p = normalized[i];
+    const int64_t k = mesh.axes[i].size;
+    if (p.kind == Placement::Kind::kShard) {
+      shard.indices[p.dim] = Chunk(shard.indices[p.dim], k, coordinate[i]);
+    } else if (p.kind == Placement::Kind::kStridedShard) {
+      shard.indices[p.dim] = StridedChunk(shard.indices[p.dim], p.split_factor, k, coordinate[i]);
+    }
+  }
+  for (const Ranges& ranges : shard.indices) shard.local_dims.push_back(Count(ranges));
+  return shard;
+}
+
+}  // namespace
+
+absl::StatusOr<ShardLayout> DTensorShardLayout(const Mesh& mesh, const std::vector<Placement>& placements,
+                                               const Shape& shape) {
+  if (!shape.IsArray()) return absl::InvalidArgumentError("expected an array shape");
+  const int64_t rank = static_cast<int64_t>(shape.dims.size());
+  ASSIGN_OR_RETURN(const std::vector<Placement> normalized, Normalized(mesh, placements, rank));
+  ShardLayout layout;
+  layout.semantics = ShardLayout::Semantics::kDTensor;
+  layout.form = ShardLayout::Form::kTiled;
+  layout.global = shape;
+  layout.ways.assign(static_cast<size_t>(rank), 1);
+  SetWays(mesh, normalized, layout);
+  const std::vector<int64_t> ids = mesh.DeviceIds();
+  const int64_t count = static_cast<int64_t>(ids.size());
+  RETURN_IF_ERROR(CheckRangeCount(normalized, shape, count));
   std::vector<int64_t> coordinate(mesh.axes.size(), 0);
   for (int64_t position = 0; position < count; ++position) {
-    DeviceShard shard;
+    DeviceShard shard = ShardAt(mesh, normalized, shape, coordinate);
     shard.position = position;
     shard.device_id = ids[position];
-    shard.coordinate = coordinate;
-    for (int64_t n : shape.dims) shard.indices.push_back({IndexRange{0, n}});
-    for (size_t i = 0; i < normalized.size(); ++i) {
-      const Placement& p = normalized[i];
-      const int64_t k = mesh.axes[i].size;
-      if (p.kind == Placement::Kind::kShard) {
-        shard.indices[p.dim] = Chunk(shard.indices[p.dim], k, coordinate[i]);
-      } else if (p.kind == Placement::Kind::kStridedShard) {
-        const Ranges current = shard.indices[p.dim];
-        const int64_t n = Count(current);
-        const int64_t first = (n + p.split_factor - 1) / p.split_factor;
-        Ranges taken;
-        // Pieces that start past the end are empty: at most n of them hold elements.
-        for (int64_t j = 0; j < p.split_factor && j * first < n; ++j) {
-          const Ranges piece = Slice(current, std::min(j * first, n), std::min((j + 1) * first, n));
-          Append(taken, Chunk(piece, k, coordinate[i]));
-        }
-        shard.indices[p.dim] = std::move(taken);
-      }
-    }
-    for (const Ranges& ranges : shard.indices) shard.local_dims.push_back(Count(ranges));
     layout.devices.push_back(std::move(shard));
     for (size_t a = coordinate.size(); a-- > 0;) {
       if (++coordinate[a] < mesh.axes[a].size) break;

@@ -207,61 +207,75 @@ std::string_view SkipReasonText(SkipReason reason) {
   return "";
 }
 
+namespace {
+
+using Groups = std::map<std::pair<Link, CollectiveKind>, Group>;
+
+// How a run is used: its placement, route and link, or why it is skipped;
+// its rows within the options' size range go to its (link, collective)
+// group, their run pointers left for LinkSamplesToRuns.
+RunUse UseRun(const ir::CollectiveRun& run, const Hardware& base, const CalibrationOptions& options,
+              Groups& groups) {
+  RunUse u;
+  u.location = run.location;
+  u.kind = run.kind;
+  u.placement = PlacementOf(run, base, &u.placement_assumed);
+  if (u.placement.ranks == 0) {
+    u.skipped = SkipReason::kRanksUnknown;
+    return u;
+  }
+  const CollectivePlan probe = PlanCollective(run.kind, 1.0, u.placement);
+  u.route = probe.route;
+  if (probe.route == Route::kNone) {
+    u.skipped = SkipReason::kOneRank;
+    return u;
+  }
+  u.link = probe.route == Route::kNvlink ? Link::kNvlink : Link::kNetwork;
+  Group& group = groups[{*u.link, run.kind}];
+  group.link = *u.link;
+  group.kind = run.kind;
+  for (const ir::CollectiveSample& s : run.samples) {
+    if (s.in_place && !options.include_in_place) continue;
+    if (s.bytes <= 0 || s.bytes < options.min_bytes || s.bytes > options.max_bytes) continue;
+    if (!std::isfinite(s.time_us) || s.time_us <= 0) continue;
+    group.samples.push_back(
+        {nullptr, PlanCollective(run.kind, static_cast<double>(s.bytes), u.placement), s.bytes,
+         s.time_us * 1e-6});
+    ++u.samples;
+  }
+  if (u.samples == 0) {
+    u.skipped = SkipReason::kNoSamples;
+    u.link.reset();
+  }
+  return u;
+}
+
+// Points each sample at its run, once `uses` no longer moves.
+void LinkSamplesToRuns(std::span<const ir::CollectiveRun> runs, const std::vector<RunUse>& uses,
+                       Groups& groups) {
+  std::map<std::pair<Link, CollectiveKind>, size_t> filled;
+  size_t r = 0;
+  for (const ir::CollectiveRun& run : runs) {
+    const RunUse& u = uses[r++];
+    if (!u.link) continue;
+    Group& group = groups[{*u.link, run.kind}];
+    size_t& next = filled[{*u.link, run.kind}];
+    for (int64_t i = 0; i < u.samples; ++i) group.samples[next++].run = &u;
+    group.runs.insert(&u);
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<Calibration> Calibrate(const Hardware& base,
                                       std::span<const ir::CollectiveRun> runs,
                                       const CalibrationOptions& options) {
   Calibration out;
   out.hardware = base;
   out.runs.reserve(runs.size());
-  std::map<std::pair<Link, CollectiveKind>, Group> groups;
-  for (const ir::CollectiveRun& run : runs) {
-    RunUse use;
-    use.location = run.location;
-    use.kind = run.kind;
-    use.placement = PlacementOf(run, base, &use.placement_assumed);
-    out.runs.push_back(use);
-    RunUse& u = out.runs.back();
-    if (u.placement.ranks == 0) {
-      u.skipped = SkipReason::kRanksUnknown;
-      continue;
-    }
-    const CollectivePlan probe = PlanCollective(run.kind, 1.0, u.placement);
-    u.route = probe.route;
-    if (probe.route == Route::kNone) {
-      u.skipped = SkipReason::kOneRank;
-      continue;
-    }
-    u.link = probe.route == Route::kNvlink ? Link::kNvlink : Link::kNetwork;
-    Group& group = groups[{*u.link, run.kind}];
-    group.link = *u.link;
-    group.kind = run.kind;
-    for (const ir::CollectiveSample& s : run.samples) {
-      if (s.in_place && !options.include_in_place) continue;
-      if (s.bytes <= 0 || s.bytes < options.min_bytes || s.bytes > options.max_bytes) continue;
-      if (!std::isfinite(s.time_us) || s.time_us <= 0) continue;
-      group.samples.push_back(
-          {nullptr, PlanCollective(run.kind, static_cast<double>(s.bytes), u.placement), s.bytes,
-           s.time_us * 1e-6});
-      ++u.samples;
-    }
-    if (u.samples == 0) {
-      u.skipped = SkipReason::kNoSamples;
-      u.link.reset();
-    }
-  }
-  // Samples point at their run now that out.runs no longer moves.
-  {
-    std::map<std::pair<Link, CollectiveKind>, size_t> filled;
-    size_t r = 0;
-    for (const ir::CollectiveRun& run : runs) {
-      const RunUse& u = out.runs[r++];
-      if (!u.link) continue;
-      Group& group = groups[{*u.link, run.kind}];
-      size_t& next = filled[{*u.link, run.kind}];
-      for (int64_t i = 0; i < u.samples; ++i) group.samples[next++].run = &u;
-      group.runs.insert(&u);
-    }
-  }
+  Groups groups;
+  for (const ir::CollectiveRun& run : runs) out.runs.push_back(UseRun(run, base, options, groups));
+  LinkSamplesToRuns(runs, out.runs, groups);
   // NVLink first: the network fits subtract the NVLink stages' latency.
   for (Link link : kAllLinks) {
     for (CollectiveKind kind : ir::kAllCollectiveKinds) {

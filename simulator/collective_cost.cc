@@ -66,24 +66,34 @@ std::string_view RouteName(Route route) {
   return "unknown";
 }
 
-CollectivePlan PlanCollective(CollectiveKind kind, double bytes, const GroupPlacement& p) {
-  CollectivePlan plan;
-  const int64_t n = p.ranks;
-  if (n <= 1 && kind != CollectiveKind::kSendRecv) return plan;  // nothing to move
-  if (p.nodes <= 1) {
-    plan.route = Route::kNvlink;
-    plan.stages.push_back(Flat(Link::kNvlink, kind, n, bytes));
-    return plan;
-  }
-  const int64_t g = p.ranks_per_node;
-  const int64_t m = p.nodes;
-  const bool hierarchical = p.uniform && g > 1 && kind != CollectiveKind::kSendRecv &&
-                            kind != CollectiveKind::kBroadcast && kind != CollectiveKind::kReduce;
-  if (!hierarchical) {
-    plan.route = Route::kNetwork;
-    plan.stages.push_back(Flat(Link::kNetwork, kind, n, bytes));
-    return plan;
-  }
+namespace {
+
+// An all-to-all across nodes: each GPU sends S/n to every peer, g-1 of
+// them in its node over NVLink and n-g on other nodes over the network, at
+// once.
+void AllToAllStages(CollectiveKind kind, double bytes, int64_t n, int64_t g, CollectivePlan& plan) {
+  plan.combine = Combine::kConcurrent;
+  const double share = bytes / static_cast<double>(n);
+  CostStage local;
+  local.link = Link::kNvlink;
+  local.kind = kind;
+  local.ranks = g;
+  local.steps = g - 1;
+  local.bus_bytes = static_cast<double>(g - 1) * share;
+  CostStage remote;
+  remote.link = Link::kNetwork;
+  remote.kind = kind;
+  remote.ranks = n;
+  remote.steps = n - g;
+  remote.bus_bytes = static_cast<double>(n - g) * share;
+  plan.stages.push_back(local);
+  plan.stages.push_back(remote);
+}
+
+// The stages of a collective of n ranks over m nodes of g GPUs each,
+// pipelined (an all-to-all's run at once).
+void HierarchicalStages(CollectiveKind kind, double bytes, int64_t n, int64_t g, int64_t m,
+                        CollectivePlan& plan) {
   plan.route = Route::kHierarchical;
   plan.combine = Combine::kPipelined;
   const double per_node_share = bytes / static_cast<double>(g);
@@ -106,29 +116,34 @@ CollectivePlan PlanCollective(CollectiveKind kind, double bytes, const GroupPlac
       plan.stages.push_back(
           Flat(Link::kNetwork, CollectiveKind::kReduceScatter, m, per_node_share));
       break;
-    case CollectiveKind::kAllToAll: {
-      // Each GPU sends S/n to every peer: g-1 of them in its node, n-g not.
-      plan.combine = Combine::kConcurrent;
-      const double share = bytes / static_cast<double>(n);
-      CostStage local;
-      local.link = Link::kNvlink;
-      local.kind = kind;
-      local.ranks = g;
-      local.steps = g - 1;
-      local.bus_bytes = static_cast<double>(g - 1) * share;
-      CostStage remote;
-      remote.link = Link::kNetwork;
-      remote.kind = kind;
-      remote.ranks = n;
-      remote.steps = n - g;
-      remote.bus_bytes = static_cast<double>(n - g) * share;
-      plan.stages.push_back(local);
-      plan.stages.push_back(remote);
+    case CollectiveKind::kAllToAll:
+      AllToAllStages(kind, bytes, n, g, plan);
       break;
-    }
     default:
       break;
   }
+}
+
+}  // namespace
+
+CollectivePlan PlanCollective(CollectiveKind kind, double bytes, const GroupPlacement& p) {
+  CollectivePlan plan;
+  const int64_t n = p.ranks;
+  if (n <= 1 && kind != CollectiveKind::kSendRecv) return plan;  // nothing to move
+  if (p.nodes <= 1) {
+    plan.route = Route::kNvlink;
+    plan.stages.push_back(Flat(Link::kNvlink, kind, n, bytes));
+    return plan;
+  }
+  const int64_t g = p.ranks_per_node;
+  const bool hierarchical = p.uniform && g > 1 && kind != CollectiveKind::kSendRecv &&
+                            kind != CollectiveKind::kBroadcast && kind != CollectiveKind::kReduce;
+  if (!hierarchical) {
+    plan.route = Route::kNetwork;
+    plan.stages.push_back(Flat(Link::kNetwork, kind, n, bytes));
+    return plan;
+  }
+  HierarchicalStages(kind, bytes, n, g, p.nodes, plan);
   return plan;
 }
 
