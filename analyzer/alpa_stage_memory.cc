@@ -47,6 +47,78 @@ absl::Status PredictTemp(const ir::JaxprModule& jaxpr, const std::vector<ir::OpS
   return absl::OkStatus();
 }
 
+// The merged jaxpr named `name` (the last of that name), or an error.
+absl::StatusOr<const ir::AlpaMergedJaxpr*> MergedJaxpr(const ir::AlpaStageDocument& doc,
+                                                       const std::string& name) {
+  const ir::AlpaMergedJaxpr* merged = nullptr;
+  for (const ir::AlpaMergedJaxpr& j : doc.jaxprs) {
+    if (j.name == name) merged = &j;
+  }
+  if (merged == nullptr) {
+    return absl::InvalidArgumentError(StrCat(doc.source_name, ": no ", name, ":merged_jaxpr"));
+  }
+  return merged;
+}
+
+// Each input's and output's bytes under its sharding, their totals and
+// how many differ from the sizes Alpa measured. Checks that the jaxpr,
+// the profile and the compile output agree on the counts.
+absl::Status ShardedSizes(const ir::AlpaStageDocument& doc, const ir::AlpaMergedJaxpr& merged,
+                          const ir::AlpaModuleProfile& measured, const ir::AlpaCompiledModule& shardings,
+                          const std::vector<bool>* donated_override, AlpaModuleMemory& row,
+                          std::vector<bool>& donated) {
+  const ir::Jaxpr& top = merged.jaxpr.jaxpr(merged.jaxpr.top);
+  if (top.invars.size() != measured.invar_sizes.size() ||
+      top.invars.size() != shardings.input_shardings.size()) {
+    return absl::InvalidArgumentError(
+        StrCat(doc.source_name, ": ", row.name, " has ", top.invars.size(), " inputs, but the profile lists ",
+               measured.invar_sizes.size(), " and the compile output ", shardings.input_shardings.size()));
+  }
+  const std::vector<ir::OpShardingProto>& outs = shardings.output_sharding.tuple_shardings;
+  if (top.outvars.size() != measured.outvar_sizes.size() || top.outvars.size() != outs.size()) {
+    return absl::InvalidArgumentError(
+        StrCat(doc.source_name, ": ", row.name, " has ", top.outvars.size(), " outputs, but the profile lists ",
+               measured.outvar_sizes.size(), " and the output sharding ", outs.size()));
+  }
+  donated = donated_override != nullptr && donated_override->size() == top.invars.size()
+                ? *donated_override
+                : measured.donated_invars;
+  for (size_t i = 0; i < top.invars.size(); ++i) {
+    const int64_t bytes = ShardBytes(merged.jaxpr.var(top.invars[i]).aval, shardings.input_shardings[i]);
+    row.invar_bytes.push_back(bytes);
+    row.argument_bytes += bytes;
+    if (donated[i]) row.donated_bytes += bytes;
+    if (bytes != measured.invar_sizes[i]) ++row.invar_mismatches;
+  }
+  for (size_t i = 0; i < top.outvars.size(); ++i) {
+    const ir::JaxprAtom& atom = top.outvars[i];
+    const ir::JaxprAval& aval = atom.IsLiteral() ? atom.literal_aval : merged.jaxpr.var(atom.var).aval;
+    const int64_t bytes = ShardBytes(aval, outs[i]);
+    row.outvar_bytes.push_back(bytes);
+    row.output_bytes += bytes;
+    if (bytes != measured.outvar_sizes[i]) ++row.outvar_mismatches;
+  }
+  return absl::OkStatus();
+}
+
+// The StageConfig (and CompileOutput) of a profile: the one with its stage
+// index, else the profile's own position.
+absl::StatusOr<size_t> ConfigOf(const ir::AlpaStageDocument& doc, size_t profile_index) {
+  const ir::AlpaStageProfile& profile = doc.profiles[profile_index];
+  size_t config = profile_index;
+  for (size_t i = 0; i < doc.configs.size(); ++i) {
+    if (!profile.stage_index.empty() && doc.configs[i].stage_index == profile.stage_index) {
+      config = i;
+      break;
+    }
+  }
+  if (config >= doc.configs.size() || config >= doc.compiled.size()) {
+    return absl::InvalidArgumentError(StrCat(doc.source_name, ": no StageConfig and CompileOutput for the ",
+                                             "StageProfileResult at line ", profile.input_line));
+  }
+  return config;
+}
+
 }  // namespace
 
 absl::StatusOr<AlpaStageMemory> AlpaStageMemoryTable(const ir::AlpaStageDocument& doc,
@@ -58,17 +130,7 @@ absl::StatusOr<AlpaStageMemory> AlpaStageMemoryTable(const ir::AlpaStageDocument
   const ir::AlpaStageProfile& profile = doc.profiles[profile_index];
   AlpaStageMemory out;
   out.stage_index = profile.stage_index;
-  out.config = profile_index;
-  for (size_t i = 0; i < doc.configs.size(); ++i) {
-    if (!profile.stage_index.empty() && doc.configs[i].stage_index == profile.stage_index) {
-      out.config = i;
-      break;
-    }
-  }
-  if (out.config >= doc.configs.size() || out.config >= doc.compiled.size()) {
-    return absl::InvalidArgumentError(StrCat(doc.source_name, ": no StageConfig and CompileOutput for the ",
-                                             "StageProfileResult at line ", profile.input_line));
-  }
+  ASSIGN_OR_RETURN(out.config, ConfigOf(doc, profile_index));
   const ir::AlpaStageConfig& config = doc.configs[out.config];
   const ir::AlpaCompileOutput& compiled = doc.compiled[out.config];
   for (size_t m = 0; m < profile.modules.size(); ++m) {
@@ -79,46 +141,12 @@ absl::StatusOr<AlpaStageMemory> AlpaStageMemoryTable(const ir::AlpaStageDocument
     }
     AlpaModuleMemory row;
     row.name = config.module_names[m];
-    const ir::AlpaMergedJaxpr* merged = nullptr;
-    for (const ir::AlpaMergedJaxpr& j : doc.jaxprs) {
-      if (j.name == row.name) merged = &j;
-    }
-    if (merged == nullptr) {
-      return absl::InvalidArgumentError(StrCat(doc.source_name, ": no ", row.name, ":merged_jaxpr"));
-    }
-    const ir::Jaxpr& top = merged->jaxpr.jaxpr(merged->jaxpr.top);
+    ASSIGN_OR_RETURN(const ir::AlpaMergedJaxpr* merged, MergedJaxpr(doc, row.name));
     const ir::AlpaCompiledModule& shardings = compiled.modules[m];
-    if (top.invars.size() != measured.invar_sizes.size() ||
-        top.invars.size() != shardings.input_shardings.size()) {
-      return absl::InvalidArgumentError(
-          StrCat(doc.source_name, ": ", row.name, " has ", top.invars.size(), " inputs, but the profile lists ",
-                 measured.invar_sizes.size(), " and the compile output ", shardings.input_shardings.size()));
-    }
-    const std::vector<ir::OpShardingProto>& outs = shardings.output_sharding.tuple_shardings;
-    if (top.outvars.size() != measured.outvar_sizes.size() || top.outvars.size() != outs.size()) {
-      return absl::InvalidArgumentError(
-          StrCat(doc.source_name, ": ", row.name, " has ", top.outvars.size(), " outputs, but the profile lists ",
-                 measured.outvar_sizes.size(), " and the output sharding ", outs.size()));
-    }
-    const std::vector<bool>& donated = m < config.module_donate_invars.size() &&
-                                               config.module_donate_invars[m].size() == top.invars.size()
-                                           ? config.module_donate_invars[m]
-                                           : measured.donated_invars;
-    for (size_t i = 0; i < top.invars.size(); ++i) {
-      const int64_t bytes = ShardBytes(merged->jaxpr.var(top.invars[i]).aval, shardings.input_shardings[i]);
-      row.invar_bytes.push_back(bytes);
-      row.argument_bytes += bytes;
-      if (donated[i]) row.donated_bytes += bytes;
-      if (bytes != measured.invar_sizes[i]) ++row.invar_mismatches;
-    }
-    for (size_t i = 0; i < top.outvars.size(); ++i) {
-      const ir::JaxprAtom& atom = top.outvars[i];
-      const ir::JaxprAval& aval = atom.IsLiteral() ? atom.literal_aval : merged->jaxpr.var(atom.var).aval;
-      const int64_t bytes = ShardBytes(aval, outs[i]);
-      row.outvar_bytes.push_back(bytes);
-      row.output_bytes += bytes;
-      if (bytes != measured.outvar_sizes[i]) ++row.outvar_mismatches;
-    }
+    std::vector<bool> donated;
+    const std::vector<bool>* configured =
+        m < config.module_donate_invars.size() ? &config.module_donate_invars[m] : nullptr;
+    RETURN_IF_ERROR(ShardedSizes(doc, *merged, measured, shardings, configured, row, donated));
     row.alpa_temp = measured.temp_buffer_size;
     row.alpa_peak = measured.peak_memory;
     row.peak = row.argument_bytes + row.output_bytes - row.donated_bytes + row.alpa_temp;

@@ -26,7 +26,12 @@ std::vector<int64_t> SelfTimes(const ir::CallTree& tree) {
   return self;
 }
 
-void CountFunctions(const ir::CallTree& tree, CallTreeSummary& s) {
+// Per-function call counts, depths and times, and the (caller, callee)
+// edges with their call counts (caller -1: the root or a track), walking
+// the preorder with the open ancestors (a recursive call's time counts
+// once).
+std::vector<FunctionCalls> WalkCalls(const ir::CallTree& tree, CallTreeSummary& s,
+                                     std::map<std::pair<int64_t, int64_t>, int64_t>& edge_calls) {
   const bool timed = tree.format == ir::CallTree::Format::kChromeTrace;
   std::vector<FunctionCalls> stats(tree.functions.size());
   for (size_t i = 0; i < stats.size(); ++i) {
@@ -34,11 +39,8 @@ void CountFunctions(const ir::CallTree& tree, CallTreeSummary& s) {
     stats[i].min_depth = INT32_MAX;
     if (timed) stats[i].total_ns = stats[i].self_ns = 0;
   }
-  // Open ancestors while walking the preorder, with how many of them run
-  // each function (a recursive call's time counts once).
   std::vector<ir::CallNodeId> open;
-  std::vector<int32_t> active(tree.functions.size(), 0);
-  std::map<std::pair<int64_t, int64_t>, int64_t> edge_calls;
+  std::vector<int32_t> active(tree.functions.size(), 0);  // open calls of each function
   for (const ir::CallNode& n : tree.nodes) {
     while (!open.empty() && tree.node(open.back()).subtree_end <= n.id) {
       const ir::CallNode& closed = tree.node(open.back());
@@ -63,13 +65,12 @@ void CountFunctions(const ir::CallTree& tree, CallTreeSummary& s) {
     }
     open.push_back(n.id);
   }
-  for (const auto& [key, calls] : edge_calls) {
-    if (key.first >= 0) {
-      ++stats[static_cast<size_t>(key.first)].callees;
-      ++stats[static_cast<size_t>(key.second)].callers;
-    }
-    s.edges.push_back(CallEdge{ir::FunctionId(key.first), ir::FunctionId(key.second), calls});
-  }
+  return stats;
+}
+
+// The functions called at least once, by calls, and their files, by calls.
+void RankFunctionsAndFiles(const ir::CallTree& tree, std::vector<FunctionCalls>& stats, CallTreeSummary& s) {
+  const bool timed = tree.format == ir::CallTree::Format::kChromeTrace;
   std::map<std::string, FileCalls> files;
   for (FunctionCalls& f : stats) {
     if (f.calls == 0) continue;
@@ -90,6 +91,19 @@ void CountFunctions(const ir::CallTree& tree, CallTreeSummary& s) {
   s.files = static_cast<int64_t>(s.by_file.size());
   std::stable_sort(s.by_file.begin(), s.by_file.end(),
                    [](const FileCalls& a, const FileCalls& b) { return a.calls > b.calls; });
+}
+
+void CountFunctions(const ir::CallTree& tree, CallTreeSummary& s) {
+  std::map<std::pair<int64_t, int64_t>, int64_t> edge_calls;
+  std::vector<FunctionCalls> stats = WalkCalls(tree, s, edge_calls);
+  for (const auto& [key, calls] : edge_calls) {
+    if (key.first >= 0) {
+      ++stats[static_cast<size_t>(key.first)].callees;
+      ++stats[static_cast<size_t>(key.second)].callers;
+    }
+    s.edges.push_back(CallEdge{ir::FunctionId(key.first), ir::FunctionId(key.second), calls});
+  }
+  RankFunctionsAndFiles(tree, stats, s);
 }
 
 void BuildContexts(const ir::CallTree& tree, CallTreeSummary& s) {
@@ -214,6 +228,72 @@ CallTreeSummary SummarizeCallTree(const ir::CallTree& tree) {
   return s;
 }
 
+namespace {
+
+// Counts, the allocated/reserved timeline and the peak of one device's
+// events (indices into the tree's memory events, in order).
+void WalkDeviceEvents(const ir::CallTree& tree, const std::vector<size_t>& events, DeviceMemory& d) {
+  d.events = static_cast<int64_t>(events.size());
+  d.allocator_totals = std::all_of(events.begin(), events.end(), [&](size_t i) {
+    return tree.memory_events[i].total_allocated.has_value();
+  });
+  int64_t level = 0;
+  bool first = true;
+  for (size_t i : events) {
+    const ir::MemoryEvent& e = tree.memory_events[i];
+    if (e.bytes >= 0) {
+      ++d.allocations;
+      d.allocated_bytes += e.bytes;
+    } else {
+      ++d.frees;
+      d.freed_bytes -= e.bytes;
+    }
+    level = d.allocator_totals ? *e.total_allocated : level + e.bytes;
+    const int64_t reserved = e.total_reserved.value_or(-1);
+    d.timeline.push_back({e.ts_ns, level, reserved});
+    d.peak_reserved = std::max(d.peak_reserved, reserved);
+    if (first || level > d.peak_allocated) {
+      d.peak_allocated = level;
+      d.peak_event = i;
+      first = false;
+    }
+  }
+}
+
+// Replays the events up to the peak: what the trace allocated and has not
+// freed, by calling context, largest first.
+void FindLiveAtPeak(const ir::CallTree& tree, const CallTreeSummary& summary,
+                    const std::vector<size_t>& events, DeviceMemory& d) {
+  std::map<int64_t, size_t> live;  // addr -> allocating event
+  for (size_t i : events) {
+    if (i > d.peak_event) break;
+    const ir::MemoryEvent& e = tree.memory_events[i];
+    if (e.addr == 0) continue;
+    if (e.bytes > 0) {
+      live[e.addr] = i;
+    } else if (e.bytes < 0) {
+      live.erase(e.addr);
+    }
+  }
+  std::map<ContextId, LiveAtPeak> sites;
+  for (const auto& [addr, i] : live) {
+    const ir::MemoryEvent& e = tree.memory_events[i];
+    const ContextId context =
+        e.enclosing.valid() ? summary.context_of[static_cast<size_t>(e.enclosing.value())] : 0;
+    LiveAtPeak& site = sites[context];
+    site.context = context;
+    site.bytes += e.bytes;
+    ++site.blocks;
+    d.live_traced_bytes += e.bytes;
+  }
+  for (auto& [context, site] : sites) d.live_at_peak.push_back(site);
+  std::stable_sort(d.live_at_peak.begin(), d.live_at_peak.end(),
+                   [](const LiveAtPeak& a, const LiveAtPeak& b) { return a.bytes > b.bytes; });
+  if (d.allocator_totals) d.live_untraced_bytes = std::max<int64_t>(0, d.peak_allocated - d.live_traced_bytes);
+}
+
+}  // namespace
+
 CallTreeMemory AnalyzeCallTreeMemory(const ir::CallTree& tree, const CallTreeSummary& summary) {
   CallTreeMemory out;
   std::map<std::pair<int32_t, int32_t>, std::vector<size_t>> by_device;
@@ -229,58 +309,8 @@ CallTreeMemory AnalyzeCallTreeMemory(const ir::CallTree& tree, const CallTreeSum
     DeviceMemory d;
     d.device_type = device.first;
     d.device_id = device.second;
-    d.events = static_cast<int64_t>(events.size());
-    d.allocator_totals = std::all_of(events.begin(), events.end(), [&](size_t i) {
-      return tree.memory_events[i].total_allocated.has_value();
-    });
-    int64_t level = 0;
-    bool first = true;
-    for (size_t i : events) {
-      const ir::MemoryEvent& e = tree.memory_events[i];
-      if (e.bytes >= 0) {
-        ++d.allocations;
-        d.allocated_bytes += e.bytes;
-      } else {
-        ++d.frees;
-        d.freed_bytes -= e.bytes;
-      }
-      level = d.allocator_totals ? *e.total_allocated : level + e.bytes;
-      const int64_t reserved = e.total_reserved.value_or(-1);
-      d.timeline.push_back({e.ts_ns, level, reserved});
-      d.peak_reserved = std::max(d.peak_reserved, reserved);
-      if (first || level > d.peak_allocated) {
-        d.peak_allocated = level;
-        d.peak_event = i;
-        first = false;
-      }
-    }
-    // Replay up to the peak: what the trace allocated and has not freed.
-    std::map<int64_t, size_t> live;  // addr -> allocating event
-    for (size_t i : events) {
-      if (i > d.peak_event) break;
-      const ir::MemoryEvent& e = tree.memory_events[i];
-      if (e.addr == 0) continue;
-      if (e.bytes > 0) {
-        live[e.addr] = i;
-      } else if (e.bytes < 0) {
-        live.erase(e.addr);
-      }
-    }
-    std::map<ContextId, LiveAtPeak> sites;
-    for (const auto& [addr, i] : live) {
-      const ir::MemoryEvent& e = tree.memory_events[i];
-      const ContextId context =
-          e.enclosing.valid() ? summary.context_of[static_cast<size_t>(e.enclosing.value())] : 0;
-      LiveAtPeak& site = sites[context];
-      site.context = context;
-      site.bytes += e.bytes;
-      ++site.blocks;
-      d.live_traced_bytes += e.bytes;
-    }
-    for (auto& [context, site] : sites) d.live_at_peak.push_back(site);
-    std::stable_sort(d.live_at_peak.begin(), d.live_at_peak.end(),
-                     [](const LiveAtPeak& a, const LiveAtPeak& b) { return a.bytes > b.bytes; });
-    if (d.allocator_totals) d.live_untraced_bytes = std::max<int64_t>(0, d.peak_allocated - d.live_traced_bytes);
+    WalkDeviceEvents(tree, events, d);
+    FindLiveAtPeak(tree, summary, events, d);
     out.devices.push_back(std::move(d));
   }
   return out;
