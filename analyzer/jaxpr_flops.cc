@@ -102,6 +102,12 @@ class FlopCounter {
   JaxprFlops Equation(const ir::JaxprEqn& eqn);
 
  private:
+  // A scan's body times its length; a while's condition and body once; a
+  // cond's costliest branch.
+  JaxprFlops Scan(const ir::JaxprEqn& eqn);
+  JaxprFlops While(const ir::JaxprEqn& eqn);
+  JaxprFlops Cond(const ir::JaxprEqn& eqn);
+
   const ir::JaxprModule& module_;
   std::vector<std::optional<JaxprFlops>> memo_;
 };
@@ -125,48 +131,16 @@ JaxprFlops CountJaxprFlops(const ir::JaxprModule& module, ir::JaxprId jaxpr) {
   return FlopCounter(module).Jaxpr(jaxpr);
 }
 
-JaxprFlops FlopCounter::Equation(const ir::JaxprEqn& eqn) {
-  const ir::JaxprModule& module = module_;
+namespace {
+
+// The flops of an equation that calls no jaxpr.
+JaxprFlops LeafFlops(const ir::JaxprModule& module, const ir::JaxprEqn& eqn, JaxprPrimitiveKind kind) {
   JaxprFlops f;
-  switch (PrimitiveKind(module, eqn)) {
-    case JaxprPrimitiveKind::kCall:
-      return Jaxpr(*CalleeOf(module, eqn));
-    case JaxprPrimitiveKind::kScan: {
-      const ir::JaxprId body = CalledJaxpr(eqn, "jaxpr");
-      if (!body.valid()) return Uncounted();
-      const JaxprFlops once = Jaxpr(body);
-      const double length = static_cast<double>(IntParam(eqn, "length").value_or(1));
-      f.matmul = once.matmul * length;
-      f.elementwise = once.elementwise * length;
-      f.transcendentals = once.transcendentals * length;
-      f.uncounted_equations = once.uncounted_equations;
-      f.while_loops = once.while_loops;
-      return f;
-    }
-    case JaxprPrimitiveKind::kWhile:
-      for (std::string_view role : {"cond_jaxpr", "body_jaxpr"}) {
-        const ir::JaxprId j = CalledJaxpr(eqn, role);
-        if (j.valid()) f += Jaxpr(j);
-      }
-      ++f.while_loops;
-      return f;
-    case JaxprPrimitiveKind::kCond: {
-      bool any = false;
-      for (const ir::JaxprEqn::Called& c : eqn.called) {
-        const JaxprFlops branch = Jaxpr(c.jaxpr);
-        if (!any || branch.flops() > f.flops()) f = branch;
-        any = true;
-      }
-      return any ? f : Uncounted();
-    }
-    case JaxprPrimitiveKind::kDotGeneral: {
-      const std::optional<double> flops = DotFlops(module, eqn);
-      if (!flops) return Uncounted();
-      f.matmul = *flops;
-      return f;
-    }
+  switch (kind) {
+    case JaxprPrimitiveKind::kDotGeneral:
     case JaxprPrimitiveKind::kConvolution: {
-      const std::optional<double> flops = ConvFlops(module, eqn);
+      const std::optional<double> flops =
+          kind == JaxprPrimitiveKind::kDotGeneral ? DotFlops(module, eqn) : ConvFlops(module, eqn);
       if (!flops) return Uncounted();
       f.matmul = *flops;
       return f;
@@ -176,8 +150,7 @@ JaxprFlops FlopCounter::Equation(const ir::JaxprEqn& eqn) {
     case JaxprPrimitiveKind::kTranscendental: {
       const double n = OutputElements(module, eqn);
       if (n < 0) return Uncounted();
-      (PrimitiveKind(module, eqn) == JaxprPrimitiveKind::kTranscendental ? f.transcendentals
-                                                                          : f.elementwise) = n;
+      (kind == JaxprPrimitiveKind::kTranscendental ? f.transcendentals : f.elementwise) = n;
       return f;
     }
     case JaxprPrimitiveKind::kReduction: {
@@ -190,11 +163,62 @@ JaxprFlops FlopCounter::Equation(const ir::JaxprEqn& eqn) {
     }
     case JaxprPrimitiveKind::kDataMovement:
       return f;
-    case JaxprPrimitiveKind::kOther:
+    default:
       return Uncounted();
   }
+}
+
+}  // namespace
+
+JaxprFlops FlopCounter::Scan(const ir::JaxprEqn& eqn) {
+  const ir::JaxprId body = CalledJaxpr(eqn, "jaxpr");
+  if (!body.valid()) return Uncounted();
+  const JaxprFlops once = Jaxpr(body);
+  const double length = static_cast<double>(IntParam(eqn, "length").value_or(1));
+  JaxprFlops f;
+  f.matmul = once.matmul * length;
+  f.elementwise = once.elementwise * length;
+  f.transcendentals = once.transcendentals * length;
+  f.uncounted_equations = once.uncounted_equations;
+  f.while_loops = once.while_loops;
   return f;
 }
 
+JaxprFlops FlopCounter::While(const ir::JaxprEqn& eqn) {
+  JaxprFlops f;
+  for (std::string_view role : {"cond_jaxpr", "body_jaxpr"}) {
+    const ir::JaxprId j = CalledJaxpr(eqn, role);
+    if (j.valid()) f += Jaxpr(j);
+  }
+  ++f.while_loops;
+  return f;
+}
+
+JaxprFlops FlopCounter::Cond(const ir::JaxprEqn& eqn) {
+  JaxprFlops f;
+  bool any = false;
+  for (const ir::JaxprEqn::Called& c : eqn.called) {
+    const JaxprFlops branch = Jaxpr(c.jaxpr);
+    if (!any || branch.flops() > f.flops()) f = branch;
+    any = true;
+  }
+  return any ? f : Uncounted();
+}
+
+JaxprFlops FlopCounter::Equation(const ir::JaxprEqn& eqn) {
+  const JaxprPrimitiveKind kind = PrimitiveKind(module_, eqn);
+  switch (kind) {
+    case JaxprPrimitiveKind::kCall:
+      return Jaxpr(*CalleeOf(module_, eqn));
+    case JaxprPrimitiveKind::kScan:
+      return Scan(eqn);
+    case JaxprPrimitiveKind::kWhile:
+      return While(eqn);
+    case JaxprPrimitiveKind::kCond:
+      return Cond(eqn);
+    default:
+      return LeafFlops(module_, eqn, kind);
+  }
+}
 
 }  // namespace memplan::analyzer

@@ -1,5 +1,6 @@
 #include "executor/report_wire.h"
 
+#include "ir/status_macros.h"
 #include "ir/strings.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -69,42 +70,29 @@ std::string RankReportToWire(const RankReport& r) {
   return out;
 }
 
-absl::StatusOr<RankReport> RankReportFromWire(std::string_view wire) {
-  llvm::Expected<Value> parsed = llvm::json::parse(Ref(wire));
-  if (!parsed) {
-    return absl::InternalError(StrCat("a rank's report is garbled: ", llvm::toString(parsed.takeError())));
+namespace {
+
+absl::Status Garbled() { return absl::InternalError("a rank's report is garbled"); }
+
+// The outcome named by its wire name, or nullopt.
+std::optional<RankOutcome> OutcomeNamed(llvm::StringRef name) {
+  for (RankOutcome candidate : kOutcomes) {
+    if (name == Ref(RankOutcomeName(candidate))) return candidate;
   }
-  const Object* o = parsed->getAsObject();
-  auto bad = [] { return absl::InternalError("a rank's report is garbled"); };
-  if (o == nullptr) return bad();
-  RankReport r;
+  return std::nullopt;
+}
+
+// The byte counts and times; absent keys leave the defaults.
+void ReadNumbers(const Object& o, RankReport& r) {
   auto integer = [&](const char* key, int64_t* out) {
-    if (auto v = o->getInteger(key)) *out = *v;
+    if (auto v = o.getInteger(key)) *out = *v;
   };
   auto optional = [&](const char* key, std::optional<int64_t>* out) {
-    if (auto v = o->getInteger(key)) *out = *v;
+    if (auto v = o.getInteger(key)) *out = *v;
   };
-  int64_t rank = -1;
-  integer("rank", &rank);
-  if (rank < 0) return bad();
-  r.rank = static_cast<int>(rank);
-  const llvm::Optional<llvm::StringRef> outcome = o->getString("outcome");
-  if (!outcome) return bad();
-  bool known = false;
-  for (RankOutcome candidate : kOutcomes) {
-    if (*outcome == Ref(RankOutcomeName(candidate))) {
-      r.outcome = candidate;
-      known = true;
-    }
-  }
-  if (!known) return bad();
-  if (auto s = o->getString("error")) r.error = s->str();
-  if (auto s = o->getString("backend")) r.backend = s->str();
-  if (auto s = o->getString("device")) r.device = s->str();
-  if (auto s = o->getString("mode")) r.mode = *s == "pool" ? AllocationMode::kPool : AllocationMode::kArena;
   integer("failed_step", &r.failed_step);
   integer("planned_peak_bytes", &r.planned_peak_bytes);
-  if (auto b = o->getBoolean("planned_peak_stated")) r.planned_peak_stated = *b;
+  if (auto b = o.getBoolean("planned_peak_stated")) r.planned_peak_stated = *b;
   integer("plan_peak_bytes", &r.plan_peak_bytes);
   integer("needed_bytes", &r.needed_bytes);
   integer("measured_peak_bytes", &r.measured_peak_bytes);
@@ -114,25 +102,56 @@ absl::StatusOr<RankReport> RankReportFromWire(std::string_view wire) {
   optional("device_free_before_bytes", &r.device_free_before_bytes);
   optional("device_free_min_bytes", &r.device_free_min_bytes);
   optional("device_free_after_bytes", &r.device_free_after_bytes);
-  if (auto x = o->getNumber("step_seconds")) r.step_seconds = *x;
-  if (auto x = o->getNumber("wall_seconds")) r.wall_seconds = *x;
-  if (const llvm::json::Array* ops = o->getArray("ops")) {
-    for (const Value& item : *ops) {
-      const llvm::json::Array* a = item.getAsArray();
-      if (a == nullptr || a->size() != 4) return bad();
-      OpMeasurement m;
-      auto index = (*a)[0].getAsInteger();
-      auto seconds = (*a)[1].getAsNumber();
-      auto wrong = (*a)[2].getAsInteger();
-      auto scratch = (*a)[3].getAsBoolean();
-      if (!index || !seconds || !wrong || !scratch) return bad();
-      m.index = *index;
-      m.seconds = *seconds;
-      m.wrong = *wrong;
-      m.scratch = *scratch;
-      r.ops.push_back(m);
-    }
+  if (auto x = o.getNumber("step_seconds")) r.step_seconds = *x;
+  if (auto x = o.getNumber("wall_seconds")) r.wall_seconds = *x;
+}
+
+// "ops": [index, seconds, wrong, scratch] each.
+absl::Status ReadOps(const Object& o, RankReport& r) {
+  const llvm::json::Array* ops = o.getArray("ops");
+  if (ops == nullptr) return absl::OkStatus();
+  for (const Value& item : *ops) {
+    const llvm::json::Array* a = item.getAsArray();
+    if (a == nullptr || a->size() != 4) return Garbled();
+    auto index = (*a)[0].getAsInteger();
+    auto seconds = (*a)[1].getAsNumber();
+    auto wrong = (*a)[2].getAsInteger();
+    auto scratch = (*a)[3].getAsBoolean();
+    if (!index || !seconds || !wrong || !scratch) return Garbled();
+    OpMeasurement m;
+    m.index = *index;
+    m.seconds = *seconds;
+    m.wrong = *wrong;
+    m.scratch = *scratch;
+    r.ops.push_back(m);
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<RankReport> RankReportFromWire(std::string_view wire) {
+  llvm::Expected<Value> parsed = llvm::json::parse(Ref(wire));
+  if (!parsed) {
+    return absl::InternalError(StrCat("a rank's report is garbled: ", llvm::toString(parsed.takeError())));
+  }
+  const Object* o = parsed->getAsObject();
+  if (o == nullptr) return Garbled();
+  RankReport r;
+  const auto rank = o->getInteger("rank");
+  if (!rank || *rank < 0) return Garbled();
+  r.rank = static_cast<int>(*rank);
+  const llvm::Optional<llvm::StringRef> outcome_name = o->getString("outcome");
+  if (!outcome_name) return Garbled();
+  const std::optional<RankOutcome> outcome = OutcomeNamed(*outcome_name);
+  if (!outcome) return Garbled();
+  r.outcome = *outcome;
+  if (auto s = o->getString("error")) r.error = s->str();
+  if (auto s = o->getString("backend")) r.backend = s->str();
+  if (auto s = o->getString("device")) r.device = s->str();
+  if (auto s = o->getString("mode")) r.mode = *s == "pool" ? AllocationMode::kPool : AllocationMode::kArena;
+  ReadNumbers(*o, r);
+  RETURN_IF_ERROR(ReadOps(*o, r));
   return r;
 }
 

@@ -385,6 +385,52 @@ absl::StatusOr<HloSharding> NamedToTiled(const NamedSharding& named) {
   return NamedTiler(named).Run();
 }
 
+namespace {
+
+// Subgroup types, tile dims and the device list of a tiled sharding: each
+// device in [0, count) once, no more subgroup dims than tile dims.
+absl::Status CheckTiled(const HloSharding& sharding) {
+  if (sharding.tiles.dims.empty()) return absl::InvalidArgumentError("expected at least one tile dimension");
+  for (OpShardingType type : sharding.last_tile_dims) {
+    if (SubgroupTypeName(type).empty()) {
+      return absl::InvalidArgumentError(StrCat("OpSharding type ", static_cast<int>(type),
+                                               " is not a subgroup type (replicated, manual, unreduced, maximal)"));
+    }
+  }
+  for (int64_t d : sharding.tiles.dims) {
+    if (d < 1) return absl::InvalidArgumentError(StrCat("tile dimension ", d, " is below 1"));
+  }
+  ASSIGN_OR_RETURN(const std::vector<int64_t> devices, sharding.tiles.Devices());
+  const int64_t count = static_cast<int64_t>(devices.size());
+  absl::flat_hash_set<int64_t> seen;
+  for (int64_t device : devices) {
+    if (device < 0 || device >= count) {
+      return absl::InvalidArgumentError(
+          StrCat("device ", device, " is outside [0, ", count, ") in the tile assignment"));
+    }
+    if (!seen.insert(device).second) {
+      return absl::InvalidArgumentError(StrCat("device ", device, " appears twice in the tile assignment"));
+    }
+  }
+  const size_t subgroups = sharding.last_tile_dims.size() + (sharding.replicate_on_last_tile_dim ? 1 : 0);
+  if (subgroups > sharding.tiles.dims.size()) {
+    return absl::InvalidArgumentError(
+        StrCat("expected at most ", sharding.tiles.dims.size(), " subgroup dims, not ", subgroups));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<HloSharding> CanonicalTiled(const HloSharding& sharding) {
+  RETURN_IF_ERROR(CheckTiled(sharding));
+  if (!sharding.last_tile_dims.empty()) return SubgroupSharding(sharding.tiles, sharding.last_tile_dims);
+  if (sharding.replicate_on_last_tile_dim) return PartialTileSharding(sharding.tiles);
+  TileAssignment tiles = sharding.tiles;
+  if (tiles.iota) tiles.iota = tiles.iota->Canonical();
+  return HloSharding::Tiled(std::move(tiles));
+}
+
+}  // namespace
+
 absl::StatusOr<HloSharding> CanonicalHloSharding(const HloSharding& sharding) {
   HloSharding out;
   switch (sharding.kind) {
@@ -402,48 +448,11 @@ absl::StatusOr<HloSharding> CanonicalHloSharding(const HloSharding& sharding) {
       break;
     }
     case HloSharding::Kind::kTiled: {
-      if (sharding.tiles.dims.empty()) return absl::InvalidArgumentError("expected at least one tile dimension");
-      for (OpShardingType type : sharding.last_tile_dims) {
-        if (SubgroupTypeName(type).empty()) {
-          return absl::InvalidArgumentError(StrCat("OpSharding type ", static_cast<int>(type),
-                                                   " is not a subgroup type (replicated, manual, unreduced, maximal)"));
-        }
-      }
-      for (int64_t d : sharding.tiles.dims) {
-        if (d < 1) return absl::InvalidArgumentError(StrCat("tile dimension ", d, " is below 1"));
-      }
-      ASSIGN_OR_RETURN(const std::vector<int64_t> devices, sharding.tiles.Devices());
-      const int64_t count = static_cast<int64_t>(devices.size());
-      absl::flat_hash_set<int64_t> seen;
-      for (int64_t device : devices) {
-        if (device < 0 || device >= count) {
-          return absl::InvalidArgumentError(
-              StrCat("device ", device, " is outside [0, ", count, ") in the tile assignment"));
-        }
-        if (!seen.insert(device).second) {
-          return absl::InvalidArgumentError(StrCat("device ", device, " appears twice in the tile assignment"));
-        }
-      }
-      const size_t subgroups = sharding.last_tile_dims.size() + (sharding.replicate_on_last_tile_dim ? 1 : 0);
-      if (subgroups > sharding.tiles.dims.size()) {
-        return absl::InvalidArgumentError(
-            StrCat("expected at most ", sharding.tiles.dims.size(), " subgroup dims, not ", subgroups));
-      }
-      if (!sharding.last_tile_dims.empty()) {
-        out = SubgroupSharding(sharding.tiles, sharding.last_tile_dims);
-      } else if (sharding.replicate_on_last_tile_dim) {
-        out = PartialTileSharding(sharding.tiles);
-      } else {
-        TileAssignment tiles = sharding.tiles;
-        if (tiles.iota) tiles.iota = tiles.iota->Canonical();
-        out = HloSharding::Tiled(std::move(tiles));
-      }
+      ASSIGN_OR_RETURN(out, CanonicalTiled(sharding));
       break;
     }
     default:
       out = sharding;
-      out.metadata.clear();
-      out.shard_group.reset();
       break;
   }
   out.metadata = sharding.metadata;
