@@ -105,67 +105,67 @@ class TextParser {
     return absl::OkStatus();
   }
 
-  absl::Status Comment(std::string_view line, size_t hash, std::string_view body) {
-    if (StartsWith(body, "nccl-tests version")) {
-      RETURN_IF_ERROR(EndTable());
-      NewPreambleIfTableSeen();
+  // "memplan bench-collectives: ... backend NAME, N ranks ...".
+  void BenchPreamble(std::string_view body) {
+    const std::vector<Token> t = Tokenize(body);
+    for (size_t i = 0; i + 1 < t.size(); ++i) {
+      if (t[i].text == "backend") {
+        std::string_view backend = t[i + 1].text;
+        if (!backend.empty() && backend.back() == ',') backend.remove_suffix(1);
+        preamble_.tool = StrCat("memplan bench-collectives (", backend, ")");
+      }
+      if (t[i + 1].text.substr(0, 5) == "ranks") {
+        preamble_.declared_ranks = ParseInt(t[i].text).value_or(0);
+      }
+    }
+  }
+
+  // "Collective test starting: PROGRAM" names the coming run's program;
+  // "... concluded: PROGRAM" the finished run's, when nothing named it.
+  void ProgramComment(std::string_view name, bool starting) {
+    size_t at = 0;
+    const auto kind = internal::CollectiveOfProgram(name, &at);
+    if (starting) {
+      if (kind) preamble_.program = {kind, name.data() + at, StrCat("the program ", TrimLeft(name))};
+    } else if (kind && !finished_.empty() && !finished_.back().program.kind) {
+      finished_.back().program = {kind, name.data() + at, StrCat("the program ", TrimLeft(name))};
+    }
+  }
+
+  // The comment lines that end a table and begin or name a run: the
+  // nccl-tests version, "Collective test starting/concluded:", memplan
+  // bench-collectives' preamble (one table per collective after
+  // "# Collective: NAME"), "nThread". False for any other line.
+  absl::StatusOr<bool> RunComment(std::string_view body) {
+    const bool version = StartsWith(body, "nccl-tests version");
+    const bool starting = StartsWith(body, "Collective test starting:");
+    const bool concluded = StartsWith(body, "Collective test concluded:");
+    const bool bench = StartsWith(body, "memplan bench-collectives:");
+    const bool collective = StartsWith(body, "Collective: ");
+    const bool threads = StartsWith(body, "nThread ");
+    if (!(version || starting || concluded || bench || collective || threads)) return false;
+    RETURN_IF_ERROR(EndTable());
+    if (version || starting || bench || threads) NewPreambleIfTableSeen();
+    if (version) {
       const std::vector<Token> t = Tokenize(body);
       preamble_.tool = t.size() >= 3 ? StrCat("nccl-tests ", t[2].text) : "nccl-tests";
-      return absl::OkStatus();
-    }
-    if (StartsWith(body, "Collective test starting:")) {
-      RETURN_IF_ERROR(EndTable());
-      NewPreambleIfTableSeen();
-      size_t at = 0;
-      const std::string_view name = body.substr(25);
-      if (auto kind = internal::CollectiveOfProgram(name, &at)) {
-        preamble_.program = {kind, name.data() + at,
-                             StrCat("the program ", TrimLeft(name))};
-      }
-      return absl::OkStatus();
-    }
-    if (StartsWith(body, "Collective test concluded:")) {
-      RETURN_IF_ERROR(EndTable());
-      size_t at = 0;
-      const std::string_view name = body.substr(26);
-      auto kind = internal::CollectiveOfProgram(name, &at);
-      if (kind && !finished_.empty() && !finished_.back().program.kind) {
-        finished_.back().program = {kind, name.data() + at, StrCat("the program ", TrimLeft(name))};
-      }
-      return absl::OkStatus();
-    }
-    // memplan bench-collectives' own text: a preamble line, then one table
-    // per collective after "# Collective: NAME".
-    if (StartsWith(body, "memplan bench-collectives:")) {
-      RETURN_IF_ERROR(EndTable());
-      NewPreambleIfTableSeen();
-      const std::vector<Token> t = Tokenize(body);
-      for (size_t i = 0; i + 1 < t.size(); ++i) {
-        if (t[i].text == "backend") {
-          std::string_view backend = t[i + 1].text;
-          if (!backend.empty() && backend.back() == ',') backend.remove_suffix(1);
-          preamble_.tool = StrCat("memplan bench-collectives (", backend, ")");
-        }
-        if (t[i + 1].text.substr(0, 5) == "ranks") {
-          preamble_.declared_ranks = ParseInt(t[i].text).value_or(0);
-        }
-      }
-      return absl::OkStatus();
-    }
-    if (StartsWith(body, "Collective: ")) {
-      RETURN_IF_ERROR(EndTable());
+    } else if (starting || concluded) {
+      ProgramComment(body.substr(starting ? 25 : 26), starting);
+    } else if (bench) {
+      BenchPreamble(body);
+    } else if (collective) {
       const std::string_view name = TrimLeft(body.substr(12));
       std::string_view word = name.substr(0, name.find_first_of(" \t\r"));
       if (auto kind = ir::CollectiveFromName(word)) {
         preamble_.program = {kind, name.data(), StrCat("the collective ", word)};
       }
-      return absl::OkStatus();
     }
-    if (StartsWith(body, "nThread ")) {
-      RETURN_IF_ERROR(EndTable());
-      NewPreambleIfTableSeen();
-      return absl::OkStatus();
-    }
+    return true;
+  }
+
+  absl::Status Comment(std::string_view line, size_t hash, std::string_view body) {
+    ASSIGN_OR_RETURN(const bool run_comment, RunComment(body));
+    if (run_comment) return absl::OkStatus();
     if (StartsWith(body, "Rank ")) return RankLineOf(body);
     if (StartsWith(body, "Out of bounds values") || StartsWith(body, "Avg bus bandwidth") ||
         StartsWith(body, "Errors with asterisks")) {
@@ -221,6 +221,89 @@ class TextParser {
     return absl::OkStatus();
   }
 
+  // What a row's cells have given so far: the columns both groups share,
+  // and per group (out of place, in place) its sample and which of time,
+  // algbw and busbw it has.
+  struct RowCells {
+    ir::CollectiveSample shared;
+    ir::CollectiveSample group_samples[2];
+    bool has[2][3] = {};  // time, algbw, busbw per group
+    const char* busbw_at[2] = {nullptr, nullptr};
+    bool have_size = false;
+  };
+
+  // A time, algbw or busbw cell of a group's sample.
+  absl::Status MeasureCell(const Column& c, const Token& t, const char* at, RowCells& row) {
+    if (c.group != 0 && c.group != 1) return absl::OkStatus();
+    ir::CollectiveSample& s = row.group_samples[c.group];
+    const std::optional<double> v = ParseDouble(t.text);
+    if (!v) return pos_.Error(at, StrCat("expected a number under '", c.name, "'"));
+    if (c.role == Role::kTime) {
+      if (!std::isfinite(*v) || *v < 0) return pos_.Error(at, "expected a time (a finite number, not negative)");
+      s.time_us = *v;
+      row.has[c.group][0] = true;
+    } else if (c.role == Role::kAlgbw) {
+      s.algbw_gbps = *v;
+      row.has[c.group][1] = true;
+    } else {
+      s.busbw_gbps = *v;
+      row.has[c.group][2] = true;
+      row.busbw_at[c.group] = at;
+    }
+    return absl::OkStatus();
+  }
+
+  // A #wrong or error cell of a group's sample ("N/A" leaves it unset).
+  absl::Status CheckCell(const Column& c, const Token& t, const char* at, RowCells& row) {
+    if ((c.group != 0 && c.group != 1) || t.text == "N/A") return absl::OkStatus();
+    ir::CollectiveSample& s = row.group_samples[c.group];
+    const std::optional<double> v = ParseDouble(t.text);
+    if (!v) return pos_.Error(at, StrCat("expected a number or N/A under '", c.name, "'"));
+    if (c.role == Role::kWrong) {
+      if (!std::isfinite(*v) || *v < 0 || *v > 9.2e18) return pos_.Error(at, "expected a count of wrong elements");
+      s.wrong_elements = static_cast<int64_t>(*v);
+    } else {
+      s.max_error = *v;
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Cell(const Column& c, const Token& t, const char* at, RowCells& row) {
+    switch (c.role) {
+      case Role::kSize: {
+        const std::optional<int64_t> v = ParseInt(t.text);
+        if (!v || *v < 0) return pos_.Error(at, "expected the size in bytes (an integer)");
+        row.shared.bytes = *v;
+        row.have_size = true;
+        return absl::OkStatus();
+      }
+      case Role::kCount: {
+        const std::optional<int64_t> v = ParseInt(t.text);
+        if (!v || *v < 0) return pos_.Error(at, "expected the element count (an integer)");
+        row.shared.count = *v;
+        return absl::OkStatus();
+      }
+      case Role::kType:
+        if (FirstInvalidUtf8(t.text) < t.text.size()) return pos_.Error(at, "expected a type name");
+        row.shared.dtype = std::string(t.text);
+        return absl::OkStatus();
+      case Role::kRedop:
+        if (current_.redop.empty()) current_.redop = std::string(t.text);
+        return absl::OkStatus();
+      case Role::kRoot:
+      case Role::kOther:
+        return absl::OkStatus();
+      case Role::kTime:
+      case Role::kAlgbw:
+      case Role::kBusbw:
+        return MeasureCell(c, t, at, row);
+      case Role::kWrong:
+      case Role::kError:
+        return CheckCell(c, t, at, row);
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status Row(std::string_view line) {
     const std::vector<Token> tokens = Tokenize(line);
     const std::optional<std::vector<int>> assigned = AssignColumns(tokens, table_->columns);
@@ -232,94 +315,23 @@ class TextParser {
     }
     if (rows_ == 0) StartRun();
     ++rows_;
-    ir::CollectiveSample shared;
-    shared.location = source_.LocationString(line.data() + tokens.front().begin);
-    ir::CollectiveSample group_samples[2];
-    bool has[2][3] = {};  // time, algbw, busbw per group
-    const char* busbw_at[2] = {nullptr, nullptr};
-    bool have_size = false;
+    RowCells row;
+    row.shared.location = source_.LocationString(line.data() + tokens.front().begin);
     for (size_t i = 0; i < tokens.size(); ++i) {
-      const Column& c = table_->columns[(*assigned)[i]];
-      const Token& t = tokens[i];
-      const char* at = line.data() + t.begin;
-      ir::CollectiveSample* s = c.group == 0 || c.group == 1 ? &group_samples[c.group] : nullptr;
-      switch (c.role) {
-        case Role::kSize: {
-          const std::optional<int64_t> v = ParseInt(t.text);
-          if (!v || *v < 0) return pos_.Error(at, "expected the size in bytes (an integer)");
-          shared.bytes = *v;
-          have_size = true;
-          break;
-        }
-        case Role::kCount: {
-          const std::optional<int64_t> v = ParseInt(t.text);
-          if (!v || *v < 0) return pos_.Error(at, "expected the element count (an integer)");
-          shared.count = *v;
-          break;
-        }
-        case Role::kType:
-          if (FirstInvalidUtf8(t.text) < t.text.size()) return pos_.Error(at, "expected a type name");
-          shared.dtype = std::string(t.text);
-          break;
-        case Role::kRedop:
-          if (current_.redop.empty()) current_.redop = std::string(t.text);
-          break;
-        case Role::kRoot:
-        case Role::kOther:
-          break;
-        case Role::kTime:
-        case Role::kAlgbw:
-        case Role::kBusbw: {
-          if (s == nullptr) break;
-          const std::optional<double> v = ParseDouble(t.text);
-          if (!v) return pos_.Error(at, StrCat("expected a number under '", c.name, "'"));
-          if (c.role == Role::kTime) {
-            if (!std::isfinite(*v) || *v < 0) {
-              return pos_.Error(at, "expected a time (a finite number, not negative)");
-            }
-            s->time_us = *v;
-            has[c.group][0] = true;
-          } else if (c.role == Role::kAlgbw) {
-            s->algbw_gbps = *v;
-            has[c.group][1] = true;
-          } else {
-            s->busbw_gbps = *v;
-            has[c.group][2] = true;
-            busbw_at[c.group] = at;
-          }
-          break;
-        }
-        case Role::kWrong:
-        case Role::kError: {
-          if (s == nullptr || t.text == "N/A") break;
-          const std::optional<double> v = ParseDouble(t.text);
-          if (!v) {
-            return pos_.Error(at, StrCat("expected a number or N/A under '", c.name, "'"));
-          }
-          if (c.role == Role::kWrong) {
-            if (!std::isfinite(*v) || *v < 0 || *v > 9.2e18) {
-              return pos_.Error(at, "expected a count of wrong elements");
-            }
-            s->wrong_elements = static_cast<int64_t>(*v);
-          } else {
-            s->max_error = *v;
-          }
-          break;
-        }
-      }
+      RETURN_IF_ERROR(Cell(table_->columns[(*assigned)[i]], tokens[i], line.data() + tokens[i].begin, row));
     }
-    if (!have_size) return pos_.Error(line.data(), "expected the size column in this row");
+    if (!row.have_size) return pos_.Error(line.data(), "expected the size column in this row");
     for (int g = 0; g < 2; ++g) {
-      if (!(has[g][0] && has[g][1] && has[g][2])) continue;
-      ir::CollectiveSample s = group_samples[g];
-      s.bytes = shared.bytes;
-      s.count = shared.count;
-      s.dtype = shared.dtype;
-      s.location = shared.location;
+      if (!(row.has[g][0] && row.has[g][1] && row.has[g][2])) continue;
+      ir::CollectiveSample s = row.group_samples[g];
+      s.bytes = row.shared.bytes;
+      s.count = row.shared.count;
+      s.dtype = row.shared.dtype;
+      s.location = row.shared.location;
       s.in_place = g == 1;
       RETURN_IF_ERROR(CheckTimeUnit(s, line.data() + tokens.front().begin));
       current_.run.samples.push_back(std::move(s));
-      current_.busbw_at.push_back(busbw_at[g]);
+      current_.busbw_at.push_back(row.busbw_at[g]);
     }
     return absl::OkStatus();
   }
