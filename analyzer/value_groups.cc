@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
@@ -24,8 +23,13 @@ struct GroupKey {
   std::string_view op_name;  // only where there is no source file
 
   bool operator==(const GroupKey& o) const {
-    return std::tie(shape, size, category, file, line, op_name) ==
-           std::tie(o.shape, o.size, o.category, o.file, o.line, o.op_name);
+    return size == o.size && category == o.category && line == o.line &&
+           SameText(shape, o.shape) && SameText(file, o.file) && SameText(op_name, o.op_name);
+  }
+  // Equal texts are mostly the same view (shape keys are held once, source
+  // files interned by the parser): the bytes are compared only when not.
+  static bool SameText(std::string_view a, std::string_view b) {
+    return (a.data() == b.data() && a.size() == b.size()) || a == b;
   }
   template <typename H>
   friend H AbslHashValue(H h, const GroupKey& k) {
@@ -67,14 +71,19 @@ class ShapeKeys {
   // (equal ones print alike) and printed once per distinct one.
   std::string_view OfArray(const ir::Value& value) {
     const ir::Shape& shape = value.shape;
+    // Values come largest first, so a shape often follows itself: the last
+    // one found is compared before hashing.
+    if (last_array_ != kNone && Matches(arrays_entries_[last_array_], shape)) {
+      return arrays_entries_[last_array_].key;
+    }
     size_t hash = absl::HashOf(static_cast<int>(shape.dtype), shape.dims, shape.dynamic_dims);
     auto [it, inserted] = arrays_.try_emplace(hash, arrays_entries_.size());
     size_t at = it->second;
     if (!inserted) {
       while (at != kNone) {
         const ArrayEntry& entry = arrays_entries_[at];
-        if (entry.dtype == shape.dtype && entry.dims == shape.dims &&
-            entry.dynamic_dims == shape.dynamic_dims) {
+        if (Matches(entry, shape)) {
+          last_array_ = at;
           return entry.key;
         }
         at = entry.next;
@@ -85,6 +94,7 @@ class ShapeKeys {
       at = kNone;
     }
     const std::string_view key = Store(Make(value));
+    last_array_ = arrays_entries_.size();
     arrays_entries_.push_back({shape.dtype, shape.dims, shape.dynamic_dims, key, at});
     return key;
   }
@@ -96,8 +106,13 @@ class ShapeKeys {
     std::string_view key;
     size_t next;  // the next entry of the same hash, or kNone
   };
+  static bool Matches(const ArrayEntry& entry, const ir::Shape& shape) {
+    return entry.dtype == shape.dtype && entry.dims == shape.dims &&
+           entry.dynamic_dims == shape.dynamic_dims;
+  }
   absl::flat_hash_map<size_t, size_t> arrays_;  // hash -> last entry of that hash
   std::vector<ArrayEntry> arrays_entries_;
+  size_t last_array_ = kNone;  // the entry OfArray returned last
 
   std::string_view Store(std::string key) {
     storage_.push_back(std::move(key));
@@ -117,6 +132,9 @@ std::vector<ValueGroup> GroupValuesWith(const ir::Program& program,
   std::vector<size_t> first_position;  // of each group's first member in the list
   absl::flat_hash_map<GroupKey, size_t> index;
   ShapeKeys shapes;
+  constexpr size_t kNoGroup = ~size_t{0};
+  GroupKey last_key;
+  size_t last_group = kNoGroup;
   // Values of one allocation come in runs: look the allocation up once a run.
   ir::AllocationId last_allocation_id;
   const ir::Allocation* last_allocation = nullptr;
@@ -140,7 +158,16 @@ std::vector<ValueGroup> GroupValuesWith(const ir::Program& program,
       key.line = location.line;
     }
     if (key.file.empty() && origin.op != nullptr) key.op_name = origin.op->op_name;
+    // Runs of one key (values of one size, shape and source line, largest
+    // first) skip the hash of the key's texts.
+    if (last_group != kNoGroup && key == last_key) {
+      groups[last_group].values.push_back(id_at(i));
+      groups[last_group].total_bytes += value->size;
+      continue;
+    }
     auto [it, inserted] = index.try_emplace(key, groups.size());
+    last_key = key;
+    last_group = it->second;
     if (inserted) {
       ValueGroup group;
       group.shape = std::string(key.shape);

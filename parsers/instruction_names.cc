@@ -65,6 +65,13 @@ void InstructionNames::Describe(ir::InstructionId id, const InstructionFacts& fa
   }
 }
 
+bool InstructionNames::Described(ir::InstructionId id) const {
+  const ir::Instruction& instruction = module_.instruction(id);
+  return instruction.computation.valid() ||
+         (!instruction.opcode_text.empty() && !instruction.metadata.empty() &&
+          instruction.shape.dtype != ir::DType::kInvalid);
+}
+
 void MarkNamesOnlyGraph(ir::Module& module) {
   if (!module.computations().empty() || !module.gaps.empty()) return;
   module.gaps = {ir::GraphGap::kComputations, ir::GraphGap::kOperands, ir::GraphGap::kShapes,

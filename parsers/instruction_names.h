@@ -58,6 +58,11 @@ class InstructionNames {
   // fields it does not have yet (copies of their texts after CopyTextsInto).
   void Describe(ir::InstructionId id, const InstructionFacts& facts);
 
+  // True when Describe(id, ...) would change nothing, whatever the facts: the
+  // instruction was read from module text, or already has an opcode, non-empty
+  // metadata and a shape. (A caller can skip working out the facts.)
+  bool Described(ir::InstructionId id) const;
+
   // Instructions added because the module did not have them.
   int64_t added() const { return added_; }
 

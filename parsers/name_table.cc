@@ -9,16 +9,14 @@
 #include <sys/mman.h>
 #endif
 
+#include "parsers/load_bytes.h"
+
 namespace memplan::parsers {
 namespace {
 
 constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
 
-uint64_t Load(const char* p, size_t n) {  // n <= 8
-  uint64_t w = 0;
-  std::memcpy(&w, p, n);
-  return w;
-}
+uint64_t Load(const char* p, size_t n) { return LoadUpTo8(p, n); }  // n <= 8
 
 uint64_t Mix(uint64_t h) {  // MurmurHash3's finalizer
   h ^= h >> 33;

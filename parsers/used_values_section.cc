@@ -69,8 +69,11 @@ void ParseDefiningInstruction(ParseState& state, Cursor c, const ir::Value& valu
   c.SkipSpaces();
   c.ConsumeChar(':');
   c.SkipSpaces();
+  // A tuple's values each repeat their instruction's text: it is parsed
+  // only while it can still add something.
+  if (!value.instruction.valid() || state.names.Described(value.instruction)) return;
   InstructionText parsed;
-  if (!value.instruction.valid() || !ParseInstructionText(c.rest(), &parsed)) return;
+  if (!ParseInstructionText(c.rest(), &parsed)) return;
   state.names.Describe(value.instruction, {parsed.opcode, parsed.metadata, parsed.shape});
 }
 

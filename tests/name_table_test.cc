@@ -3,10 +3,14 @@
 // the smallest table, the first id of a name kept.
 #include "parsers/name_table.h"
 
+#include <cstring>
+#include <memory>
+
 #include <map>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "parsers/load_bytes.h"
 
 namespace memplan::parsers {
 namespace {
@@ -44,6 +48,24 @@ TEST(NameTableTest, EmptyAndOneByteApartNames) {
   EXPECT_EQ(table.Find(std::string(23, 'b')), 10);
   EXPECT_EQ(table.Find(std::string(25, 'b')), -1);
   EXPECT_EQ(table.Insert("a", 11), 8);  // the first id stays
+}
+
+// LoadUpTo8 against memcpy into a zeroed word, for every length 0..8 and
+// bytes that differ at every position (high bits set too, to catch sign
+// extension). Each text is a heap block of exactly n bytes, so a read
+// outside it is an error under ASan (scripts/sanitize.sh).
+TEST(NameTableTest, LoadUpTo8IsMemcpyOfNBytes) {
+  for (size_t n = 0; n <= 8; ++n) {
+    for (int seed = 0; seed < 64; ++seed) {
+      auto bytes = std::make_unique<char[]>(n == 0 ? 1 : n);
+      for (size_t i = 0; i < n; ++i) {
+        bytes[i] = static_cast<char>(0x11 * (i + 1) + 37 * seed + (seed % 2 ? 0x80 : 0));
+      }
+      uint64_t expected = 0;
+      std::memcpy(&expected, bytes.get(), n);
+      EXPECT_EQ(LoadUpTo8(bytes.get(), n), expected) << "n=" << n << " seed=" << seed;
+    }
+  }
 }
 
 }  // namespace
