@@ -378,6 +378,84 @@ class ProtoModuleBuilder {
     return module_.Intern(std::move(text));
   }
 
+  // Dot, convolution, gather and scatter dimension numbers; whether any
+  // was set.
+  static bool ReadDimensionNumbers(const pb::HloInstructionProto& p, ir::HloAttributes& a) {
+    bool any = false;
+    if (p.has_dot_dimension_numbers()) {
+      const pb::DotDimensionNumbers& d = p.dot_dimension_numbers();
+      a.dot = ir::DotDimensionNumbers{Ints(d.lhs_batch_dimensions()), Ints(d.rhs_batch_dimensions()),
+                                      Ints(d.lhs_contracting_dimensions()), Ints(d.rhs_contracting_dimensions())};
+      any = true;
+    }
+    if (p.has_convolution_dimension_numbers()) {
+      const pb::ConvolutionDimensionNumbers& d = p.convolution_dimension_numbers();
+      a.convolution = ir::ConvolutionDimensionNumbers{
+          d.input_batch_dimension(),          d.input_feature_dimension(),
+          Ints(d.input_spatial_dimensions()), d.kernel_input_feature_dimension(),
+          d.kernel_output_feature_dimension(), Ints(d.kernel_spatial_dimensions()),
+          d.output_batch_dimension(),         d.output_feature_dimension(),
+          Ints(d.output_spatial_dimensions())};
+      any = true;
+    }
+    if (p.has_gather_dimension_numbers()) {
+      const pb::GatherDimensionNumbers& d = p.gather_dimension_numbers();
+      a.gather = ir::GatherDimensionNumbers{Ints(d.offset_dims()), Ints(d.collapsed_slice_dims()),
+                                            Ints(d.start_index_map()), d.index_vector_dim(),
+                                            Ints(d.operand_batching_dims()),
+                                            Ints(d.start_indices_batching_dims())};
+      any = true;
+    }
+    if (p.has_scatter_dimension_numbers()) {
+      const pb::ScatterDimensionNumbers& d = p.scatter_dimension_numbers();
+      a.scatter = ir::ScatterDimensionNumbers{
+          Ints(d.update_window_dims()), Ints(d.inserted_window_dims()),
+          Ints(d.scatter_dims_to_operand_dims()), d.index_vector_dim(),
+          Ints(d.input_batching_dims()), Ints(d.scatter_indices_batching_dims())};
+      any = true;
+    }
+    return any;
+  }
+
+  // The window, group counts, slices, dynamic-slice and gather slice sizes
+  // and padding; whether any was set.
+  static bool ReadWindowsAndSlices(const pb::HloInstructionProto& p, ir::HloAttributes& a) {
+    bool any = false;
+    if (p.has_window()) {
+      a.window.emplace();
+      for (const pb::WindowDimension& d : p.window().dimensions()) {
+        a.window->dimensions.push_back({d.size(), d.stride(), d.padding_low(), d.padding_high(),
+                                        d.window_dilation(), d.base_dilation(), d.window_reversal()});
+      }
+      any = true;
+    }
+    if (p.feature_group_count() > 1) {
+      a.feature_group_count = p.feature_group_count();
+      any = true;
+    }
+    if (p.batch_group_count() > 1) {
+      a.batch_group_count = p.batch_group_count();
+      any = true;
+    }
+    for (const auto& d : p.slice_dimensions()) {
+      a.slice.push_back({d.start(), d.limit(), d.stride()});
+      any = true;
+    }
+    if (p.dynamic_slice_sizes_size() > 0) {
+      a.dynamic_slice_sizes = Ints(p.dynamic_slice_sizes());
+      any = true;
+    }
+    for (const auto& d : p.padding_config().dimensions()) {
+      a.padding.push_back({d.edge_padding_low(), d.edge_padding_high(), d.interior_padding()});
+      any = true;
+    }
+    if (p.gather_slice_sizes_size() > 0) {
+      a.gather_slice_sizes = Ints(p.gather_slice_sizes());
+      any = true;
+    }
+    return any;
+  }
+
   void ReadAttributes(const pb::HloInstructionProto& p, ir::InstructionId id) {
     using O = ir::Opcode;
     const O opcode = module_.instruction(id).opcode;
@@ -394,57 +472,8 @@ class ProtoModuleBuilder {
     } else if (p.dimensions_size() > 0) {
       set(a.dimensions, Ints(p.dimensions()));
     }
-    if (p.has_dot_dimension_numbers()) {
-      const pb::DotDimensionNumbers& d = p.dot_dimension_numbers();
-      set(a.dot, ir::DotDimensionNumbers{Ints(d.lhs_batch_dimensions()), Ints(d.rhs_batch_dimensions()),
-                                         Ints(d.lhs_contracting_dimensions()),
-                                         Ints(d.rhs_contracting_dimensions())});
-    }
-    if (p.has_window()) {
-      ir::Window window;
-      for (const pb::WindowDimension& d : p.window().dimensions()) {
-        window.dimensions.push_back({d.size(), d.stride(), d.padding_low(), d.padding_high(),
-                                     d.window_dilation(), d.base_dilation(), d.window_reversal()});
-      }
-      set(a.window, std::move(window));
-    }
-    if (p.has_convolution_dimension_numbers()) {
-      const pb::ConvolutionDimensionNumbers& d = p.convolution_dimension_numbers();
-      set(a.convolution,
-          ir::ConvolutionDimensionNumbers{d.input_batch_dimension(), d.input_feature_dimension(),
-                                          Ints(d.input_spatial_dimensions()),
-                                          d.kernel_input_feature_dimension(),
-                                          d.kernel_output_feature_dimension(),
-                                          Ints(d.kernel_spatial_dimensions()),
-                                          d.output_batch_dimension(), d.output_feature_dimension(),
-                                          Ints(d.output_spatial_dimensions())});
-    }
-    if (p.feature_group_count() > 1) set(a.feature_group_count, p.feature_group_count());
-    if (p.batch_group_count() > 1) set(a.batch_group_count, p.batch_group_count());
-    for (const auto& d : p.slice_dimensions()) {
-      a.slice.push_back({d.start(), d.limit(), d.stride()});
-      any = true;
-    }
-    if (p.dynamic_slice_sizes_size() > 0) set(a.dynamic_slice_sizes, Ints(p.dynamic_slice_sizes()));
-    for (const auto& d : p.padding_config().dimensions()) {
-      a.padding.push_back({d.edge_padding_low(), d.edge_padding_high(), d.interior_padding()});
-      any = true;
-    }
-    if (p.has_gather_dimension_numbers()) {
-      const pb::GatherDimensionNumbers& d = p.gather_dimension_numbers();
-      set(a.gather, ir::GatherDimensionNumbers{Ints(d.offset_dims()), Ints(d.collapsed_slice_dims()),
-                                               Ints(d.start_index_map()), d.index_vector_dim(),
-                                               Ints(d.operand_batching_dims()),
-                                               Ints(d.start_indices_batching_dims())});
-    }
-    if (p.gather_slice_sizes_size() > 0) set(a.gather_slice_sizes, Ints(p.gather_slice_sizes()));
-    if (p.has_scatter_dimension_numbers()) {
-      const pb::ScatterDimensionNumbers& d = p.scatter_dimension_numbers();
-      set(a.scatter, ir::ScatterDimensionNumbers{
-                         Ints(d.update_window_dims()), Ints(d.inserted_window_dims()),
-                         Ints(d.scatter_dims_to_operand_dims()), d.index_vector_dim(),
-                         Ints(d.input_batching_dims()), Ints(d.scatter_indices_batching_dims())});
-    }
+    any |= ReadDimensionNumbers(p, a);
+    any |= ReadWindowsAndSlices(p, a);
     ReadReplicaGroups(p, a, any);
     if (p.channel_id() > 0) set(a.channel_id, p.channel_id());
     if (p.use_global_device_ids()) set(a.use_global_device_ids, true);
