@@ -1,11 +1,12 @@
 #include "analyzer/interval_packing.h"
 
 #include <algorithm>
-#include <array>
 #include <climits>
 #include <limits>
 #include <optional>
 #include <utility>
+
+#include "analyzer/interval_packing_order.h"
 
 namespace memplan::analyzer {
 namespace {
@@ -318,88 +319,6 @@ int64_t BestFit(int64_t own_size, int64_t size, int64_t alignment, std::vector<C
   consider(free_from, range_begin);
   free_from = std::max(free_from, AlignUp(range_end, alignment));
   return best_offset >= 0 ? best_offset : free_from;
-}
-
-struct OrderKey {
-  int64_t first;
-  int64_t second;
-  int64_t id;
-  int32_t root;
-};
-
-// Sorts `items` by (hi, lo), stably: a least-significant-digit radix sort a
-// byte at a time, skipping the bytes every item shares (sizes, lifetimes and
-// ids use a few of each word's eight).
-template <typename Item>
-void RadixSortByKey(std::vector<Item>& items) {
-  constexpr int kDigits = 16;  // lo's 8 bytes, then hi's
-  std::vector<std::array<uint32_t, 256>> count(kDigits);
-  for (auto& c : count) c.fill(0);
-  auto digit = [](const Item& item, int d) {
-    const uint64_t word = d < 8 ? item.lo : item.hi;
-    return static_cast<size_t>((word >> (8 * (d % 8))) & 255);
-  };
-  for (const Item& item : items) {
-    for (int d = 0; d < kDigits; ++d) ++count[static_cast<size_t>(d)][digit(item, d)];
-  }
-  std::vector<Item> scratch(items.size());
-  for (int d = 0; d < kDigits; ++d) {
-    std::array<uint32_t, 256>& c = count[static_cast<size_t>(d)];
-    if (c[digit(items.front(), d)] == items.size()) continue;  // all share this byte
-    uint32_t sum = 0;
-    for (uint32_t& bucket : c) {
-      const uint32_t here = bucket;
-      bucket = sum;
-      sum += here;
-    }
-    for (const Item& item : items) scratch[c[digit(item, d)]++] = item;
-    items.swap(scratch);
-  }
-}
-
-// The roots of `keys` in (first, second, id) order. When first and second
-// fit 32 bits and ids are >= 0, the three pack into two 64-bit words
-// ordered alike (offset by INT32_MIN so negative values order below
-// positive ones).
-std::vector<int32_t> SortedRoots(std::vector<OrderKey>& keys) {
-  std::vector<int32_t> roots(keys.size());
-  bool packable = true;
-  for (const OrderKey& k : keys) {
-    if (k.first < INT32_MIN || k.first > INT32_MAX || k.second < INT32_MIN ||
-        k.second > INT32_MAX || k.id < 0) {
-      packable = false;
-      break;
-    }
-  }
-  if (!packable) {
-    std::sort(keys.begin(), keys.end(), [](const OrderKey& a, const OrderKey& b) {
-      if (a.first != b.first) return a.first < b.first;
-      if (a.second != b.second) return a.second < b.second;
-      return a.id < b.id;
-    });
-    for (size_t i = 0; i < keys.size(); ++i) roots[i] = keys[i].root;
-    return roots;
-  }
-  struct Packed {
-    uint64_t hi;  // first, second
-    uint64_t lo;  // id
-    int32_t root;
-  };
-  std::vector<Packed> packed(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i) {
-    packed[i] = {(static_cast<uint64_t>(keys[i].first - INT32_MIN) << 32) |
-                     static_cast<uint64_t>(keys[i].second - INT32_MIN),
-                 static_cast<uint64_t>(keys[i].id), keys[i].root};
-  }
-  if (packed.size() <= 256) {
-    std::sort(packed.begin(), packed.end(), [](const Packed& a, const Packed& b) {
-      return a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo;
-    });
-  } else {
-    RadixSortByKey(packed);
-  }
-  for (size_t i = 0; i < packed.size(); ++i) roots[i] = packed[i].root;
-  return roots;
 }
 
 // The roots in XLA's spatial (larger, then longer own lifetime) or temporal
