@@ -164,7 +164,7 @@ class OverlapTree {
 
 // Placed intervals found by lifetime overlap. Most intervals are short (at
 // most kShort ticks): a short placed interval overlapping [s, e] starts in
-// [s - kShort, e], so when ticks are dense (StartIndex) and that index range
+// [s - span, e], span the longest short lifetime (at most kShort), so when ticks are dense (StartIndex) and that index range
 // is small, a scan of the placed ends there finds them, a few cache lines
 // instead of a walk down the tree. Long intervals sit in a tree of their
 // own; queries whose range of short candidates is wide use a tree of the
@@ -181,7 +181,11 @@ class Placed {
       ends_.assign(iv.size(), kUnplaced);
       chunk_.resize(iv.size());
       for (size_t i = 0; i < iv.size(); ++i) {
-        if (iv[i].end - iv[i].start > kShort) long_index_[i] = longs++;
+        if (iv[i].end - iv[i].start > kShort) {
+          long_index_[i] = longs++;
+        } else {
+          short_span_ = std::max(short_span_, iv[i].end - iv[i].start);
+        }
       }
       // A tree of the short ones only when some query would scan widely.
       for (size_t i = 0; i < iv.size(); ++i) {
@@ -215,7 +219,7 @@ class Placed {
     const size_t count = index_.StartedBy(end);  // intervals with start <= end
     long_tree_->Collect(static_cast<size_t>(long_before_[count]), start, out);
     if (!index_.dense()) return;
-    const size_t from = index_.StartedBy(start - kShort - 1);
+    const size_t from = index_.StartedBy(start - short_span_ - 1);
     if (count <= from) return;
     if (count - from > kScanLimit) {
       short_tree_->Collect(count, start, out);
@@ -239,7 +243,7 @@ class Placed {
   // Whether a query over [start, end] would scan more than kScanLimit.
   bool Wide(int64_t start, int64_t end) const {
     return index_.StartedBy(end) - std::min(index_.StartedBy(end),
-                                            index_.StartedBy(start - kShort - 1)) > kScanLimit;
+                                            index_.StartedBy(start - short_span_ - 1)) > kScanLimit;
   }
 
   const std::vector<PackingInterval>& iv_;
@@ -247,6 +251,7 @@ class Placed {
   StartIndex index_;
   // Per interval: its index among the long ones; -1 when short.
   std::vector<int32_t> long_index_;
+  int64_t short_span_ = 0;  // the longest lifetime (end - start) of a short interval
   // Per prefix length n: long intervals among the first n.
   std::vector<int32_t> long_before_;
   std::vector<Tick> ends_;    // per interval: its end when placed and short
