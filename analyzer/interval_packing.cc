@@ -374,13 +374,30 @@ int64_t Pack(const std::vector<PackingInterval>& iv, const Groups& groups, int64
   return heap;
 }
 
+// (end, index) of every interval in that order: counted by tick when ends
+// lie in [0, 4n + 1024] (the streams callers write), else sorted.
+std::vector<std::pair<int64_t, int32_t>> ByEnd(const std::vector<PackingInterval>& iv) {
+  std::vector<std::pair<int64_t, int32_t>> ends(iv.size());
+  int64_t lo = 0, hi = 0;
+  for (const PackingInterval& p : iv) lo = std::min(lo, p.end), hi = std::max(hi, p.end);
+  if (lo < 0 || static_cast<uint64_t>(hi) > 4 * static_cast<uint64_t>(iv.size()) + 1024) {
+    for (size_t i = 0; i < iv.size(); ++i) ends[i] = {iv[i].end, static_cast<int32_t>(i)};
+    std::sort(ends.begin(), ends.end());
+    return ends;
+  }
+  std::vector<uint32_t> first(static_cast<size_t>(hi) + 2, 0);  // by tick: its first slot
+  for (const PackingInterval& p : iv) ++first[static_cast<size_t>(p.end) + 1];
+  for (size_t t = 1; t < first.size(); ++t) first[t] += first[t - 1];
+  for (size_t i = 0; i < iv.size(); ++i) {
+    ends[first[static_cast<size_t>(iv[i].end)]++] = {iv[i].end, static_cast<int32_t>(i)};
+  }
+  return ends;
+}
+
 int64_t PeakOf(const std::vector<PackingInterval>& iv, const Groups& groups) {
   // (tick, interval, is_end): starts are distinct ticks and come in index
-  // order; ends are merged in by a sort of their own.
-  std::vector<std::pair<int64_t, int32_t>> ends;
-  ends.reserve(iv.size());
-  for (size_t i = 0; i < iv.size(); ++i) ends.emplace_back(iv[i].end, static_cast<int32_t>(i));
-  std::sort(ends.begin(), ends.end());
+  // order; ends are merged in by an order of their own.
+  const std::vector<std::pair<int64_t, int32_t>> ends = ByEnd(iv);
   std::vector<int32_t> live_members(groups.any_sharers ? iv.size() : 0, 0);
   int64_t live = 0, peak = 0;
   size_t e = 0;
