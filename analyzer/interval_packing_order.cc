@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <memory>
 
 namespace memplan::analyzer {
 namespace {
@@ -85,18 +86,26 @@ bool SortOneWord(const std::vector<OrderKey>& keys, std::vector<int32_t>& roots)
     lo.id = std::min(lo.id, k.id), hi.id = std::max(hi.id, k.id);
   }
   auto range = [](int64_t a, int64_t b) { return static_cast<uint64_t>(b) - static_cast<uint64_t>(a); };
+  // Low bits every first field shares above its minimum (sizes are often
+  // multiples of a power of two) are shifted out: the order stays.
+  uint64_t first_bits_used = 0;
+  for (const OrderKey& k : keys) first_bits_used |= range(lo.first, k.first);
+  const int first_shift = first_bits_used == 0 ? 0 : __builtin_ctzll(first_bits_used);
   const int id_bits = BitsFor(range(lo.id, hi.id));
   const int second_bits = BitsFor(range(lo.second, hi.second));
-  const int bits = BitsFor(range(lo.first, hi.first)) + second_bits + id_bits;
+  const int bits = BitsFor(range(lo.first, hi.first) >> first_shift) + second_bits + id_bits;
   if (bits > 64) return false;
   struct Word {
     uint64_t key;
     int32_t root;
   };
-  std::vector<Word> items(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i) {
+  // Uninitialized (every slot is written before it is read).
+  std::unique_ptr<Word[]> items(new Word[keys.size()]);
+  std::unique_ptr<Word[]> scratch(new Word[keys.size()]);
+  const size_t n = keys.size();
+  for (size_t i = 0; i < n; ++i) {
     const OrderKey& k = keys[i];
-    uint64_t word = range(lo.first, k.first);
+    uint64_t word = range(lo.first, k.first) >> first_shift;
     word = Append(word, second_bits, range(lo.second, k.second));
     word = Append(word, id_bits, range(lo.id, k.id));
     items[i] = {word, k.root};
@@ -105,26 +114,25 @@ bool SortOneWord(const std::vector<OrderKey>& keys, std::vector<int32_t>& roots)
   constexpr size_t kBuckets = size_t{1} << kDigitBits;
   const int digits = (bits + kDigitBits - 1) / kDigitBits;
   std::vector<uint32_t> count(static_cast<size_t>(digits) * kBuckets, 0);
-  for (const Word& w : items) {
+  for (size_t i = 0; i < n; ++i) {
     for (int d = 0; d < digits; ++d) {
-      ++count[static_cast<size_t>(d) * kBuckets + ((w.key >> (kDigitBits * d)) & (kBuckets - 1))];
+      ++count[static_cast<size_t>(d) * kBuckets + ((items[i].key >> (kDigitBits * d)) & (kBuckets - 1))];
     }
   }
-  std::vector<Word> scratch(items.size());
   for (int d = 0; d < digits; ++d) {
     uint32_t* c = &count[static_cast<size_t>(d) * kBuckets];
     const int shift = kDigitBits * d;
-    if (c[(items.front().key >> shift) & (kBuckets - 1)] == items.size()) continue;
+    if (c[(items[0].key >> shift) & (kBuckets - 1)] == n) continue;
     uint32_t sum = 0;
     for (size_t b = 0; b < kBuckets; ++b) {
       const uint32_t here = c[b];
       c[b] = sum;
       sum += here;
     }
-    for (const Word& w : items) scratch[c[(w.key >> shift) & (kBuckets - 1)]++] = w;
+    for (size_t i = 0; i < n; ++i) scratch[c[(items[i].key >> shift) & (kBuckets - 1)]++] = items[i];
     items.swap(scratch);
   }
-  for (size_t i = 0; i < items.size(); ++i) roots[i] = items[i].root;
+  for (size_t i = 0; i < n; ++i) roots[i] = items[i].root;
   return true;
 }
 

@@ -19,7 +19,8 @@ struct OrderKey {
 // The roots of `keys` in (first, second, id) order (keys may be reordered).
 // Precondition: no two keys share an id. When the three fields' ranges
 // (max - min) fit one 64-bit word together, they are sorted as that word
-// (each field less its minimum, in its own bits) by a radix sort of 11-bit
+// (each field less its minimum, in its own bits; the first field's low bits
+// that no key sets above the minimum left out) by a radix sort of 11-bit
 // digits over the bits that vary; else as two words a byte at a time; else
 // by std::sort.
 std::vector<int32_t> SortedRoots(std::vector<OrderKey>& keys);

@@ -52,6 +52,7 @@ TEST(SortedRoots, EqualsStdSortForEveryFieldWidth) {
       {INT64_MIN / 2, 1ull << 62, 0, 3, 0, false},  // past 32 bits: std::sort
       {-(int64_t{1} << 40), 1ull << 41, INT32_MIN, 1ull << 20, -50, false},  // negative ids
       {0, 2048, 0, 2048, 0, false},                 // digits on 11-bit boundaries
+      {-(int64_t{1} << 30), 1ull << 20, -5, 6, 0, false},  // first: multiples below (scaled)
   };
   uint64_t state = 12345;
   for (size_t c = 0; c < cases.size(); ++c) {
@@ -66,6 +67,8 @@ TEST(SortedRoots, EqualsStdSortForEveryFieldWidth) {
       for (size_t i = 0; i < n; ++i) {
         keys[i] = {Draw(state, k.first_base, k.first_span), Draw(state, k.second_base, k.second_span),
                    ids[i], static_cast<int32_t>(i)};
+        // The last case's first fields: multiples of 1,024 (low bits shared).
+        if (c + 1 == cases.size()) keys[i].first *= 1024;
       }
       const std::vector<int32_t> expected = Expected(keys);
       EXPECT_EQ(analyzer::SortedRoots(keys), expected) << "case " << c << ", " << n << " keys";
