@@ -164,12 +164,13 @@ class OverlapTree {
 
 // Placed intervals found by lifetime overlap. Most intervals are short (at
 // most kShort ticks): a short placed interval overlapping [s, e] starts in
-// [s - span, e], span the longest short lifetime (at most kShort), so when ticks are dense (StartIndex) and that index range
-// is small, a scan of the placed ends there finds them, a few cache lines
-// instead of a walk down the tree. Long intervals sit in a tree of their
-// own; queries whose range of short candidates is wide use a tree of the
-// short ones (kept only when some query needs it). The chunks found are the
-// same set either way (their order differs; BestFit sorts them by offset).
+// [s - span, e], span the longest short lifetime (at most kShort), so when
+// ticks are dense (StartIndex) and that index range is small, a scan of the
+// placed ends there finds them, a few cache lines instead of a walk down
+// the tree. Long intervals sit in a tree of their own; queries whose range
+// of short candidates is wide use a tree of the short ones (kept only when
+// some query needs it). The chunks found are the same set either way (their
+// order differs; BestFit sorts them by offset).
 template <typename Tick>
 class Placed {
  public:
