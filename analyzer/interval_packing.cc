@@ -1,11 +1,12 @@
 #include "analyzer/interval_packing.h"
 
 #include <algorithm>
-#include <array>
 #include <climits>
 #include <limits>
 #include <optional>
 #include <utility>
+
+#include "analyzer/interval_packing_order.h"
 
 namespace memplan::analyzer {
 namespace {
@@ -163,12 +164,13 @@ class OverlapTree {
 
 // Placed intervals found by lifetime overlap. Most intervals are short (at
 // most kShort ticks): a short placed interval overlapping [s, e] starts in
-// [s - kShort, e], so when ticks are dense (StartIndex) and that index range
-// is small, a scan of the placed ends there finds them, a few cache lines
-// instead of a walk down the tree. Long intervals sit in a tree of their
-// own; queries whose range of short candidates is wide use a tree of the
-// short ones (kept only when some query needs it). The chunks found are the
-// same set either way (their order differs; BestFit sorts them by offset).
+// [s - span, e], span the longest short lifetime (at most kShort), so when
+// ticks are dense (StartIndex) and that index range is small, a scan of the
+// placed ends there finds them, a few cache lines instead of a walk down
+// the tree. Long intervals sit in a tree of their own; queries whose range
+// of short candidates is wide use a tree of the short ones (kept only when
+// some query needs it). The chunks found are the same set either way (their
+// order differs; BestFit sorts them by offset).
 template <typename Tick>
 class Placed {
  public:
@@ -180,7 +182,11 @@ class Placed {
       ends_.assign(iv.size(), kUnplaced);
       chunk_.resize(iv.size());
       for (size_t i = 0; i < iv.size(); ++i) {
-        if (iv[i].end - iv[i].start > kShort) long_index_[i] = longs++;
+        if (iv[i].end - iv[i].start > kShort) {
+          long_index_[i] = longs++;
+        } else {
+          short_span_ = std::max(short_span_, iv[i].end - iv[i].start);
+        }
       }
       // A tree of the short ones only when some query would scan widely.
       for (size_t i = 0; i < iv.size(); ++i) {
@@ -214,7 +220,7 @@ class Placed {
     const size_t count = index_.StartedBy(end);  // intervals with start <= end
     long_tree_->Collect(static_cast<size_t>(long_before_[count]), start, out);
     if (!index_.dense()) return;
-    const size_t from = index_.StartedBy(start - kShort - 1);
+    const size_t from = index_.StartedBy(start - short_span_ - 1);
     if (count <= from) return;
     if (count - from > kScanLimit) {
       short_tree_->Collect(count, start, out);
@@ -238,7 +244,7 @@ class Placed {
   // Whether a query over [start, end] would scan more than kScanLimit.
   bool Wide(int64_t start, int64_t end) const {
     return index_.StartedBy(end) - std::min(index_.StartedBy(end),
-                                            index_.StartedBy(start - kShort - 1)) > kScanLimit;
+                                            index_.StartedBy(start - short_span_ - 1)) > kScanLimit;
   }
 
   const std::vector<PackingInterval>& iv_;
@@ -246,6 +252,7 @@ class Placed {
   StartIndex index_;
   // Per interval: its index among the long ones; -1 when short.
   std::vector<int32_t> long_index_;
+  int64_t short_span_ = 0;  // the longest lifetime (end - start) of a short interval
   // Per prefix length n: long intervals among the first n.
   std::vector<int32_t> long_before_;
   std::vector<Tick> ends_;    // per interval: its end when placed and short
@@ -320,88 +327,6 @@ int64_t BestFit(int64_t own_size, int64_t size, int64_t alignment, std::vector<C
   return best_offset >= 0 ? best_offset : free_from;
 }
 
-struct OrderKey {
-  int64_t first;
-  int64_t second;
-  int64_t id;
-  int32_t root;
-};
-
-// Sorts `items` by (hi, lo), stably: a least-significant-digit radix sort a
-// byte at a time, skipping the bytes every item shares (sizes, lifetimes and
-// ids use a few of each word's eight).
-template <typename Item>
-void RadixSortByKey(std::vector<Item>& items) {
-  constexpr int kDigits = 16;  // lo's 8 bytes, then hi's
-  std::vector<std::array<uint32_t, 256>> count(kDigits);
-  for (auto& c : count) c.fill(0);
-  auto digit = [](const Item& item, int d) {
-    const uint64_t word = d < 8 ? item.lo : item.hi;
-    return static_cast<size_t>((word >> (8 * (d % 8))) & 255);
-  };
-  for (const Item& item : items) {
-    for (int d = 0; d < kDigits; ++d) ++count[static_cast<size_t>(d)][digit(item, d)];
-  }
-  std::vector<Item> scratch(items.size());
-  for (int d = 0; d < kDigits; ++d) {
-    std::array<uint32_t, 256>& c = count[static_cast<size_t>(d)];
-    if (c[digit(items.front(), d)] == items.size()) continue;  // all share this byte
-    uint32_t sum = 0;
-    for (uint32_t& bucket : c) {
-      const uint32_t here = bucket;
-      bucket = sum;
-      sum += here;
-    }
-    for (const Item& item : items) scratch[c[digit(item, d)]++] = item;
-    items.swap(scratch);
-  }
-}
-
-// The roots of `keys` in (first, second, id) order. When first and second
-// fit 32 bits and ids are >= 0, the three pack into two 64-bit words
-// ordered alike (offset by INT32_MIN so negative values order below
-// positive ones).
-std::vector<int32_t> SortedRoots(std::vector<OrderKey>& keys) {
-  std::vector<int32_t> roots(keys.size());
-  bool packable = true;
-  for (const OrderKey& k : keys) {
-    if (k.first < INT32_MIN || k.first > INT32_MAX || k.second < INT32_MIN ||
-        k.second > INT32_MAX || k.id < 0) {
-      packable = false;
-      break;
-    }
-  }
-  if (!packable) {
-    std::sort(keys.begin(), keys.end(), [](const OrderKey& a, const OrderKey& b) {
-      if (a.first != b.first) return a.first < b.first;
-      if (a.second != b.second) return a.second < b.second;
-      return a.id < b.id;
-    });
-    for (size_t i = 0; i < keys.size(); ++i) roots[i] = keys[i].root;
-    return roots;
-  }
-  struct Packed {
-    uint64_t hi;  // first, second
-    uint64_t lo;  // id
-    int32_t root;
-  };
-  std::vector<Packed> packed(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i) {
-    packed[i] = {(static_cast<uint64_t>(keys[i].first - INT32_MIN) << 32) |
-                     static_cast<uint64_t>(keys[i].second - INT32_MIN),
-                 static_cast<uint64_t>(keys[i].id), keys[i].root};
-  }
-  if (packed.size() <= 256) {
-    std::sort(packed.begin(), packed.end(), [](const Packed& a, const Packed& b) {
-      return a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo;
-    });
-  } else {
-    RadixSortByKey(packed);
-  }
-  for (size_t i = 0; i < packed.size(); ++i) roots[i] = packed[i].root;
-  return roots;
-}
-
 // The roots in XLA's spatial (larger, then longer own lifetime) or temporal
 // (longer group lifetime, then larger) order, ids breaking ties.
 std::vector<int32_t> Order(const std::vector<PackingInterval>& iv, const Groups& groups,
@@ -450,13 +375,30 @@ int64_t Pack(const std::vector<PackingInterval>& iv, const Groups& groups, int64
   return heap;
 }
 
+// (end, index) of every interval in that order: counted by tick when ends
+// lie in [0, 4n + 1024] (the streams callers write), else sorted.
+std::vector<std::pair<int64_t, int32_t>> ByEnd(const std::vector<PackingInterval>& iv) {
+  std::vector<std::pair<int64_t, int32_t>> ends(iv.size());
+  int64_t lo = 0, hi = 0;
+  for (const PackingInterval& p : iv) lo = std::min(lo, p.end), hi = std::max(hi, p.end);
+  if (lo < 0 || static_cast<uint64_t>(hi) > 4 * static_cast<uint64_t>(iv.size()) + 1024) {
+    for (size_t i = 0; i < iv.size(); ++i) ends[i] = {iv[i].end, static_cast<int32_t>(i)};
+    std::sort(ends.begin(), ends.end());
+    return ends;
+  }
+  std::vector<uint32_t> first(static_cast<size_t>(hi) + 2, 0);  // by tick: its first slot
+  for (const PackingInterval& p : iv) ++first[static_cast<size_t>(p.end) + 1];
+  for (size_t t = 1; t < first.size(); ++t) first[t] += first[t - 1];
+  for (size_t i = 0; i < iv.size(); ++i) {
+    ends[first[static_cast<size_t>(iv[i].end)]++] = {iv[i].end, static_cast<int32_t>(i)};
+  }
+  return ends;
+}
+
 int64_t PeakOf(const std::vector<PackingInterval>& iv, const Groups& groups) {
   // (tick, interval, is_end): starts are distinct ticks and come in index
-  // order; ends are merged in by a sort of their own.
-  std::vector<std::pair<int64_t, int32_t>> ends;
-  ends.reserve(iv.size());
-  for (size_t i = 0; i < iv.size(); ++i) ends.emplace_back(iv[i].end, static_cast<int32_t>(i));
-  std::sort(ends.begin(), ends.end());
+  // order; ends are merged in by an order of their own.
+  const std::vector<std::pair<int64_t, int32_t>> ends = ByEnd(iv);
   std::vector<int32_t> live_members(groups.any_sharers ? iv.size() : 0, 0);
   int64_t live = 0, peak = 0;
   size_t e = 0;

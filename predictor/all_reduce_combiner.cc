@@ -2,14 +2,12 @@
 
 #include <algorithm>
 #include <map>
-#include <memory>
 #include <utility>
 
 namespace memplan::predictor {
 namespace {
 
 using Bits = std::vector<uint64_t>;
-using Set = std::shared_ptr<const Bits>;
 
 void Merge(Bits& into, const Bits& from) {
   if (into.size() < from.size()) into.resize(from.size(), 0);
@@ -21,12 +19,47 @@ void SetBit(Bits& bits, size_t i) {
   bits[i / 64] |= uint64_t{1} << (i % 64);
 }
 
+// Sets of groups by handle (-1: none), counted by their holders: a set
+// dropped by its last holder goes back to a free list with its words'
+// capacity (no atomic counts, no allocation per set once warm).
+class SetPool {
+ public:
+  // A new set holding `bits`, held once.
+  int32_t Make(const Bits& bits) {
+    int32_t h;
+    if (free_.empty()) {
+      h = static_cast<int32_t>(sets_.size());
+      sets_.emplace_back();
+      holders_.push_back(0);
+    } else {
+      h = free_.back();
+      free_.pop_back();
+    }
+    sets_[static_cast<size_t>(h)].assign(bits.begin(), bits.end());
+    holders_[static_cast<size_t>(h)] = 1;
+    return h;
+  }
+  const Bits& Get(int32_t h) const { return sets_[static_cast<size_t>(h)]; }
+  Bits& Mutable(int32_t h) { return sets_[static_cast<size_t>(h)]; }
+  void Hold(int32_t h) {
+    if (h >= 0) ++holders_[static_cast<size_t>(h)];
+  }
+  void Drop(int32_t h) {
+    if (h >= 0 && --holders_[static_cast<size_t>(h)] == 0) free_.push_back(h);
+  }
+
+ private:
+  std::vector<Bits> sets_;
+  std::vector<int32_t> holders_;
+  std::vector<int32_t> free_;
+};
+
 // One walk over the schedule: at each instruction, first the all-reduces
 // consumed there are placed (what they read was walked before), then the
 // instruction's set of groups it depends on is its operands' sets plus the
-// groups just placed at it. Sets are bitsets over groups, shared between an
-// instruction and its operand when equal, and dropped after their last
-// reader, so a chain of n dependent all-reduces costs O(n^2 / 64) words of
+// groups just placed at it. Sets are bitsets over groups (in a SetPool),
+// shared between an instruction and its operand when equal, and dropped
+// after their last reader, so a chain of n dependent all-reduces costs O(n^2 / 64) words of
 // work and holds only the sets still to be read.
 class Combiner {
  public:
@@ -84,7 +117,7 @@ class Combiner {
   // Readers still to come per instruction: scheduled users, all-reduces.
   void CountReaders() {
     const size_t n = module_.instruction_count();
-    deps_.assign(n, nullptr);
+    deps_.assign(n, -1);
     readers_.assign(n, 0);
     for (const ir::InstructionId id : schedule_) {
       if (!module_.contains(id)) continue;
@@ -100,7 +133,12 @@ class Combiner {
   // One reader of `id` done: its set goes after the last.
   void Read(ir::InstructionId id) {
     const size_t i = static_cast<size_t>(id.value());
-    if (--readers_[i] <= 0) deps_[i].reset();
+    if (--readers_[i] <= 0) Release(i);
+  }
+
+  void Release(size_t i) {
+    sets_.Drop(deps_[i]);
+    deps_[i] = -1;
   }
 
   // The group all-reduce `c` joins (a new one when none has room and is
@@ -126,9 +164,11 @@ class Combiner {
     for (; next_ < reduces_.size() && StepOf(collectives_[reduces_[next_]].at) == step; ++next_) {
       const size_t c = reduces_[next_];
       const PredictedCollective& pc = collectives_[c];
-      Bits needs;
+      Bits& needs = needs_;
+      needs.clear();
       for (ir::InstructionId id : NeedsOf(pc)) {
-        if (const Bits* d = deps_[static_cast<size_t>(id.value())].get()) Merge(needs, *d);
+        const int32_t d = deps_[static_cast<size_t>(id.value())];
+        if (d >= 0) Merge(needs, sets_.Get(d));
         Read(id);
       }
       const ir::ComputationId comp = module_.instruction(pc.at).computation;
@@ -147,26 +187,31 @@ class Combiner {
   void Walk(ir::InstructionId id) {
     const size_t i = static_cast<size_t>(id.value());
     const std::vector<ir::InstructionId>& operands = module_.instruction(id).operands;
-    Set only = deps_[i];
+    int32_t only = deps_[i];
     bool single = placed_here_.empty();
     for (ir::InstructionId op : operands) {
-      const Set& d = deps_[static_cast<size_t>(op.value())];
-      if (d == nullptr || d == only) continue;
-      if (only == nullptr) only = d;
+      const int32_t d = deps_[static_cast<size_t>(op.value())];
+      if (d < 0 || d == only) continue;
+      if (only < 0) only = d;
       else single = false;
     }
     if (single) {
+      sets_.Hold(only);
+      sets_.Drop(deps_[i]);
       deps_[i] = only;
     } else {
-      auto bits = std::make_shared<Bits>(placed_here_);
-      if (deps_[i]) Merge(*bits, *deps_[i]);
+      const int32_t made = sets_.Make(placed_here_);
+      Bits& bits = sets_.Mutable(made);
+      if (deps_[i] >= 0) Merge(bits, sets_.Get(deps_[i]));
       for (ir::InstructionId op : operands) {
-        if (const Bits* d = deps_[static_cast<size_t>(op.value())].get()) Merge(*bits, *d);
+        const int32_t d = deps_[static_cast<size_t>(op.value())];
+        if (d >= 0) Merge(bits, sets_.Get(d));
       }
-      deps_[i] = std::move(bits);
+      sets_.Drop(deps_[i]);
+      deps_[i] = made;
     }
     for (ir::InstructionId op : operands) Read(op);
-    if (readers_[i] <= 0) deps_[i].reset();
+    if (readers_[i] <= 0) Release(i);
   }
 
   const ir::Module& module_;
@@ -176,12 +221,14 @@ class Combiner {
   const int64_t threshold_;
   std::vector<size_t> reduces_;  // all-reduces by consumer step
   size_t next_ = 0;              // into reduces_: the next to place
-  std::vector<Set> deps_;        // per instruction: groups it depends on
+  SetPool sets_;
+  std::vector<int32_t> deps_;    // per instruction: its set in sets_ (-1: none)
   std::vector<int32_t> readers_;  // per instruction: readers still to come
   std::vector<CombinedAllReduce> groups_;
   // Per (computation, axes): the groups of that key, as a bitset.
   std::map<std::pair<int64_t, AxisMask>, Bits> by_key_;
   Bits placed_here_;
+  Bits needs_;  // scratch: what the all-reduce being placed depends on
 };
 
 }  // namespace

@@ -24,8 +24,8 @@ int64_t MemoryModel::ArgumentBytes() const {
   int64_t bytes = 0;
   for (size_t i = 0; i < entry.parameters.size(); ++i) {
     if (!entry.parameters[i].valid()) continue;
-    bytes += ShardBytes(module.instruction(entry.parameters[i]).shape,
-                        out_.argument_shardings[i], mesh_);
+    bytes += ShardBytesFast(module.instruction(entry.parameters[i]).shape,
+                            out_.argument_shardings[i]);
   }
   return bytes;
 }
@@ -62,8 +62,8 @@ int64_t MemoryModel::AliasBytes() const {
   for (int64_t p : params) {
     if (p < 0 || p >= static_cast<int64_t>(entry.parameters.size())) continue;
     if (!entry.parameters[static_cast<size_t>(p)].valid()) continue;
-    bytes += ShardBytes(module.instruction(entry.parameters[static_cast<size_t>(p)]).shape,
-                        out_.argument_shardings[static_cast<size_t>(p)], mesh_);
+    bytes += ShardBytesFast(module.instruction(entry.parameters[static_cast<size_t>(p)]).shape,
+                            out_.argument_shardings[static_cast<size_t>(p)]);
   }
   return bytes;
 }
