@@ -78,6 +78,27 @@ absl::Status SetDevices(PyReader& r, const PyToken& at, ParsedMesh* out, std::ve
   return absl::OkStatus();
 }
 
+// Mesh(...) with axis_names= (and axis_sizes= or device_ids= giving the
+// sizes): one axis per name.
+absl::Status AddNamedAxes(PyReader& r, const PyToken& call, const std::vector<std::pair<std::string, size_t>>& names,
+                          std::vector<int64_t> sizes, const std::vector<int64_t>& id_shape,
+                          const std::optional<PyToken>& ids_at, ParsedMesh* out) {
+  if (names.empty()) return r.ErrorAt(call, "expected axis_names=");
+  if (ids_at) {
+    if (!sizes.empty() && sizes != id_shape) return r.ErrorAt(*ids_at, "expected device_ids of the shape axis_sizes says");
+    sizes = id_shape;
+  }
+  if (sizes.size() != names.size()) {
+    return r.ErrorAt(call, StrCat("expected as many axis sizes as axis names (", sizes.size(), " vs ", names.size(), ")"));
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    PyToken at;
+    at.offset = names[i].second;
+    RETURN_IF_ERROR(AddAxis(r, at, out, names[i].first, sizes[i]));
+  }
+  return absl::OkStatus();
+}
+
 // Mesh(...) / AbstractMesh(...): after the name.
 absl::Status ParseJaxMeshCall(PyReader& r, ParsedMesh* out) {
   const PyToken& call = r.Peek();
@@ -128,27 +149,51 @@ absl::Status ParseJaxMeshCall(PyReader& r, ParsedMesh* out) {
     if (!r.TakePunct(",")) break;
   }
   RETURN_IF_ERROR(r.ExpectPunct(")", "',' or ')' in Mesh(...)"));
-  if (!positional_pairs) {
-    if (names.empty()) return r.ErrorAt(call, "expected axis_names=");
-    if (ids_at) {
-      if (!sizes.empty() && sizes != id_shape) return r.ErrorAt(*ids_at, "expected device_ids of the shape axis_sizes says");
-      sizes = id_shape;
-    }
-    if (sizes.size() != names.size()) {
-      return r.ErrorAt(call, StrCat("expected as many axis sizes as axis names (", sizes.size(), " vs ", names.size(), ")"));
-    }
-    for (size_t i = 0; i < names.size(); ++i) {
-      PyToken at;
-      at.offset = names[i].second;
-      RETURN_IF_ERROR(AddAxis(r, at, out, names[i].first, sizes[i]));
-    }
-  }
+  if (!positional_pairs) RETURN_IF_ERROR(AddNamedAxes(r, call, names, sizes, id_shape, ids_at, out));
   if (out->mesh.axes.empty()) return r.ErrorAt(call, "expected a mesh with at least one axis");
   if (!out->axis_types.empty() && out->axis_types.size() != out->mesh.axes.size()) {
     return r.ErrorAt(call, "expected one axis type per axis");
   }
   if (ids_at) RETURN_IF_ERROR(SetDevices(r, *ids_at, out, std::move(ids)));
   return absl::OkStatus();
+}
+
+// DeviceMesh's shape argument, (dp=2, tp=4) or (4,): sizes, and names when
+// every dim is named.
+absl::Status ParseDeviceMeshShape(PyReader& r, std::vector<int64_t>* sizes, std::vector<std::string>* dim_names) {
+  const PyToken& open = r.Next();
+  while (!r.IsPunct(")")) {
+    if (r.Peek().kind == Kind::kName && r.IsPunct("=", 1)) {
+      dim_names->push_back(r.Next().text);
+      r.Next();
+    }
+    ASSIGN_OR_RETURN(int64_t size, r.ExpectInt("a mesh dimension size"));
+    sizes->push_back(size);
+    if (!r.TakePunct(",")) break;
+  }
+  RETURN_IF_ERROR(r.ExpectPunct(")", "')' after the mesh shape"));
+  if (!dim_names->empty() && dim_names->size() != sizes->size()) {
+    return r.ErrorAt(open, "expected every mesh dim to be named");
+  }
+  return absl::OkStatus();
+}
+
+// The ranks of `count` devices in row-major mesh order: at each coordinate
+// the dot product with the strides.
+std::vector<int64_t> StridedDeviceIds(const std::vector<int64_t>& sizes, const std::vector<int64_t>& stride,
+                                      int64_t count) {
+  std::vector<int64_t> generated;
+  std::vector<int64_t> coordinate(sizes.size(), 0);
+  for (int64_t n = 0; n < count; ++n) {
+    int64_t id = 0;
+    for (size_t a = 0; a < sizes.size(); ++a) id += coordinate[a] * stride[a];
+    generated.push_back(id);
+    for (size_t a = sizes.size(); a-- > 0;) {
+      if (++coordinate[a] < sizes[a]) break;
+      coordinate[a] = 0;
+    }
+  }
+  return generated;
 }
 
 // DeviceMesh((dp=2, tp=4), 'cpu', stride=(4, 1)) or
@@ -163,19 +208,7 @@ absl::Status ParseDeviceMeshCall(PyReader& r, ParsedMesh* out) {
   while (!r.IsPunct(")")) {
     const PyToken& t = r.Peek();
     if (t.kind == Kind::kPunct && t.text == "(" && sizes.empty() && !ids_at) {
-      // The shape, (dp=2, tp=4) or (4,).
-      r.Next();
-      while (!r.IsPunct(")")) {
-        if (r.Peek().kind == Kind::kName && r.IsPunct("=", 1)) {
-          dim_names.push_back(r.Next().text);
-          r.Next();
-        }
-        ASSIGN_OR_RETURN(int64_t size, r.ExpectInt("a mesh dimension size"));
-        sizes.push_back(size);
-        if (!r.TakePunct(",")) break;
-      }
-      RETURN_IF_ERROR(r.ExpectPunct(")", "')' after the mesh shape"));
-      if (!dim_names.empty() && dim_names.size() != sizes.size()) return r.ErrorAt(t, "expected every mesh dim to be named");
+      RETURN_IF_ERROR(ParseDeviceMeshShape(r, &sizes, &dim_names));
     } else if (t.kind == Kind::kPunct && t.text == "[") {
       ids_at = t;
       RETURN_IF_ERROR(r.ExpectIntArray(&sizes, &ids));
@@ -213,20 +246,7 @@ absl::Status ParseDeviceMeshCall(PyReader& r, ParsedMesh* out) {
   if (ids_at) return SetDevices(r, *ids_at, out, std::move(ids));
   if (stride_at) {
     if (stride.size() != sizes.size()) return r.ErrorAt(*stride_at, "expected one stride per mesh dimension");
-    // The rank at each coordinate is the dot product with the strides.
-    std::vector<int64_t> generated;
-    std::vector<int64_t> coordinate(sizes.size(), 0);
-    const int64_t count = out->mesh.device_count();
-    for (int64_t n = 0; n < count; ++n) {
-      int64_t id = 0;
-      for (size_t a = 0; a < sizes.size(); ++a) id += coordinate[a] * stride[a];
-      generated.push_back(id);
-      for (size_t a = sizes.size(); a-- > 0;) {
-        if (++coordinate[a] < sizes[a]) break;
-        coordinate[a] = 0;
-      }
-    }
-    return SetDevices(r, *stride_at, out, std::move(generated));
+    return SetDevices(r, *stride_at, out, StridedDeviceIds(sizes, stride, out->mesh.device_count()));
   }
   return absl::OkStatus();
 }

@@ -3,6 +3,7 @@
 #include <string>
 #include <string_view>
 
+#include "ir/status_macros.h"
 #include "parsers/op_sharding.h"
 
 namespace memplan::parsers {
@@ -16,92 +17,114 @@ int HexValue(char c) {
 }
 
 
+// Reads a Python bytes literal or hex text from `source`, front to back.
+class BytesReader {
+ public:
+  explicit BytesReader(const SourceText& source) : source_(source), text_(source.text()) {}
+
+  absl::StatusOr<std::string> Read() {
+    SkipSpace();
+    std::string out;
+    if (i_ < text_.size() && (text_[i_] == 'b' || text_[i_] == 'B')) {
+      ++i_;
+      RETURN_IF_ERROR(Literal(out));
+    } else {
+      RETURN_IF_ERROR(HexPairs(out));
+    }
+    SkipSpace();
+    if (i_ != text_.size()) return Error(i_, "expected the end of the bytes literal");
+    return out;
+  }
+
+ private:
+  absl::Status Error(size_t at, std::string_view what) const { return source_.ErrorAt(text_.data() + at, what); }
+
+  void SkipSpace() {
+    while (i_ < text_.size() && (text_[i_] == ' ' || text_[i_] == '\t' || text_[i_] == '\n' || text_[i_] == '\r')) {
+      ++i_;
+    }
+  }
+
+  // After the b: a quoted literal of ASCII characters and escapes.
+  absl::Status Literal(std::string& out) {
+    if (i_ >= text_.size() || (text_[i_] != '\'' && text_[i_] != '"')) {
+      return Error(i_, "expected a quote after b to start a bytes literal");
+    }
+    const char quote = text_[i_++];
+    while (true) {
+      if (i_ >= text_.size()) return Error(i_, "expected the closing quote of the bytes literal");
+      const char c = text_[i_];
+      if (c == quote) {
+        ++i_;
+        return absl::OkStatus();
+      }
+      if (static_cast<unsigned char>(c) >= 0x80) return Error(i_, "expected ASCII characters in a bytes literal");
+      if (c != '\\') {
+        out += c;
+        ++i_;
+        continue;
+      }
+      RETURN_IF_ERROR(Escape(out));
+    }
+  }
+
+  // At a backslash: \xHH, up to three octal digits, a one-letter escape or
+  // a line continuation.
+  absl::Status Escape(std::string& out) {
+    const size_t escape = i_++;
+    if (i_ >= text_.size()) return Error(escape, "expected an escape after '\\'");
+    const char e = text_[i_++];
+    if (e == 'x') {
+      const int hi = i_ < text_.size() ? HexValue(text_[i_]) : -1;
+      const int lo = i_ + 1 < text_.size() ? HexValue(text_[i_ + 1]) : -1;
+      if (hi < 0 || lo < 0) return Error(escape, "expected two hex digits after \\x");
+      out += static_cast<char>(hi * 16 + lo);
+      i_ += 2;
+      return absl::OkStatus();
+    }
+    if (e >= '0' && e <= '7') {
+      int value = e - '0';
+      for (int k = 0; k < 2 && i_ < text_.size() && text_[i_] >= '0' && text_[i_] <= '7'; ++k) {
+        value = value * 8 + (text_[i_++] - '0');
+      }
+      out += static_cast<char>(value & 0xff);
+      return absl::OkStatus();
+    }
+    static constexpr std::string_view kFrom = "nrtabfv\\'\"\n";
+    static constexpr std::string_view kTo = "\n\r\t\a\b\f\v\\'\"";
+    const size_t k = kFrom.find(e);
+    if (k == std::string_view::npos) {
+      return Error(escape, "expected a Python bytes escape (\\xHH, \\n, \\\\, ...)");
+    }
+    if (k < kTo.size()) out += kTo[k];  // the last, a newline, is a line continuation
+    return absl::OkStatus();
+  }
+
+  // Hex digit pairs, optionally "0x"-prefixed.
+  absl::Status HexPairs(std::string& out) {
+    if (text_.substr(i_, 2) == "0x") i_ += 2;
+    const size_t start = i_;
+    while (i_ < text_.size() && HexValue(text_[i_]) >= 0) {
+      if (i_ + 1 >= text_.size() || HexValue(text_[i_ + 1]) < 0) return Error(i_, "expected hex digits in pairs");
+      out += static_cast<char>(HexValue(text_[i_]) * 16 + HexValue(text_[i_ + 1]));
+      i_ += 2;
+    }
+    if (i_ == start) {
+      SkipSpace();
+      if (i_ < text_.size()) return Error(i_, "expected a bytes literal b'...' or hex digits");
+    }
+    return absl::OkStatus();
+  }
+
+  const SourceText& source_;
+  std::string_view text_;
+  size_t i_ = 0;
+};
+
 }  // namespace
 
 absl::StatusOr<std::string> ParsePythonBytesLiteral(const SourceText& source) {
-  const std::string_view text = source.text();
-  size_t i = 0;
-  auto skip_space = [&] {
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
-  };
-  skip_space();
-  std::string out;
-  if (i < text.size() && (text[i] == 'b' || text[i] == 'B')) {
-    ++i;
-    if (i >= text.size() || (text[i] != '\'' && text[i] != '"')) {
-      return source.ErrorAt(text.data() + i, "expected a quote after b to start a bytes literal");
-    }
-    const char quote = text[i++];
-    while (true) {
-      if (i >= text.size()) return source.ErrorAt(text.data() + i, "expected the closing quote of the bytes literal");
-      const char c = text[i];
-      if (c == quote) {
-        ++i;
-        break;
-      }
-      if (static_cast<unsigned char>(c) >= 0x80) {
-        return source.ErrorAt(text.data() + i, "expected ASCII characters in a bytes literal");
-      }
-      if (c != '\\') {
-        out += c;
-        ++i;
-        continue;
-      }
-      const size_t escape = i++;
-      if (i >= text.size()) return source.ErrorAt(text.data() + escape, "expected an escape after '\\'");
-      const char e = text[i++];
-      switch (e) {
-        case 'x': {
-          const int hi = i < text.size() ? HexValue(text[i]) : -1;
-          const int lo = i + 1 < text.size() ? HexValue(text[i + 1]) : -1;
-          if (hi < 0 || lo < 0) return source.ErrorAt(text.data() + escape, "expected two hex digits after \\x");
-          out += static_cast<char>(hi * 16 + lo);
-          i += 2;
-          break;
-        }
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'a': out += '\a'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'v': out += '\v'; break;
-        case '\\': out += '\\'; break;
-        case '\'': out += '\''; break;
-        case '"': out += '"'; break;
-        case '\n': break;  // a line continuation
-        default:
-          if (e >= '0' && e <= '7') {
-            // Up to three octal digits.
-            int value = e - '0';
-            for (int k = 0; k < 2 && i < text.size() && text[i] >= '0' && text[i] <= '7'; ++k) {
-              value = value * 8 + (text[i++] - '0');
-            }
-            out += static_cast<char>(value & 0xff);
-          } else {
-            return source.ErrorAt(text.data() + escape, "expected a Python bytes escape (\\xHH, \\n, \\\\, ...)");
-          }
-      }
-    }
-  } else {
-    // Hex digit pairs, optionally "0x"-prefixed.
-    if (text.substr(i, 2) == "0x") i += 2;
-    const size_t start = i;
-    while (i < text.size() && HexValue(text[i]) >= 0) {
-      if (i + 1 >= text.size() || HexValue(text[i + 1]) < 0) {
-        return source.ErrorAt(text.data() + i, "expected hex digits in pairs");
-      }
-      out += static_cast<char>(HexValue(text[i]) * 16 + HexValue(text[i + 1]));
-      i += 2;
-    }
-    if (i == start) {
-      skip_space();
-      if (i < text.size()) return source.ErrorAt(text.data() + i, "expected a bytes literal b'...' or hex digits");
-    }
-  }
-  skip_space();
-  if (i != text.size()) return source.ErrorAt(text.data() + i, "expected the end of the bytes literal");
-  return out;
+  return BytesReader(source).Read();
 }
 
 std::string PythonBytesRepr(std::string_view bytes) {
