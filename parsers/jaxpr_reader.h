@@ -118,6 +118,16 @@ class JaxprParser {
   absl::StatusOr<JaxprParamValue> ParseSequence(char close, JaxprParamValue::Kind kind, int depth);
 
   absl::StatusOr<JaxprParamValue> ParseValue(int depth);
+  // At '{': a jaxpr ("{ lambda ...") or a braced sequence.
+  absl::StatusOr<JaxprParamValue> ParseBraced(int depth);
+  // At a quote: a string that closes on its line.
+  absl::StatusOr<JaxprParamValue> ParseQuoted();
+  // At a name: a call name(...), a shared jaxpr's name, or a plain name.
+  absl::StatusOr<JaxprParamValue> ParseNamed(int depth);
+  // Skips <...> (nested, on its line); an error when it does not close.
+  absl::Status SkipAngled();
+  // Skips a number's characters (digits, '.', exponent signs).
+  void SkipNumber();
 
   // --- equations and jaxprs ---------------------------------------------
   void CollectCalled(ir::JaxprEqn& eqn, const std::string& role, const JaxprParamValue& v);

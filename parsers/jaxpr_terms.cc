@@ -207,74 +207,101 @@ absl::StatusOr<JaxprParamValue> JaxprParser::ParseSequence(char close, JaxprPara
   return value;
 }
 
+absl::StatusOr<JaxprParamValue> JaxprParser::ParseBraced(int depth) {
+  const size_t save = pos_;
+  ++pos_;
+  SkipTrivia();
+  const bool is_jaxpr = PeekWord() == "lambda";
+  pos_ = save;
+  JaxprParamValue value;
+  if (!is_jaxpr) {
+    ++pos_;
+    ASSIGN_OR_RETURN(value, ParseSequence('}', JaxprParamValue::Kind::kBraces, depth));
+    if (value.text.empty()) value.text = std::string(text_.substr(save, pos_ - save));
+    return value;
+  }
+  value.kind = JaxprParamValue::Kind::kJaxpr;
+  ASSIGN_OR_RETURN(value.jaxpr, ParseJaxprBody(current_eqn_));
+  return value;
+}
+
+absl::StatusOr<JaxprParamValue> JaxprParser::ParseQuoted() {
+  const size_t start = pos_;
+  const char quote = text_[pos_++];
+  while (pos_ < text_.size() && text_[pos_] != quote && text_[pos_] != '\n') {
+    if (text_[pos_] == '\\') ++pos_;
+    ++pos_;
+  }
+  if (!Consume(quote)) return ErrorAt(start, "expected the string to close on its line");
+  JaxprParamValue value;
+  value.kind = JaxprParamValue::Kind::kString;
+  value.text = std::string(text_.substr(start + 1, pos_ - start - 2));
+  return value;
+}
+
+absl::Status JaxprParser::SkipAngled() {
+  const size_t start = pos_;
+  int nesting = 0;
+  while (pos_ < text_.size()) {
+    if (text_[pos_] == '<') ++nesting;
+    if (text_[pos_] == '>' && --nesting == 0) break;
+    if (text_[pos_] == '\n') break;
+    ++pos_;
+  }
+  if (!Consume('>')) return ErrorAt(start, "expected '>' closing this on its line");
+  return absl::OkStatus();
+}
+
+void JaxprParser::SkipNumber() {
+  ++pos_;
+  while (IsIdentChar(Peek()) || Peek() == '.' ||
+         ((Peek() == '-' || Peek() == '+') && (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E'))) {
+    ++pos_;
+  }
+}
+
+absl::StatusOr<JaxprParamValue> JaxprParser::ParseNamed(int depth) {
+  const size_t start = pos_;
+  while (IsIdentChar(Peek()) || (Peek() == '.' && IsIdentStart(Peek(1)))) ++pos_;
+  const std::string callee(text_.substr(start, pos_ - start));
+  JaxprParamValue value;
+  if (Peek() == '(') {
+    ++pos_;
+    ASSIGN_OR_RETURN(value, ParseSequence(')', JaxprParamValue::Kind::kCall, depth));
+    value.text = callee;
+    return value;
+  }
+  if (auto it = shared_.find(callee); it != shared_.end()) {
+    value.kind = JaxprParamValue::Kind::kJaxpr;
+    value.jaxpr = it->second;
+    value.text = callee;
+    return value;
+  }
+  value.kind = JaxprParamValue::Kind::kName;
+  value.text = callee;
+  return value;
+}
+
 absl::StatusOr<JaxprParamValue> JaxprParser::ParseValue(int depth) {
   if (depth > kMaxNesting) return Error(StrCat("expected values nested at most ", kMaxNesting, " deep"));
   SkipTrivia();
   const size_t start = pos_;
   const char c = Peek();
+  if (c == '{') return ParseBraced(depth);
+  if (c == '\'' || c == '"') return ParseQuoted();
+  if (IsIdentStart(c)) return ParseNamed(depth);
   JaxprParamValue value;
-  if (c == '{') {
-    const size_t save = pos_;
+  if (c == '(' || c == '[') {
     ++pos_;
-    SkipTrivia();
-    const bool is_jaxpr = PeekWord() == "lambda";
-    pos_ = save;
-    if (is_jaxpr) {
-      value.kind = JaxprParamValue::Kind::kJaxpr;
-      ASSIGN_OR_RETURN(value.jaxpr, ParseJaxprBody(current_eqn_));
-      return value;
-    }
-    ++pos_;
-    ASSIGN_OR_RETURN(value, ParseSequence('}', JaxprParamValue::Kind::kBraces, depth));
-  } else if (c == '(') {
-    ++pos_;
-    ASSIGN_OR_RETURN(value, ParseSequence(')', JaxprParamValue::Kind::kTuple, depth));
-  } else if (c == '[') {
-    ++pos_;
-    ASSIGN_OR_RETURN(value, ParseSequence(']', JaxprParamValue::Kind::kList, depth));
-  } else if (c == '\'' || c == '"') {
-    ++pos_;
-    while (pos_ < text_.size() && text_[pos_] != c && text_[pos_] != '\n') {
-      if (text_[pos_] == '\\') ++pos_;
-      ++pos_;
-    }
-    if (!Consume(c)) return ErrorAt(start, "expected the string to close on its line");
-    value.kind = JaxprParamValue::Kind::kString;
-    value.text = std::string(text_.substr(start + 1, pos_ - start - 2));
-    return value;
+    ASSIGN_OR_RETURN(value, ParseSequence(c == '(' ? ')' : ']',
+                                          c == '(' ? JaxprParamValue::Kind::kTuple : JaxprParamValue::Kind::kList,
+                                          depth));
   } else if (c == '<') {
-    int nesting = 0;
-    while (pos_ < text_.size()) {
-      if (text_[pos_] == '<') ++nesting;
-      if (text_[pos_] == '>' && --nesting == 0) break;
-      if (text_[pos_] == '\n') break;
-      ++pos_;
-    }
-    if (!Consume('>')) return ErrorAt(start, "expected '>' closing this on its line");
+    RETURN_IF_ERROR(SkipAngled());
     value.kind = JaxprParamValue::Kind::kOpaque;
   } else if (IsDigit(c) || ((c == '-' || c == '+') && (IsDigit(Peek(1)) || Peek(1) == '.'))) {
-    ++pos_;
-    while (IsIdentChar(Peek()) || Peek() == '.' ||
-           ((Peek() == '-' || Peek() == '+') && (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E'))) {
-      ++pos_;
-    }
+    SkipNumber();
     value.kind = JaxprParamValue::Kind::kNumber;
-  } else if (IsIdentStart(c)) {
-    while (IsIdentChar(Peek()) || (Peek() == '.' && IsIdentStart(Peek(1)))) ++pos_;
-    const std::string callee(text_.substr(start, pos_ - start));
-    if (Peek() == '(') {
-      ++pos_;
-      ASSIGN_OR_RETURN(value, ParseSequence(')', JaxprParamValue::Kind::kCall, depth));
-      value.text = callee;
-      return value;
-    }
-    if (auto it = shared_.find(callee); it != shared_.end()) {
-      value.kind = JaxprParamValue::Kind::kJaxpr;
-      value.jaxpr = it->second;
-      value.text = callee;
-      return value;
-    }
-    value.kind = JaxprParamValue::Kind::kName;
   } else {
     // Anything else up to a separator, as text.
     while (pos_ < text_.size()) {

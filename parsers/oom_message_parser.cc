@@ -157,6 +157,60 @@ bool ConsumeUnknownSize(OomState& state, Cursor& c, std::string_view what) {
   return true;
 }
 
+// After "Output size ": "unknown." or "5.06G (...); shares 0B with arguments."
+absl::Status ParseTpuOutputSize(OomState& state, Cursor c) {
+  if (c.StartsWith("unknown")) {  // "Output size unknown."
+    state.program.notes.push_back({ir::NoteCode::kOomSizeNotStated, {}, {"output"}});
+    return absl::OkStatus();
+  }
+  HumanBytes output;
+  HumanBytes shared;
+  RETURN_IF_ERROR(ConsumeHuman(state, c, "the output size", &output));
+  SkipParenthesized(c);  // "(99.9% utilization)"
+  if (!c.Consume("; shares ")) return state.Error(c.position(), "expected '; shares '");
+  RETURN_IF_ERROR(ConsumeHuman(state, c, "the bytes shared with arguments", &shared));
+  RETURN_IF_ERROR(SetStat(state, state.stats.maybe_live_out, output));
+  return SetStat(state, state.stats.alias, shared);
+}
+
+// An indented row under "Persistent allocations", "Total ... usage" or
+// "Program ... requirement": the arguments, output and HLO temp sizes;
+// other rows (reserved, program, global, scoped, ...) are skipped. False
+// when the row belongs to no such part.
+absl::StatusOr<bool> ParseTpuIndentedRow(OomState& state, Cursor c) {
+  if (state.part == Part::kPersistent) {
+    // "arguments   478.07M (89.4% utilization)", "output   5.06G (71.6% ...) [may share ...]"
+    const bool arguments = c.Consume("arguments");
+    if (!arguments && !c.Consume("output")) return true;
+    if (ConsumeUnknownSize(state, c, arguments ? "arguments" : "output")) return true;
+    HumanBytes size;
+    RETURN_IF_ERROR(ConsumeHuman(state, c, arguments ? "the arguments' size" : "the output size", &size));
+    RETURN_IF_ERROR(SetStat(state, arguments ? state.stats.parameter : state.stats.maybe_live_out, size));
+    return true;
+  }
+  if (state.part == Part::kUsage && c.Consume("arguments")) {
+    if (ConsumeUnknownSize(state, c, "arguments")) return true;
+    HumanBytes arguments;
+    RETURN_IF_ERROR(ConsumeHuman(state, c, "the arguments' size", &arguments));
+    RETURN_IF_ERROR(SetStat(state, state.stats.parameter, arguments));
+    return true;
+  }
+  if (state.part == Part::kRequirement && c.Consume("HLO temp")) {
+    HumanBytes temp;
+    RETURN_IF_ERROR(ConsumeHuman(state, c, "the HLO temp size", &temp));
+    RETURN_IF_ERROR(SetStat(state, state.stats.preallocated_temp, temp));
+    return true;
+  }
+  return state.part == Part::kUsage || state.part == Part::kRequirement || state.part == Part::kOtherRows;
+}
+
+// A line quoted into the notes that starts a part of the message.
+absl::Status QuoteAndEnter(OomState& state, std::string_view quoted, Part part) {
+  state.program.notes.push_back({ir::NoteCode::kQuotedFromInput, {}, {std::string(quoted)}});
+  state.part = part;
+  return absl::OkStatus();
+}
+
 // "Total hbm usage >= 9.60G:" rows, "Program hbm requirement 9.08G:" rows,
 // "Output size 0B; shares 0B with arguments." and the buffer list.
 absl::Status ParseTpuLine(OomState& state, Cursor c, bool indented) {
@@ -170,30 +224,12 @@ absl::Status ParseTpuLine(OomState& state, Cursor c, bool indented) {
     return absl::OkStatus();
   }
   if (c.StartsWith("Total ") && c.rest().find(" usage >= ") != std::string_view::npos) {
-    state.program.notes.push_back({ir::NoteCode::kQuotedFromInput, {}, {std::string(TrimNoteEnd(c.rest()))}});
-    state.part = Part::kUsage;
-    return absl::OkStatus();
+    return QuoteAndEnter(state, TrimNoteEnd(c.rest()), Part::kUsage);
   }
   if (c.StartsWith("Program ") && c.rest().find(" requirement ") != std::string_view::npos) {
-    state.program.notes.push_back({ir::NoteCode::kQuotedFromInput, {}, {std::string(TrimNoteEnd(c.rest()))}});
-    state.part = Part::kRequirement;
-    return absl::OkStatus();
+    return QuoteAndEnter(state, TrimNoteEnd(c.rest()), Part::kRequirement);
   }
-  if (c.Consume("Output size ")) {
-    if (c.StartsWith("unknown")) {  // "Output size unknown."
-      state.program.notes.push_back({ir::NoteCode::kOomSizeNotStated, {}, {"output"}});
-      return absl::OkStatus();
-    }
-    HumanBytes output;
-    HumanBytes shared;
-    RETURN_IF_ERROR(ConsumeHuman(state, c, "the output size", &output));
-    SkipParenthesized(c);  // "(99.9% utilization)"
-    if (!c.Consume("; shares ")) return state.Error(c.position(), "expected '; shares '");
-    RETURN_IF_ERROR(ConsumeHuman(state, c, "the bytes shared with arguments", &shared));
-    RETURN_IF_ERROR(SetStat(state, state.stats.maybe_live_out, output));
-    RETURN_IF_ERROR(SetStat(state, state.stats.alias, shared));
-    return absl::OkStatus();
-  }
+  if (c.Consume("Output size ")) return ParseTpuOutputSize(state, c);
   if (c.StartsWith("HBM capacity ") || c.StartsWith("Heap allocator status")) {
     state.part = Part::kOtherRows;
     return absl::OkStatus();
@@ -203,34 +239,9 @@ absl::Status ParseTpuLine(OomState& state, Cursor c, bool indented) {
     return absl::OkStatus();
   }
   if (c.StartsWith("; attempting ")) return absl::OkStatus();  // older TPU: ends "HBM capacity"
-  if (indented && state.part == Part::kPersistent) {
-    // "arguments   478.07M (89.4% utilization)", "output   5.06G (71.6% ...) [may share ...]"
-    const bool arguments = c.Consume("arguments");
-    if (arguments || c.Consume("output")) {
-      if (ConsumeUnknownSize(state, c, arguments ? "arguments" : "output")) return absl::OkStatus();
-      HumanBytes size;
-      RETURN_IF_ERROR(ConsumeHuman(state, c, arguments ? "the arguments' size" : "the output size",
-                                   &size));
-      return SetStat(state, arguments ? state.stats.parameter : state.stats.maybe_live_out, size);
-    }
-    return absl::OkStatus();
-  }
-  if (indented && state.part == Part::kUsage && c.Consume("arguments")) {
-    if (ConsumeUnknownSize(state, c, "arguments")) return absl::OkStatus();
-    HumanBytes arguments;
-    RETURN_IF_ERROR(ConsumeHuman(state, c, "the arguments' size", &arguments));
-    RETURN_IF_ERROR(SetStat(state, state.stats.parameter, arguments));
-    return absl::OkStatus();
-  }
-  if (indented && state.part == Part::kRequirement && c.Consume("HLO temp")) {
-    HumanBytes temp;
-    RETURN_IF_ERROR(ConsumeHuman(state, c, "the HLO temp size", &temp));
-    RETURN_IF_ERROR(SetStat(state, state.stats.preallocated_temp, temp));
-    return absl::OkStatus();
-  }
-  if (indented && (state.part == Part::kUsage || state.part == Part::kRequirement ||
-                   state.part == Part::kOtherRows)) {
-    return absl::OkStatus();  // reserved, program, global, scoped, ...
+  if (indented) {
+    ASSIGN_OR_RETURN(const bool handled, ParseTpuIndentedRow(state, c));
+    if (handled) return absl::OkStatus();
   }
   state.Warn("unrecognized line (skipped)", c.position());
   return absl::OkStatus();
