@@ -425,28 +425,51 @@ bool ReadVarint(std::string_view bytes, size_t& at, uint64_t* out) {
   return false;
 }
 
+// A repeated int64 field, one varint (wire 0) or packed (wire 2), at `at`.
+absl::Status ReadInts(std::string_view bytes, size_t& at, uint64_t wire, std::vector<int64_t>* out) {
+  uint64_t v = 0;
+  if (wire == 0) {
+    if (!ReadVarint(bytes, at, &v)) return absl::InvalidArgumentError("truncated varint");
+    out->push_back(static_cast<int64_t>(v));
+    return absl::OkStatus();
+  }
+  uint64_t length = 0;
+  if (wire != 2 || !ReadVarint(bytes, at, &length) || length > bytes.size() - at) {
+    return absl::InvalidArgumentError("bad packed field");
+  }
+  const size_t end = at + length;
+  while (at < end) {
+    if (!ReadVarint(bytes, at, &v) || at > end) return absl::InvalidArgumentError("bad packed varint");
+    out->push_back(static_cast<int64_t>(v));
+  }
+  return absl::OkStatus();
+}
+
+// Skips the value of a field memplan does not use.
+absl::Status SkipField(std::string_view bytes, size_t& at, uint64_t wire) {
+  uint64_t v = 0;
+  uint64_t length = 0;
+  if (wire == 0) {
+    if (!ReadVarint(bytes, at, &v)) return absl::InvalidArgumentError("truncated varint");
+  } else if (wire == 1 || wire == 5) {
+    length = wire == 1 ? 8 : 4;
+    if (length > bytes.size() - at) return absl::InvalidArgumentError("truncated fixed field");
+    at += length;
+  } else if (wire == 2) {
+    if (!ReadVarint(bytes, at, &length) || length > bytes.size() - at) {
+      return absl::InvalidArgumentError("truncated field");
+    }
+    at += length;
+  } else {
+    return absl::InvalidArgumentError(StrCat("unknown wire type ", wire));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ir::OpShardingProto> Decode(std::string_view bytes, int depth) {
   if (depth > 16) return absl::InvalidArgumentError("tuple shardings nested more than 16 deep");
   ir::OpShardingProto proto;
   size_t at = 0;
-  auto ints = [&](uint64_t wire, std::vector<int64_t>* out) -> absl::Status {
-    uint64_t v = 0;
-    if (wire == 0) {
-      if (!ReadVarint(bytes, at, &v)) return absl::InvalidArgumentError("truncated varint");
-      out->push_back(static_cast<int64_t>(v));
-      return absl::OkStatus();
-    }
-    uint64_t length = 0;
-    if (wire != 2 || !ReadVarint(bytes, at, &length) || length > bytes.size() - at) {
-      return absl::InvalidArgumentError("bad packed field");
-    }
-    const size_t end = at + length;
-    while (at < end) {
-      if (!ReadVarint(bytes, at, &v) || at > end) return absl::InvalidArgumentError("bad packed varint");
-      out->push_back(static_cast<int64_t>(v));
-    }
-    return absl::OkStatus();
-  };
   while (at < bytes.size()) {
     uint64_t key = 0;
     if (!ReadVarint(bytes, at, &key)) return absl::InvalidArgumentError("truncated field key");
@@ -458,13 +481,13 @@ absl::StatusOr<ir::OpShardingProto> Decode(std::string_view bytes, int depth) {
         proto.type = static_cast<int64_t>(v);
         break;
       case 3:
-        RETURN_IF_ERROR(ints(wire, &proto.tile_assignment_dimensions));
+        RETURN_IF_ERROR(ReadInts(bytes, at, wire, &proto.tile_assignment_dimensions));
         break;
       case 4:
-        RETURN_IF_ERROR(ints(wire, &proto.tile_assignment_devices));
+        RETURN_IF_ERROR(ReadInts(bytes, at, wire, &proto.tile_assignment_devices));
         break;
       case 8:
-        RETURN_IF_ERROR(ints(wire, &proto.last_tile_dims));
+        RETURN_IF_ERROR(ReadInts(bytes, at, wire, &proto.last_tile_dims));
         break;
       case 6:
         if (wire != 0 || !ReadVarint(bytes, at, &v)) return absl::InvalidArgumentError("bad bool");
@@ -480,23 +503,8 @@ absl::StatusOr<ir::OpShardingProto> Decode(std::string_view bytes, int depth) {
         at += length;
         break;
       }
-      default: {  // a field memplan does not use: skip it
-        uint64_t length = 0;
-        if (wire == 0) {
-          if (!ReadVarint(bytes, at, &v)) return absl::InvalidArgumentError("truncated varint");
-        } else if (wire == 1 || wire == 5) {
-          length = wire == 1 ? 8 : 4;
-          if (length > bytes.size() - at) return absl::InvalidArgumentError("truncated fixed field");
-          at += length;
-        } else if (wire == 2) {
-          if (!ReadVarint(bytes, at, &length) || length > bytes.size() - at) {
-            return absl::InvalidArgumentError("truncated field");
-          }
-          at += length;
-        } else {
-          return absl::InvalidArgumentError(StrCat("unknown wire type ", wire));
-        }
-      }
+      default:
+        RETURN_IF_ERROR(SkipField(bytes, at, wire));
     }
   }
   return proto;

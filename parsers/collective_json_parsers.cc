@@ -309,6 +309,73 @@ absl::StatusOr<ir::CollectiveMeasurements> MemplanJson(const SourceText& source,
   return out;
 }
 
+// A validate record's "group": its rank numbers, as many as "ranks" says
+// (empty when the record names none).
+absl::StatusOr<std::vector<int64_t>> GroupOf(const Fields& f, const Object& record, int64_t group_size) {
+  std::vector<int64_t> group;
+  const llvm::json::Array* g = record.getArray("group");
+  if (g == nullptr) return group;
+  for (size_t k = 0; k < g->size(); ++k) {
+    auto member = (*g)[k].getAsInteger();
+    if (!member || *member < 0) return f.Error("group", "expected rank numbers");
+    group.push_back(*member);
+  }
+  if (static_cast<int64_t>(group.size()) != group_size) {
+    return f.Error("group", StrCat("expected ", group_size, " ranks, as 'ranks' says"));
+  }
+  return group;
+}
+
+// The validate runs so far, one per collective and group.
+struct ValidateRuns {
+  std::string backend;
+  std::vector<PendingRun> runs;
+  std::vector<std::vector<int64_t>> groups;  // of runs, by index
+};
+
+// Adds one rank's "collectives" records to the run of its collective and
+// group, starting a run for a new one.
+absl::Status AddRankRecords(const SourceText& source, const Object& rank, const JsonPath& rank_path,
+                            ValidateRuns& v) {
+  const Fields rf(source, rank, rank_path);
+  std::string device;
+  ASSIGN_OR_RETURN(device, rf.String("device", /*required=*/false));
+  const llvm::json::Array* collectives = rank.getArray("collectives");
+  if (collectives == nullptr) return absl::OkStatus();
+  for (size_t i = 0; i < collectives->size(); ++i) {
+    JsonPath path = rank_path;
+    path.push_back({"collectives", -1});
+    path.push_back({"", static_cast<int64_t>(i)});
+    ASSIGN_OR_RETURN(const Object* record, ObjectAt(source, (*collectives)[i], path));
+    const Fields f(source, *record, path);
+    ir::CollectiveSample s;
+    ASSIGN_OR_RETURN(const ir::CollectiveKind kind, ReadRecord(source, f, path, s));
+    ASSIGN_OR_RETURN(const int64_t group_size, f.Integer("ranks"));
+    if (group_size < 1) return f.Error("ranks", "expected at least 1 rank");
+    ASSIGN_OR_RETURN(std::vector<int64_t> group, GroupOf(f, *record, group_size));
+    size_t index = v.runs.size();
+    for (size_t k = 0; k < v.runs.size(); ++k) {
+      if (v.runs[k].run.kind == kind && v.runs[k].run.ranks == group_size && v.groups[k] == group) index = k;
+    }
+    if (index == v.runs.size()) {
+      PendingRun fresh;
+      fresh.at = f.At("collective");
+      fresh.program = {kind, fresh.at, StrCat("collective ", ir::CollectiveName(kind))};
+      fresh.run.kind = kind;
+      fresh.run.tool = StrCat("memplan validate (", v.backend, ")");
+      fresh.run.location = source.LocationString(fresh.at);
+      fresh.run.ranks = group_size;
+      fresh.run.group_devices = group;
+      fresh.run.device = device;
+      v.runs.push_back(std::move(fresh));
+      v.groups.push_back(group);
+    }
+    v.runs[index].run.samples.push_back(std::move(s));
+    v.runs[index].busbw_at.push_back(f.At("busbw_gbps"));
+  }
+  return absl::OkStatus();
+}
+
 // memplan validate --format=json: each rank's "collectives", one run per
 // collective and group (the records of every rank that ran it).
 absl::StatusOr<ir::CollectiveMeasurements> ValidateJson(const SourceText& source,
@@ -316,69 +383,20 @@ absl::StatusOr<ir::CollectiveMeasurements> ValidateJson(const SourceText& source
                                                         const CollectiveParseOptions& options) {
   ASSIGN_OR_RETURN(const Object* root, ObjectAt(source, document, {}));
   const Fields top(source, *root, {});
-  std::string backend;
-  ASSIGN_OR_RETURN(backend, top.String("backend", /*required=*/false));
+  ValidateRuns v;
+  ASSIGN_OR_RETURN(v.backend, top.String("backend", /*required=*/false));
   const llvm::json::Array* ranks = root->getArray("ranks");
   if (ranks == nullptr) return top.Error("ranks", "expected an array of per-rank reports");
-  ir::CollectiveMeasurements out;
-  std::vector<PendingRun> runs;
-  std::vector<std::vector<int64_t>> groups;  // of runs, by index
   for (size_t r = 0; r < ranks->size(); ++r) {
     const JsonPath rank_path = {{"ranks", -1}, {"", static_cast<int64_t>(r)}};
     ASSIGN_OR_RETURN(const Object* rank, ObjectAt(source, (*ranks)[r], rank_path));
-    const Fields rf(source, *rank, rank_path);
-    std::string device;
-    ASSIGN_OR_RETURN(device, rf.String("device", /*required=*/false));
-    const llvm::json::Array* collectives = rank->getArray("collectives");
-    if (collectives == nullptr) continue;
-    for (size_t i = 0; i < collectives->size(); ++i) {
-      JsonPath path = rank_path;
-      path.push_back({"collectives", -1});
-      path.push_back({"", static_cast<int64_t>(i)});
-      ASSIGN_OR_RETURN(const Object* record, ObjectAt(source, (*collectives)[i], path));
-      const Fields f(source, *record, path);
-      ir::CollectiveSample s;
-      ASSIGN_OR_RETURN(const ir::CollectiveKind kind, ReadRecord(source, f, path, s));
-      ASSIGN_OR_RETURN(const int64_t group_size, f.Integer("ranks"));
-      if (group_size < 1) return f.Error("ranks", "expected at least 1 rank");
-      std::vector<int64_t> group;
-      if (const llvm::json::Array* g = record->getArray("group")) {
-        for (size_t k = 0; k < g->size(); ++k) {
-          auto member = (*g)[k].getAsInteger();
-          if (!member || *member < 0) return f.Error("group", "expected rank numbers");
-          group.push_back(*member);
-        }
-        if (static_cast<int64_t>(group.size()) != group_size) {
-          return f.Error("group", StrCat("expected ", group_size, " ranks, as 'ranks' says"));
-        }
-      }
-      size_t index = runs.size();
-      for (size_t k = 0; k < runs.size(); ++k) {
-        if (runs[k].run.kind == kind && runs[k].run.ranks == group_size && groups[k] == group) {
-          index = k;
-        }
-      }
-      if (index == runs.size()) {
-        PendingRun fresh;
-        fresh.at = f.At("collective");
-        fresh.program = {kind, fresh.at, StrCat("collective ", ir::CollectiveName(kind))};
-        fresh.run.kind = kind;
-        fresh.run.tool = StrCat("memplan validate (", backend, ")");
-        fresh.run.location = source.LocationString(fresh.at);
-        fresh.run.ranks = group_size;
-        fresh.run.group_devices = group;
-        fresh.run.device = device;
-        runs.push_back(std::move(fresh));
-        groups.push_back(group);
-      }
-      runs[index].run.samples.push_back(std::move(s));
-      runs[index].busbw_at.push_back(f.At("busbw_gbps"));
-    }
+    RETURN_IF_ERROR(AddRankRecords(source, *rank, rank_path, v));
   }
-  if (runs.empty()) {
+  if (v.runs.empty()) {
     return top.Error("ranks", "expected at least one collective in the ranks' reports");
   }
-  for (PendingRun& run : runs) {
+  ir::CollectiveMeasurements out;
+  for (PendingRun& run : v.runs) {
     RETURN_IF_ERROR(internal::FinishRun(source, options, run, out.diagnostics));
     out.runs.push_back(std::move(run.run));
   }
