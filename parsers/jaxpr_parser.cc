@@ -220,24 +220,7 @@ absl::Status JaxprParser::ParseEquationParts(Scope& scope, ir::JaxprId jaxpr_id,
   return absl::OkStatus();
 }
 
-absl::StatusOr<ir::JaxprId> JaxprParser::ParseJaxprBody(ir::JaxprEqnId parent) {
-  if (++nesting_ > kMaxNesting) return Error(StrCat("expected jaxprs nested at most ", kMaxNesting, " deep"));
-  const size_t open_at = pos_;
-  if (!Consume('{')) return Error("expected '{' opening a jaxpr");
-  ir::Jaxpr jaxpr;
-  jaxpr.id = ir::JaxprId(static_cast<int64_t>(module_.jaxprs.size()));
-  jaxpr.parent = parent;
-  jaxpr.input_line = LineOf(open_at);
-  module_.jaxprs.push_back(jaxpr);
-  const ir::JaxprId id = jaxpr.id;
-  auto self = [&]() -> ir::Jaxpr& { return module_.jaxprs[static_cast<size_t>(id.value())]; };
-  Scope scope;
-  std::vector<std::string_view>* outer_comments = comments_;
-  comments_ = nullptr;
-  SkipTrivia();
-  if (PeekWord() != "lambda") return Error("expected \"lambda\" after '{'");
-  pos_ += 6;
-  // Constant binders up to ';', then input binders up to '.'.
+absl::Status JaxprParser::ParseBinders(Scope& scope, ir::JaxprId id) {
   for (int part = 0; part < 2; ++part) {
     const char end = part == 0 ? ';' : '.';
     for (;;) {
@@ -248,12 +231,14 @@ absl::StatusOr<ir::JaxprId> JaxprParser::ParseJaxprBody(ir::JaxprEqnId parent) {
       }
       ASSIGN_OR_RETURN(const ir::JaxprVarId v,
                        ParseBinder(scope, id, part == 0 ? ir::JaxprVar::Kind::kConst : ir::JaxprVar::Kind::kInput));
-      (part == 0 ? self().constvars : self().invars).push_back(v);
+      ir::Jaxpr& self = module_.jaxprs[static_cast<size_t>(id.value())];
+      (part == 0 ? self.constvars : self.invars).push_back(v);
     }
   }
-  SkipTrivia();
-  if (PeekWord() != "let") return Error("expected \"let\" after the binders");
-  pos_ += 3;
+  return absl::OkStatus();
+}
+
+absl::Status JaxprParser::ParseEquations(Scope& scope, ir::JaxprId id) {
   for (;;) {
     SkipTrivia();
     if (Consume(';')) continue;
@@ -263,7 +248,11 @@ absl::StatusOr<ir::JaxprId> JaxprParser::ParseJaxprBody(ir::JaxprEqnId parent) {
     RETURN_IF_ERROR(ParseEquation(scope, id));
   }
   pos_ += 2;
-  SkipTrivia();
+  return absl::OkStatus();
+}
+
+absl::Status JaxprParser::ParseOutputs(Scope& scope, ir::JaxprId id) {
+  auto self = [&]() -> ir::Jaxpr& { return module_.jaxprs[static_cast<size_t>(id.value())]; };
   if (!Consume('(')) return Error("expected '(' and the outputs");
   for (;;) {
     SkipTrivia();
@@ -285,6 +274,32 @@ absl::StatusOr<ir::JaxprId> JaxprParser::ParseJaxprBody(ir::JaxprEqnId parent) {
     self().effects = std::string(text_.substr(effects_at, pos_ - effects_at));
     SkipTrivia();
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ir::JaxprId> JaxprParser::ParseJaxprBody(ir::JaxprEqnId parent) {
+  if (++nesting_ > kMaxNesting) return Error(StrCat("expected jaxprs nested at most ", kMaxNesting, " deep"));
+  const size_t open_at = pos_;
+  if (!Consume('{')) return Error("expected '{' opening a jaxpr");
+  ir::Jaxpr jaxpr;
+  jaxpr.id = ir::JaxprId(static_cast<int64_t>(module_.jaxprs.size()));
+  jaxpr.parent = parent;
+  jaxpr.input_line = LineOf(open_at);
+  module_.jaxprs.push_back(jaxpr);
+  const ir::JaxprId id = jaxpr.id;
+  Scope scope;
+  std::vector<std::string_view>* outer_comments = comments_;
+  comments_ = nullptr;
+  SkipTrivia();
+  if (PeekWord() != "lambda") return Error("expected \"lambda\" after '{'");
+  pos_ += 6;
+  RETURN_IF_ERROR(ParseBinders(scope, id));
+  SkipTrivia();
+  if (PeekWord() != "let") return Error("expected \"let\" after the binders");
+  pos_ += 3;
+  RETURN_IF_ERROR(ParseEquations(scope, id));
+  SkipTrivia();
+  RETURN_IF_ERROR(ParseOutputs(scope, id));
   if (!Consume('}')) return Error("expected '}' closing the jaxpr");
   comments_ = outer_comments;
   --nesting_;

@@ -140,6 +140,12 @@ class JaxprParser {
 
   // "{ lambda consts ; invars . let eqns in (outs) }"
   absl::StatusOr<ir::JaxprId> ParseJaxprBody(ir::JaxprEqnId parent);
+  // After "lambda": constant binders up to ';', then input binders up to '.'.
+  absl::Status ParseBinders(Scope& scope, ir::JaxprId id);
+  // After "let": equations up to "in (".
+  absl::Status ParseEquations(Scope& scope, ir::JaxprId id);
+  // At "(": the outputs, then optional ": {effects}".
+  absl::Status ParseOutputs(Scope& scope, ir::JaxprId id);
 
   const SourceText& source_;
   std::string_view text_;
