@@ -112,11 +112,10 @@ void Propagator::Backward(ir::ComputationId c, const std::vector<AxesSharding>& 
   }
 }
 
-std::vector<AxesSharding> Propagator::OperandWant(const ir::Instruction& inst, size_t k,
-                                                  const std::vector<AxesSharding>& result) const {
-  using ir::Opcode;
+std::vector<AxesSharding> Propagator::TupleOperandWant(const ir::Instruction& inst, size_t k,
+                                                       const std::vector<AxesSharding>& result) const {
   const ir::Shape& op_shape = OperandShape(inst, k);
-  if (inst.opcode == Opcode::kTuple) {
+  if (inst.opcode == ir::Opcode::kTuple) {
     size_t offset = 0;
     for (size_t j = 0; j < k; ++j) offset += static_cast<size_t>(CountLeavesOf(OperandShape(inst, j)));
     const size_t count = static_cast<size_t>(CountLeavesOf(op_shape));
@@ -124,103 +123,126 @@ std::vector<AxesSharding> Propagator::OperandWant(const ir::Instruction& inst, s
     return {result.begin() + static_cast<std::ptrdiff_t>(offset),
             result.begin() + static_cast<std::ptrdiff_t>(offset + count)};
   }
-  if (inst.opcode == Opcode::kGetTupleElement) {
-    const int64_t index = module_.attributes(inst).tuple_index;
-    std::vector<AxesSharding> want(static_cast<size_t>(CountLeavesOf(op_shape)));
-    int64_t offset = 0;
-    for (int64_t i = 0; i < index && i < static_cast<int64_t>(op_shape.tuple_elements.size()); ++i) {
-      offset += CountLeavesOf(op_shape.tuple_elements[static_cast<size_t>(i)]);
-    }
-    for (size_t l = 0; l < result.size() && offset + static_cast<int64_t>(l) < static_cast<int64_t>(want.size()); ++l) {
-      want[static_cast<size_t>(offset) + l] = result[l];
-    }
-    return want;
+  const int64_t index = module_.attributes(inst).tuple_index;
+  std::vector<AxesSharding> want(static_cast<size_t>(CountLeavesOf(op_shape)));
+  int64_t offset = 0;
+  for (int64_t i = 0; i < index && i < static_cast<int64_t>(op_shape.tuple_elements.size()); ++i) {
+    offset += CountLeavesOf(op_shape.tuple_elements[static_cast<size_t>(i)]);
   }
-  if (inst.opcode == Opcode::kOptimizationBarrier) return result;
-  if (result.size() != 1 || !op_shape.IsArray()) return {};
-  const AxesSharding& r = result[0];
+  for (size_t l = 0; l < result.size() && offset + static_cast<int64_t>(l) < static_cast<int64_t>(want.size()); ++l) {
+    want[static_cast<size_t>(offset) + l] = result[l];
+  }
+  return want;
+}
+
+std::optional<AxesSharding> Propagator::DotOperandWant(const ir::Instruction& inst, size_t k,
+                                                       const AxesSharding& r) const {
+  const auto& attrs = module_.attributes(inst);
+  if (!attrs.dot || k > 1) return std::nullopt;
+  const ir::DotDimensionNumbers& dn = *attrs.dot;
+  const size_t rank = OperandShape(inst, k).dims.size();
+  AxesSharding want;
+  want.dims.assign(rank, 0);
+  const auto& batch = k == 0 ? dn.lhs_batch : dn.rhs_batch;
+  const auto& contracting = k == 0 ? dn.lhs_contracting : dn.rhs_contracting;
+  size_t out = 0;
+  for (size_t j = 0; j < batch.size(); ++j) {
+    want.dims[static_cast<size_t>(batch[j])] = r.Dim(out++);
+  }
+  // Free dims come after the batch dims, lhs's then rhs's.
+  if (k == 1) {
+    const size_t lrank = OperandShape(inst, 0).dims.size();
+    out += lrank - dn.lhs_batch.size() - dn.lhs_contracting.size();
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t di = static_cast<int64_t>(d);
+    if (Listed(batch, di) || Listed(contracting, di)) continue;
+    want.dims[d] = r.Dim(out++);
+  }
+  return want;
+}
+
+std::optional<AxesSharding> Propagator::ArrayOperandWant(const ir::Instruction& inst, size_t k,
+                                                         const AxesSharding& r) const {
+  using ir::Opcode;
+  const ir::Shape& op_shape = OperandShape(inst, k);
   const auto& attrs = module_.attributes(inst);
   const size_t rank = op_shape.dims.size();
   AxesSharding want;
   want.dims.assign(rank, 0);
-  if (IsElementwise(inst.opcode)) {
-    if (rank != inst.shape.dims.size()) return {};
-    for (size_t d = 0; d < rank; ++d) want.dims[d] = r.Dim(d);
-    return {want};
-  }
   switch (inst.opcode) {
     case Opcode::kBroadcast:
       for (size_t j = 0; j < attrs.dimensions.size() && j < rank; ++j) {
         want.dims[j] = r.Dim(static_cast<size_t>(attrs.dimensions[j]));
       }
-      return {want};
+      return want;
     case Opcode::kTranspose:
       for (size_t j = 0; j < attrs.dimensions.size(); ++j) {
         const size_t from = static_cast<size_t>(attrs.dimensions[j]);
         if (from < rank) want.dims[from] = r.Dim(j);
       }
-      return {want};
+      return want;
     case Opcode::kBitcast:
     case Opcode::kReshape:
-      if (op_shape.dims == inst.shape.dims) return {r};
-      return {ReshapeWant(inst, r)};
+      if (op_shape.dims == inst.shape.dims) return r;
+      return ReshapeWant(inst, r);
     case Opcode::kSlice:
     case Opcode::kPad:
     case Opcode::kReverse:
-      if (k != 0) return {};
+      if (k != 0) return std::nullopt;
       for (size_t d = 0; d < rank && d < inst.shape.dims.size(); ++d) {
         if (sizes_.Divides(op_shape.dims[d], r.Dim(d))) want.dims[d] = r.Dim(d);
       }
-      return {want};
+      return want;
     case Opcode::kConcatenate: {
       const size_t cat = attrs.dimensions.empty() ? 0 : static_cast<size_t>(attrs.dimensions[0]);
       for (size_t d = 0; d < rank; ++d) want.dims[d] = d == cat ? 0 : r.Dim(d);
-      return {want};
+      return want;
     }
     case Opcode::kDynamicSlice:
-    case Opcode::kDynamicUpdateSlice: {
-      if (k >= 2) return {};
+    case Opcode::kDynamicUpdateSlice:
+      if (k >= 2) return std::nullopt;
       // The whole operand (k 0) or the update (k 1) on dims it covers whole.
-      const auto& full = inst.shape.dims;
-      for (size_t d = 0; d < rank && d < full.size(); ++d) {
-        const bool whole = op_shape.dims[d] == full[d];
-        if (whole) want.dims[d] = r.Dim(d);
+      for (size_t d = 0; d < rank && d < inst.shape.dims.size(); ++d) {
+        if (op_shape.dims[d] == inst.shape.dims[d]) want.dims[d] = r.Dim(d);
       }
-      return {want};
-    }
+      return want;
     case Opcode::kReduce: {
-      if (k >= std::max<size_t>(inst.operands.size() / 2, 1)) return {};
+      if (k >= std::max<size_t>(inst.operands.size() / 2, 1)) return std::nullopt;
       size_t out = 0;
       for (size_t d = 0; d < rank; ++d) {
         if (Listed(attrs.dimensions, static_cast<int64_t>(d))) continue;
         want.dims[d] = r.Dim(out++);
       }
-      return {want};
+      return want;
     }
-    case Opcode::kDot: {
-      if (!attrs.dot || k > 1) return {};
-      const ir::DotDimensionNumbers& dn = *attrs.dot;
-      const auto& batch = k == 0 ? dn.lhs_batch : dn.rhs_batch;
-      const auto& contracting = k == 0 ? dn.lhs_contracting : dn.rhs_contracting;
-      size_t out = 0;
-      for (size_t j = 0; j < batch.size(); ++j) {
-        want.dims[static_cast<size_t>(batch[j])] = r.Dim(out++);
-      }
-      // Free dims come after the batch dims, lhs's then rhs's.
-      if (k == 1) {
-        const size_t lrank = OperandShape(inst, 0).dims.size();
-        out += lrank - dn.lhs_batch.size() - dn.lhs_contracting.size();
-      }
-      for (size_t d = 0; d < rank; ++d) {
-        const int64_t di = static_cast<int64_t>(d);
-        if (Listed(batch, di) || Listed(contracting, di)) continue;
-        want.dims[d] = r.Dim(out++);
-      }
-      return {want};
-    }
+    case Opcode::kDot:
+      return DotOperandWant(inst, k, r);
     default:
-      return {};
+      return std::nullopt;
   }
+}
+
+std::vector<AxesSharding> Propagator::OperandWant(const ir::Instruction& inst, size_t k,
+                                                  const std::vector<AxesSharding>& result) const {
+  using ir::Opcode;
+  if (inst.opcode == Opcode::kTuple || inst.opcode == Opcode::kGetTupleElement) {
+    return TupleOperandWant(inst, k, result);
+  }
+  if (inst.opcode == Opcode::kOptimizationBarrier) return result;
+  const ir::Shape& op_shape = OperandShape(inst, k);
+  if (result.size() != 1 || !op_shape.IsArray()) return {};
+  const AxesSharding& r = result[0];
+  if (IsElementwise(inst.opcode)) {
+    if (op_shape.dims.size() != inst.shape.dims.size()) return {};
+    AxesSharding want;
+    want.dims.assign(op_shape.dims.size(), 0);
+    for (size_t d = 0; d < want.dims.size(); ++d) want.dims[d] = r.Dim(d);
+    return {want};
+  }
+  std::optional<AxesSharding> want = ArrayOperandWant(inst, k, r);
+  if (!want) return {};
+  return {*std::move(want)};
 }
 
 // Reshape backward: groups of dimensions with equal products; a one-to-one

@@ -78,6 +78,75 @@ void MergeSubAxes(const SubAxes& sub, Prediction* scratch,
 Predictor::Predictor(const ir::Program& program) : program_(program) {}
 Predictor::~Predictor() = default;
 
+void Predictor::IndexSchedule() {
+  const ir::Program& program = program_;
+  step_of_.assign(program.module.instruction_count(), -1);
+  for (size_t s = 0; s < program.schedule.instructions.size(); ++s) {
+    const ir::InstructionId id = program.schedule.instructions[s];
+    if (program.module.contains(id) && step_of_[static_cast<size_t>(id.value())] < 0) {
+      step_of_[static_cast<size_t>(id.value())] = static_cast<ir::ScheduleStep>(s);
+    }
+  }
+  max_step_ = program.schedule.max_time >= 0
+                  ? program.schedule.max_time
+                  : static_cast<ir::ScheduleStep>(program.schedule.instructions.size());
+  for (const ir::Value& v : program.values) {
+    if (v.live_range) max_step_ = std::max(max_step_, v.live_range->end);
+  }
+}
+
+void Predictor::BuildValueTable() {
+  const ir::Program& program = program_;
+  ir::ScheduleStep latest_end = 0;
+  for (const ir::Value& v : program.values) {
+    if (v.live_range) latest_end = std::max(latest_end, v.live_range->end);
+  }
+  allocation_values_.resize(program.allocations.size());
+  values_.reserve(program.values.size());
+  for (const ir::Value& v : program.values) {
+    ValueInfo info;
+    info.value = &v;
+    if (program.module.contains(v.instruction)) {
+      const ir::Shape& shape = program.module.instruction(v.instruction).shape;
+      info.leaf = LeafNumber(shape, v.index);
+      if (info.leaf >= 0) {
+        info.leaf_shape = ir::Subshape(shape, v.index);
+        if (info.leaf_shape) info.full_bytes = ir::ByteSizeOf(*info.leaf_shape);
+      }
+    }
+    if (v.live_range) {
+      info.start = v.live_range->start;
+      info.end = v.live_range->end;
+      info.live_out = v.live_range->end >= latest_end;
+    }
+    const ir::Allocation* a = v.allocation.valid() ? program.FindAllocation(v.allocation) : nullptr;
+    if (a != nullptr) {
+      info.allocation = static_cast<int32_t>(a - program.allocations.data());
+      if (a->is_entry_parameter()) {
+        info.cls = ValueInfo::Class::kParameter;
+      } else if (a->maybe_live_out) {
+        info.cls = ValueInfo::Class::kOutput;
+      } else if (!a->is_constant && !a->is_thread_local) {
+        info.cls = ValueInfo::Class::kTemp;
+      }
+      allocation_values_[static_cast<size_t>(info.allocation)].push_back(static_cast<int32_t>(values_.size()));
+    }
+    values_.push_back(info);
+  }
+  value_of_.assign(program.module.instruction_count(), -1);
+  for (size_t v = 0; v < values_.size(); ++v) {
+    const ValueInfo& info = values_[v];
+    if (info.leaf == 0 && info.value->index.empty() && program.module.contains(info.value->instruction)) {
+      value_of_[static_cast<size_t>(info.value->instruction.value())] = static_cast<int32_t>(v);
+    }
+  }
+  for (size_t a = 0; a < program.allocations.size(); ++a) {
+    if (program.allocations[a].is_preallocated_temp || !program.allocations[a].maybe_live_out) {
+      FindInPlaceSharing(&values_, allocation_values_[a]);
+    }
+  }
+}
+
 absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& program,
                                                              PredictOptions options) {
   if (program.module.entry_computation() == nullptr) {
@@ -96,82 +165,77 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
   }
   p->graph_ = PropagationGraph::Build(program.module);
   p->unsharded_ = analyzer::ComputeMemoryStats(program);
-  p->step_of_.assign(program.module.instruction_count(), -1);
-  for (size_t s = 0; s < program.schedule.instructions.size(); ++s) {
-    const ir::InstructionId id = program.schedule.instructions[s];
-    if (program.module.contains(id) && p->step_of_[static_cast<size_t>(id.value())] < 0) {
-      p->step_of_[static_cast<size_t>(id.value())] = static_cast<ir::ScheduleStep>(s);
-    }
-  }
   const ir::Computation& entry = *program.module.entry_computation();
   p->parameter_ranks_.reserve(entry.parameters.size());
   for (ir::InstructionId id : entry.parameters) {
     p->parameter_ranks_.push_back(
         id.valid() ? static_cast<int64_t>(program.module.instruction(id).shape.dims.size()) : 0);
   }
-  p->max_step_ = program.schedule.max_time >= 0
-                     ? program.schedule.max_time
-                     : static_cast<ir::ScheduleStep>(program.schedule.instructions.size());
-  ir::ScheduleStep latest_end = 0;
-  for (const ir::Value& v : program.values) {
-    if (v.live_range) latest_end = std::max(latest_end, v.live_range->end);
-  }
-  p->max_step_ = std::max(p->max_step_, latest_end);
-
-  p->allocation_values_.resize(program.allocations.size());
-  p->values_.reserve(program.values.size());
-  for (const ir::Value& v : program.values) {
-    ValueInfo info;
-    info.value = &v;
-    if (program.module.contains(v.instruction)) {
-      const ir::Shape& shape = program.module.instruction(v.instruction).shape;
-      info.leaf = LeafNumber(shape, v.index);
-      if (info.leaf >= 0) {
-        info.leaf_shape = ir::Subshape(shape, v.index);
-        if (info.leaf_shape) info.full_bytes = ir::ByteSizeOf(*info.leaf_shape);
-      }
-    }
-    if (v.live_range) {
-      info.start = v.live_range->start;
-      info.end = v.live_range->end;
-      info.live_out = v.live_range->end >= latest_end;
-    }
-    if (v.allocation.valid()) {
-      const ir::Allocation* a = program.FindAllocation(v.allocation);
-      if (a != nullptr) {
-        info.allocation = static_cast<int32_t>(a - program.allocations.data());
-        if (a->is_entry_parameter()) {
-          info.cls = ValueInfo::Class::kParameter;
-        } else if (a->maybe_live_out) {
-          info.cls = ValueInfo::Class::kOutput;
-        } else if (!a->is_constant && !a->is_thread_local) {
-          info.cls = ValueInfo::Class::kTemp;
-        }
-        p->allocation_values_[static_cast<size_t>(info.allocation)].push_back(
-            static_cast<int32_t>(p->values_.size()));
-      }
-    }
-    p->values_.push_back(info);
-  }
-  p->value_of_.assign(program.module.instruction_count(), -1);
-  for (size_t v = 0; v < p->values_.size(); ++v) {
-    const ValueInfo& info = p->values_[v];
-    if (info.leaf == 0 && info.value->index.empty() &&
-        program.module.contains(info.value->instruction)) {
-      p->value_of_[static_cast<size_t>(info.value->instruction.value())] = static_cast<int32_t>(v);
-    }
-  }
-  for (size_t a = 0; a < program.allocations.size(); ++a) {
-    if (program.allocations[a].is_preallocated_temp || !program.allocations[a].maybe_live_out) {
-      FindInPlaceSharing(&p->values_, p->allocation_values_[a]);
-    }
-  }
+  p->IndexSchedule();
+  p->BuildValueTable();
   return p;
 }
 
-absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) const {
+absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::SharedFor(
+    const ir::ResolvedPlan& plan, const MeshSizes& mesh, const ArgumentAxes& arguments) const {
+  std::shared_ptr<const SharedPrediction> shared;
+  if (shared_ == nullptr) {
+    ASSIGN_OR_RETURN(shared, Share(plan, mesh, SharedList(arguments.Expand()), nullptr));
+    computed_.fetch_add(1, std::memory_order_relaxed);
+    return shared;
+  }
+  std::string key = SharedPredictions::Key(mesh, arguments);
+  shared = shared_->Find(key);
+  if (shared != nullptr) {
+    same_sizes_.fetch_add(1, std::memory_order_relaxed);
+    return shared;
+  }
+  const std::string structure_key = SharedPredictions::StructureKey(mesh.sizes.size(), arguments);
+  const SharedList<AxesSharding> expanded(arguments.Expand());
+  if (auto structure = shared_->FindStructure(structure_key, mesh)) {
+    shared = Resize(*structure, plan, mesh, expanded);
+    same_structure_.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    ASSIGN_OR_RETURN(shared, Share(plan, mesh, expanded, &structure));
+    if (structure) shared_->InsertStructure(structure_key, std::move(structure));
+    computed_.fetch_add(1, std::memory_order_relaxed);
+  }
+  shared_->Insert(std::move(key), shared);
+  return shared;
+}
+
+absl::Status Predictor::SetOutputs(const ir::ResolvedPlan& plan, const SharedPrediction& shared,
+                                   Prediction& out) const {
   const ir::Module& module = program_.module;
-  const ir::Computation& entry = *module.entry_computation();
+  const SubAxes& sub = shared.sub;
+  const ir::Instruction& root = module.instruction(module.entry_computation()->root);
+  std::vector<const ir::Shape*> out_shapes;
+  CollectLeafShapes(root.shape, &out_shapes);
+  out.output_shardings = shared.root_leaves;
+  out.output_shardings.resize(out_shapes.size());
+  for (size_t k = 0; k < out.output_shardings.size(); ++k) {
+    if (k < plan.outputs.size() && plan.outputs[k]) {
+      auto axes = AxesFromHloSharding(*plan.outputs[k], plan.mesh,
+                                      static_cast<int64_t>(out_shapes[k]->dims.size()));
+      if (!axes.ok()) return axes.status();
+      out.output_shardings[k] = sub.Split(*axes);
+    }
+    out.output_shardings[k].partial = 0;
+  }
+  DeviceMemory d = shared.device;
+  d.output_bytes = OutputShardBytes(module, out.output_shardings, sub.mesh);
+  for (AxesSharding& s : out.output_shardings) s = sub.Merge(s);
+  d.device_footprint_bytes = d.argument_bytes + d.output_bytes - d.alias_bytes + d.temp_bytes;
+  for (int64_t id : out.mesh.DeviceIds()) {
+    d.device = id;
+    out.devices.push_back(d);
+  }
+  out.max_device_footprint_bytes = d.device_footprint_bytes;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) const {
+  const ir::Computation& entry = *program_.module.entry_computation();
   RETURN_IF_ERROR(plan.mesh.Validate());
   if (plan.arguments.size() != entry.parameters.size()) {
     return absl::InvalidArgumentError(absl::StrCat("the plan has ", plan.arguments.size(),
@@ -187,58 +251,11 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
   out.unmatched_arguments = plan.unmatched_arguments;
   ArgumentAxes arguments;
   RETURN_IF_ERROR(ReadArguments(plan, &arguments));
-  std::shared_ptr<const SharedPrediction> shared;
-  if (shared_ == nullptr) {
-    ASSIGN_OR_RETURN(shared, Share(plan, mesh, SharedList(arguments.Expand()), nullptr));
-    computed_.fetch_add(1, std::memory_order_relaxed);
-  } else {
-    std::string key = SharedPredictions::Key(mesh, arguments);
-    shared = shared_->Find(key);
-    if (shared != nullptr) {
-      same_sizes_.fetch_add(1, std::memory_order_relaxed);
-    } else {
-      const std::string structure_key =
-          SharedPredictions::StructureKey(mesh.sizes.size(), arguments);
-      const SharedList<AxesSharding> expanded(arguments.Expand());
-      if (auto structure = shared_->FindStructure(structure_key, mesh)) {
-        shared = Resize(*structure, plan, mesh, expanded);
-        same_structure_.fetch_add(1, std::memory_order_relaxed);
-      } else {
-        ASSIGN_OR_RETURN(shared, Share(plan, mesh, expanded, &structure));
-        if (structure) shared_->InsertStructure(structure_key, std::move(structure));
-        computed_.fetch_add(1, std::memory_order_relaxed);
-      }
-      shared_->Insert(std::move(key), shared);
-    }
-  }
+  ASSIGN_OR_RETURN(const std::shared_ptr<const SharedPrediction> shared, SharedFor(plan, mesh, arguments));
   out.argument_shardings = shared->arguments;
-  const SubAxes& sub = shared->sub;
-
   // Outputs: the root's leaves (a plan's output shardings win), partial sums
   // reduced.
-  const ir::Instruction& root = module.instruction(entry.root);
-  std::vector<const ir::Shape*> out_shapes;
-  CollectLeafShapes(root.shape, &out_shapes);
-  out.output_shardings = shared->root_leaves;
-  out.output_shardings.resize(out_shapes.size());
-  for (size_t k = 0; k < out.output_shardings.size(); ++k) {
-    if (k < plan.outputs.size() && plan.outputs[k]) {
-      auto axes = AxesFromHloSharding(*plan.outputs[k], plan.mesh,
-                                      static_cast<int64_t>(out_shapes[k]->dims.size()));
-      if (!axes.ok()) return axes.status();
-      out.output_shardings[k] = sub.Split(*axes);
-    }
-    out.output_shardings[k].partial = 0;
-  }
-  DeviceMemory d = shared->device;
-  d.output_bytes = OutputShardBytes(module, out.output_shardings, sub.mesh);
-  for (AxesSharding& s : out.output_shardings) s = sub.Merge(s);
-  d.device_footprint_bytes = d.argument_bytes + d.output_bytes - d.alias_bytes + d.temp_bytes;
-  for (int64_t id : out.mesh.DeviceIds()) {
-    d.device = id;
-    out.devices.push_back(d);
-  }
-  out.max_device_footprint_bytes = d.device_footprint_bytes;
+  RETURN_IF_ERROR(SetOutputs(plan, *shared, out));
   out.collectives = shared->collectives;
   out.combined_all_reduces = shared->combined_all_reduces;
   out.collective_list = shared->collective_list;

@@ -170,6 +170,20 @@ class Predictor {
   // sharding index is outside the plan's table or a sharding does not read
   // as mesh axes at its parameter's rank.
   absl::Status ReadArguments(const ir::ResolvedPlan& plan, ArgumentAxes* out) const;
+  // Create's steps: each instruction's first schedule step, the last step,
+  // and the value table (values_, value_of_, allocation_values_ and the
+  // in-place sharing).
+  void IndexSchedule();
+  void BuildValueTable();
+  // The shared prediction of a candidate: found by its key, resized from
+  // one of the same structure, or computed (and kept for both).
+  absl::StatusOr<std::shared_ptr<const SharedPrediction>> SharedFor(const ir::ResolvedPlan& plan,
+                                                                    const MeshSizes& mesh,
+                                                                    const ArgumentAxes& arguments) const;
+  // The candidate's output shardings (the plan's where it names them,
+  // partial sums reduced) and the devices' bytes with them.
+  absl::Status SetOutputs(const ir::ResolvedPlan& plan, const SharedPrediction& shared,
+                          Prediction& out) const;
   // The propagation and memory model of a candidate (what candidates of one
   // key share).
   // When `structure` is not null, the propagation's size questions are

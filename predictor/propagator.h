@@ -4,6 +4,7 @@
 #define MEMPLAN_PREDICTOR_PROPAGATOR_H_
 
 #include <tuple>
+#include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -112,6 +113,15 @@ class Propagator {
   std::vector<AxesSharding> OperandWant(const ir::Instruction& inst, size_t k,
                                         const std::vector<AxesSharding>& result) const;
   AxesSharding ReshapeWant(const ir::Instruction& inst, const AxesSharding& result) const;
+  // OperandWant for a tuple or get-tuple-element: the leaves the operand
+  // gives or takes.
+  std::vector<AxesSharding> TupleOperandWant(const ir::Instruction& inst, size_t k,
+                                             const std::vector<AxesSharding>& result) const;
+  // OperandWant for an array instruction with one array result `r`; nullopt
+  // when the operand's sharding cannot be told from the result.
+  std::optional<AxesSharding> ArrayOperandWant(const ir::Instruction& inst, size_t k, const AxesSharding& r) const;
+  // A dot operand's batch and free dims from the result's.
+  std::optional<AxesSharding> DotOperandWant(const ir::Instruction& inst, size_t k, const AxesSharding& r) const;
   void AddHint(ir::InstructionId id, size_t leaf, const AxesSharding& want);
 
   // Replicated leaves for `shape`.
