@@ -202,6 +202,52 @@ struct Propagator::DimRoles {
   std::vector<Pair> rhs_free;     // rhs and output
 };
 
+std::pair<int, int> Propagator::RoleOf(const DimRoles& roles, const AxesSharding& s, bool is_lhs, AxisMask bit) {
+  const std::vector<DimRoles::Pair>* lists[3] = {&roles.batch, &roles.contracting,
+                                                             is_lhs ? &roles.lhs_free : &roles.rhs_free};
+  for (int kind = 0; kind < 3; ++kind) {
+    for (size_t p = 0; p < lists[kind]->size(); ++p) {
+      const int64_t d = is_lhs ? (*lists[kind])[p].lhs : (*lists[kind])[p].rhs;
+      if (d >= 0 && (s.Dim(static_cast<size_t>(d)) & bit)) return {kind, static_cast<int>(p)};
+    }
+  }
+  return {-1, -1};
+}
+
+AxesSharding Propagator::ContractedResult(const DimRoles& roles, const AxesSharding& lhs, const AxesSharding& rhs,
+                              size_t rank) {
+  AxesSharding result;
+  result.dims.assign(rank, 0);
+  auto set_out = [&](int64_t out, AxisMask m) {
+    if (out >= 0 && out < static_cast<int64_t>(result.dims.size())) {
+      result.dims[static_cast<size_t>(out)] |= m;
+    }
+  };
+  for (const auto& p : roles.batch) set_out(p.out, lhs.Dim(static_cast<size_t>(p.lhs)));
+  for (const auto& p : roles.lhs_free) set_out(p.out, lhs.Dim(static_cast<size_t>(p.lhs)));
+  for (const auto& p : roles.rhs_free) set_out(p.out, rhs.Dim(static_cast<size_t>(p.rhs)));
+  for (const auto& p : roles.contracting) result.partial |= lhs.Dim(static_cast<size_t>(p.lhs));
+  return result;
+}
+
+void Propagator::DropConflictingAxis(const ir::Instruction& inst, AxisMask bit, AxesSharding& lhs,
+                                     AxesSharding& rhs, int& lk, int& rk) const {
+  AxesSharding lhs_gathered = lhs, rhs_gathered = rhs;
+  DropAxes(lhs_gathered, bit);
+  DropAxes(rhs_gathered, bit);
+  const int64_t out_full = ir::ByteSizeOf(inst.shape);
+  const AxisMask out_split = (lhs.UsedAxes() | rhs.UsedAxes()) & ~bit;
+  const ByteTerm drop_lhs{&OperandShape(inst, 0), lhs_gathered, rk == 1 ? out_full : 0, out_split};
+  const ByteTerm drop_rhs{&OperandShape(inst, 1), rhs_gathered, lk == 1 ? out_full : 0, out_split};
+  if (sizes_.BytesLess(drop_lhs, drop_rhs)) {
+    DropAxes(lhs, bit);
+    lk = -1;
+  } else {
+    DropAxes(rhs, bit);
+    rk = -1;
+  }
+}
+
 // For every axis: where each operand uses it. An axis used by one operand
 // in a batch or contracting role is applied to the other's matching dim (a
 // free local slice); used by both in the same role it stays; used in roles
@@ -211,46 +257,15 @@ AxesSharding Propagator::Contract(const ir::Instruction& inst, const DimRoles& r
   AxesSharding rhs = Resolved(inst, 1);
   lhs.dims.resize(OperandShape(inst, 0).dims.size(), 0);
   rhs.dims.resize(OperandShape(inst, 1).dims.size(), 0);
-  auto role_of = [&](const AxesSharding& s, bool is_lhs, AxisMask bit) -> std::pair<int, int> {
-    // (kind, pair index): kind 0 batch, 1 contracting, 2 free; -1 unused.
-    const std::vector<DimRoles::Pair>* lists[3] = {
-        &roles.batch, &roles.contracting, is_lhs ? &roles.lhs_free : &roles.rhs_free};
-    for (int kind = 0; kind < 3; ++kind) {
-      for (size_t p = 0; p < lists[kind]->size(); ++p) {
-        const int64_t d = is_lhs ? (*lists[kind])[p].lhs : (*lists[kind])[p].rhs;
-        if (d >= 0 && (s.Dim(static_cast<size_t>(d)) & bit)) return {kind, static_cast<int>(p)};
-      }
-    }
-    return {-1, -1};
-  };
   const AxisMask all = lhs.UsedAxes() | rhs.UsedAxes();
   for (size_t a = 0; a < 32; ++a) {
     const AxisMask bit = AxisMask{1} << a;
     if (!(all & bit)) continue;
-    auto [lk, lp] = role_of(lhs, true, bit);
-    auto [rk, rp] = role_of(rhs, false, bit);
+    auto [lk, lp] = RoleOf(roles, lhs, true, bit);
+    auto [rk, rp] = RoleOf(roles, rhs, false, bit);
     if (lk >= 0 && rk >= 0) {
       if (lk == rk && lp == rp && lk != 2) continue;  // same batch / contracting pair
-      // Conflict: one operand is gathered along this axis, the one whose
-      // gathered buffer, plus the partial result it leaves when the other
-      // operand contracts over the axis, is smaller; on a tie the rhs (the
-      // weight, in JAX's x @ w).
-      AxesSharding lhs_gathered = lhs, rhs_gathered = rhs;
-      DropAxes(lhs_gathered, bit);
-      DropAxes(rhs_gathered, bit);
-      const int64_t out_full = ir::ByteSizeOf(inst.shape);
-      const AxisMask out_split = (lhs.UsedAxes() | rhs.UsedAxes()) & ~bit;
-      const ByteTerm drop_lhs{&OperandShape(inst, 0), lhs_gathered, rk == 1 ? out_full : 0,
-                              out_split};
-      const ByteTerm drop_rhs{&OperandShape(inst, 1), rhs_gathered, lk == 1 ? out_full : 0,
-                              out_split};
-      if (sizes_.BytesLess(drop_lhs, drop_rhs)) {
-        DropAxes(lhs, bit);
-        lk = -1;
-      } else {
-        DropAxes(rhs, bit);
-        rk = -1;
-      }
+      DropConflictingAxis(inst, bit, lhs, rhs, lk, rk);
     }
     // One side uses it: mirror a batch or contracting split onto the other.
     if (lk >= 0 && lk < 2) {
@@ -263,18 +278,7 @@ AxesSharding Propagator::Contract(const ir::Instruction& inst, const DimRoles& r
   }
   Reshard(inst, 0, lhs);
   Reshard(inst, 1, rhs);
-  AxesSharding result;
-  result.dims.assign(inst.shape.dims.size(), 0);
-  auto set_out = [&](int64_t out, AxisMask m) {
-    if (out >= 0 && out < static_cast<int64_t>(result.dims.size())) {
-      result.dims[static_cast<size_t>(out)] |= m;
-    }
-  };
-  for (const auto& p : roles.batch) set_out(p.out, lhs.Dim(static_cast<size_t>(p.lhs)));
-  for (const auto& p : roles.lhs_free) set_out(p.out, lhs.Dim(static_cast<size_t>(p.lhs)));
-  for (const auto& p : roles.rhs_free) set_out(p.out, rhs.Dim(static_cast<size_t>(p.rhs)));
-  for (const auto& p : roles.contracting) result.partial |= lhs.Dim(static_cast<size_t>(p.lhs));
-  return result;
+  return ContractedResult(roles, lhs, rhs, inst.shape.dims.size());
 }
 
 AxesSharding Propagator::Dot(const ir::Instruction& inst) {

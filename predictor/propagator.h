@@ -5,6 +5,7 @@
 
 #include <tuple>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -98,6 +99,19 @@ class Propagator {
   // settled by all-gathering the smaller operand.
   struct DimRoles;
   AxesSharding Contract(const ir::Instruction& inst, const DimRoles& roles);
+  // Where operand `s` (the lhs or the rhs) uses axis `bit`: (kind, pair
+  // index), kind 0 batch, 1 contracting, 2 free; (-1, -1) unused.
+  static std::pair<int, int> RoleOf(const DimRoles& roles, const AxesSharding& s, bool is_lhs, AxisMask bit);
+  // The dot's result: batch and free dims as the operands split them, the
+  // contracting dims' axes partial.
+  static AxesSharding ContractedResult(const DimRoles& roles, const AxesSharding& lhs, const AxesSharding& rhs,
+                                       size_t rank);
+  // Contract's conflict on axis `bit`, used by both operands in roles that
+  // cannot coexist (kinds lk and rk: 0 batch, 1 contracting, 2 free): drops
+  // it from the operand whose gathered buffer, plus the partial result the
+  // other leaves, is smaller (the rhs on a tie) and marks that side unused.
+  void DropConflictingAxis(const ir::Instruction& inst, AxisMask bit, AxesSharding& lhs, AxesSharding& rhs,
+                           int& lk, int& rk) const;
 
   // `s` (leaf `leaf` of `inst`, of array shape `shape`) with the axes its
   // hint adds: on each dimension `s` leaves unsplit, the hint's axes that
