@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -51,7 +52,9 @@ struct Groups {
 // two ticks per interval), else by binary search.
 class StartIndex {
  public:
-  explicit StartIndex(const std::vector<int64_t>& starts) : starts_(starts) {
+  StartIndex(const std::vector<int64_t>& starts, std::vector<uint32_t>& started_by)
+      : starts_(starts), started_by_(started_by) {
+    started_by_.clear();  // reused: dense() reads its emptiness
     int64_t last = -1;
     for (int64_t t : starts) last = std::max(last, t);
     if (!starts.empty() && starts.front() >= 0 && last >= 0 &&
@@ -79,7 +82,7 @@ class StartIndex {
 
  private:
   const std::vector<int64_t>& starts_;
-  std::vector<uint32_t> started_by_;  // by tick: intervals starting at or before it
+  std::vector<uint32_t>& started_by_;  // by tick: intervals starting at or before it
 };
 
 // Placed intervals found by lifetime overlap, among intervals indexed in
@@ -171,11 +174,25 @@ class OverlapTree {
 // of short candidates is wide use a tree of the short ones (kept only when
 // some query needs it). The chunks found are the same set either way (their
 // order differs; BestFit sorts them by offset).
+// Placed's per-interval arrays, kept between packings (PackingScratch) so
+// that a caller packing many lists reuses their pages. Every field is
+// rewritten (or cleared) before it is read.
+template <typename Tick>
+struct PlacedArrays {
+  std::vector<int64_t> starts;
+  std::vector<uint32_t> started_by;
+  std::vector<int32_t> long_index;
+  std::vector<int32_t> long_before;
+  std::vector<Tick> ends;
+  std::vector<Chunk> chunk;
+};
+
 template <typename Tick>
 class Placed {
  public:
-  explicit Placed(const std::vector<PackingInterval>& iv) : iv_(iv), starts_(Starts(iv)),
-                                                            index_(starts_) {
+  Placed(const std::vector<PackingInterval>& iv, PlacedArrays<Tick>& a)
+      : iv_(iv), starts_(Starts(iv, a.starts)), index_(starts_, a.started_by),
+        long_index_(a.long_index), long_before_(a.long_before), ends_(a.ends), chunk_(a.chunk) {
     long_index_.assign(iv.size(), -1);
     int32_t longs = 0;
     if (index_.dense()) {
@@ -236,8 +253,9 @@ class Placed {
   static constexpr size_t kScanLimit = 256;   // intervals
   static constexpr Tick kUnplaced = std::numeric_limits<Tick>::min();
 
-  static std::vector<int64_t> Starts(const std::vector<PackingInterval>& iv) {
-    std::vector<int64_t> starts(iv.size());
+  static const std::vector<int64_t>& Starts(const std::vector<PackingInterval>& iv,
+                                            std::vector<int64_t>& starts) {
+    starts.resize(iv.size());
     for (size_t i = 0; i < iv.size(); ++i) starts[i] = iv[i].start;
     return starts;
   }
@@ -248,15 +266,15 @@ class Placed {
   }
 
   const std::vector<PackingInterval>& iv_;
-  const std::vector<int64_t> starts_;
+  const std::vector<int64_t>& starts_;
   StartIndex index_;
   // Per interval: its index among the long ones; -1 when short.
-  std::vector<int32_t> long_index_;
+  std::vector<int32_t>& long_index_;
   int64_t short_span_ = 0;  // the longest lifetime (end - start) of a short interval
   // Per prefix length n: long intervals among the first n.
-  std::vector<int32_t> long_before_;
-  std::vector<Tick> ends_;    // per interval: its end when placed and short
-  std::vector<Chunk> chunk_;  // per interval: its chunk when placed and short
+  std::vector<int32_t>& long_before_;
+  std::vector<Tick>& ends_;    // per interval: its end when placed and short
+  std::vector<Chunk>& chunk_;  // per interval: its chunk when placed and short
   std::optional<OverlapTree<Tick>> long_tree_;
   std::optional<OverlapTree<Tick>> short_tree_;
 };
@@ -330,8 +348,8 @@ int64_t BestFit(int64_t own_size, int64_t size, int64_t alignment, std::vector<C
 // The roots in XLA's spatial (larger, then longer own lifetime) or temporal
 // (longer group lifetime, then larger) order, ids breaking ties.
 std::vector<int32_t> Order(const std::vector<PackingInterval>& iv, const Groups& groups,
-                           bool spatial) {
-  std::vector<OrderKey> keys;
+                           bool spatial, std::vector<OrderKey>& keys) {
+  keys.clear();
   keys.reserve(groups.roots.size());
   for (int32_t r : groups.roots) {
     const PackingInterval& a = iv[static_cast<size_t>(r)];
@@ -352,11 +370,11 @@ std::vector<int32_t> Order(const std::vector<PackingInterval>& iv, const Groups&
 
 template <typename Tick>
 int64_t Pack(const std::vector<PackingInterval>& iv, const Groups& groups, int64_t alignment,
-             bool spatial) {
-  Placed<Tick> placed(iv);
+             bool spatial, PlacedArrays<Tick>& arrays, std::vector<OrderKey>& keys) {
+  Placed<Tick> placed(iv, arrays);
   std::vector<Chunk> busy, scratch;
   int64_t heap = 0;
-  for (const int32_t root : Order(iv, groups, spatial)) {
+  for (const int32_t root : Order(iv, groups, spatial, keys)) {
     const size_t r = static_cast<size_t>(root);
     busy.clear();
     placed.Overlapping(iv[r].start, iv[r].end, &busy);
@@ -420,12 +438,28 @@ int64_t PeakOf(const std::vector<PackingInterval>& iv, const Groups& groups) {
 
 }  // namespace
 
+struct PackingScratch::Arrays {
+  PlacedArrays<int32_t> narrow;
+  PlacedArrays<int64_t> wide;
+  std::vector<OrderKey> keys;
+};
+
+PackingScratch::PackingScratch() : arrays_(std::make_unique<Arrays>()) {}
+PackingScratch::~PackingScratch() = default;
+
 int64_t LiveGroupBytesPeak(const std::vector<PackingInterval>& intervals) {
   return PeakOf(intervals, Groups(intervals));
 }
 
 int64_t BestFitHeapSize(const std::vector<PackingInterval>& intervals, int64_t alignment) {
+  PackingScratch scratch;
+  return BestFitHeapSize(intervals, alignment, scratch);
+}
+
+int64_t BestFitHeapSize(const std::vector<PackingInterval>& intervals, int64_t alignment,
+                        PackingScratch& scratch) {
   if (intervals.empty()) return 0;
+  PackingScratch::Arrays& a = *scratch.arrays_;
   alignment = std::max<int64_t>(alignment, 1);
   const Groups groups(intervals);
   bool narrow = true;
@@ -436,8 +470,8 @@ int64_t BestFitHeapSize(const std::vector<PackingInterval>& intervals, int64_t a
     }
   }
   auto pack = [&](bool spatial) {
-    return narrow ? Pack<int32_t>(intervals, groups, alignment, spatial)
-                  : Pack<int64_t>(intervals, groups, alignment, spatial);
+    return narrow ? Pack<int32_t>(intervals, groups, alignment, spatial, a.narrow, a.keys)
+                  : Pack<int64_t>(intervals, groups, alignment, spatial, a.wide, a.keys);
   };
   const int64_t spatial = pack(/*spatial=*/true);
   if (spatial <= PeakOf(intervals, groups)) return spatial;  // no packing is smaller

@@ -290,7 +290,10 @@ int64_t MemoryModel::PackTemp() {
       return *heap;
     }
   }
-  const int64_t heap = analyzer::BestFitHeapSize(TempIntervals(), alignment);
+  // One scratch per thread: ranking packs a temp list per candidate, and
+  // reusing the arrays saves their page faults (ir/malloc_settings.h).
+  thread_local analyzer::PackingScratch scratch;
+  const int64_t heap = analyzer::BestFitHeapSize(TempIntervals(), alignment, scratch);
   if (memo_ != nullptr) memo_->Keep(temp_, alignment, heap);
   return heap;
 }
