@@ -347,8 +347,8 @@ int64_t BestFit(int64_t own_size, int64_t size, int64_t alignment, std::vector<C
 
 // The roots in XLA's spatial (larger, then longer own lifetime) or temporal
 // (longer group lifetime, then larger) order, ids breaking ties.
-std::vector<int32_t> Order(const std::vector<PackingInterval>& iv, const Groups& groups,
-                           bool spatial, std::vector<OrderKey>& keys) {
+const std::vector<int32_t>& Order(const std::vector<PackingInterval>& iv, const Groups& groups,
+                                  bool spatial, std::vector<OrderKey>& keys, OrderScratch& sort) {
   keys.clear();
   keys.reserve(groups.roots.size());
   for (int32_t r : groups.roots) {
@@ -365,16 +365,17 @@ std::vector<int32_t> Order(const std::vector<PackingInterval>& iv, const Groups&
     }
     keys.push_back({lo - hi, -a.size, a.id, r});
   }
-  return SortedRoots(keys);
+  return SortedRoots(keys, sort);
 }
 
 template <typename Tick>
 int64_t Pack(const std::vector<PackingInterval>& iv, const Groups& groups, int64_t alignment,
-             bool spatial, PlacedArrays<Tick>& arrays, std::vector<OrderKey>& keys) {
+             bool spatial, PlacedArrays<Tick>& arrays, std::vector<OrderKey>& keys,
+             OrderScratch& sort) {
   Placed<Tick> placed(iv, arrays);
   std::vector<Chunk> busy, scratch;
   int64_t heap = 0;
-  for (const int32_t root : Order(iv, groups, spatial, keys)) {
+  for (const int32_t root : Order(iv, groups, spatial, keys, sort)) {
     const size_t r = static_cast<size_t>(root);
     busy.clear();
     placed.Overlapping(iv[r].start, iv[r].end, &busy);
@@ -442,6 +443,7 @@ struct PackingScratch::Arrays {
   PlacedArrays<int32_t> narrow;
   PlacedArrays<int64_t> wide;
   std::vector<OrderKey> keys;
+  OrderScratch sort;
 };
 
 PackingScratch::PackingScratch() : arrays_(std::make_unique<Arrays>()) {}
@@ -470,8 +472,8 @@ int64_t BestFitHeapSize(const std::vector<PackingInterval>& intervals, int64_t a
     }
   }
   auto pack = [&](bool spatial) {
-    return narrow ? Pack<int32_t>(intervals, groups, alignment, spatial, a.narrow, a.keys)
-                  : Pack<int64_t>(intervals, groups, alignment, spatial, a.wide, a.keys);
+    return narrow ? Pack<int32_t>(intervals, groups, alignment, spatial, a.narrow, a.keys, a.sort)
+                  : Pack<int64_t>(intervals, groups, alignment, spatial, a.wide, a.keys, a.sort);
   };
   const int64_t spatial = pack(/*spatial=*/true);
   if (spatial <= PeakOf(intervals, groups)) return spatial;  // no packing is smaller
