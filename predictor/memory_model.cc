@@ -208,7 +208,30 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
 // the group is live), written down as lifetimes in ticks for
 // analyzer::BestFitHeapSize. Events are bucketed by step (counting sort)
 // when the steps span no more than a few times the buffer count.
-std::vector<analyzer::PackingInterval> MemoryModel::TempIntervals() const {
+namespace {
+
+// The temp packing's working arrays, one set per thread and kept between
+// candidates: ranking packs a temp list per candidate, and with memplan's
+// fixed mmap threshold (ir/malloc_settings.h) fresh arrays would be fresh
+// mappings faulted in every time. Each is rewritten before it is read.
+struct TempPackingScratch {
+  std::vector<uint32_t> events;
+  std::vector<uint32_t> count;
+  std::vector<int32_t> slot;
+  std::vector<int32_t> interval_of;
+  std::vector<analyzer::PackingInterval> intervals;
+  analyzer::PackingScratch packing;
+};
+
+TempPackingScratch& ThreadTempScratch() {
+  thread_local TempPackingScratch scratch;
+  return scratch;
+}
+
+}  // namespace
+
+const std::vector<analyzer::PackingInterval>& MemoryModel::TempIntervals() const {
+  TempPackingScratch& s = ThreadTempScratch();
   const size_t n = temp_.size();
   ir::ScheduleStep lo = temp_[0].start, hi = temp_[0].start;
   for (const Buffer& b : temp_) {
@@ -216,14 +239,16 @@ std::vector<analyzer::PackingInterval> MemoryModel::TempIntervals() const {
     hi = std::max({hi, b.start, b.end});
   }
   // Event e: buffer e / 2, a free when odd.
-  std::vector<uint32_t> events(2 * n);
+  std::vector<uint32_t>& events = s.events;
+  events.resize(2 * n);
   const uint64_t range = static_cast<uint64_t>(hi - lo) + 1;
   auto key = [&](uint32_t e) {
     const Buffer& b = temp_[e / 2];
     return 2 * static_cast<uint64_t>(((e & 1) ? b.end : b.start) - lo) + (e & 1);
   };
   if (range <= 8 * n + 1024) {
-    std::vector<uint32_t> count(2 * range + 1, 0);
+    std::vector<uint32_t>& count = s.count;
+    count.assign(2 * range + 1, 0);
     for (uint32_t e = 0; e < 2 * n; ++e) ++count[key(e) + 1];
     for (size_t k = 1; k < count.size(); ++k) count[k] += count[k - 1];
     for (uint32_t e = 0; e < 2 * n; ++e) events[count[key(e)]++] = e;
@@ -236,7 +261,8 @@ std::vector<analyzer::PackingInterval> MemoryModel::TempIntervals() const {
   }
   // Groups with sharers keep their live members in order; the first one is
   // the canonical buffer a new member shares with.
-  std::vector<int32_t> slot(n, -1);
+  std::vector<int32_t>& slot = s.slot;
+  slot.assign(n, -1);
   std::vector<std::vector<size_t>> live_in_group;
   for (const Buffer& b : temp_) {
     if (b.share_with >= 0 && slot[static_cast<size_t>(b.share_with)] < 0) {
@@ -244,9 +270,11 @@ std::vector<analyzer::PackingInterval> MemoryModel::TempIntervals() const {
       live_in_group.emplace_back();
     }
   }
-  std::vector<analyzer::PackingInterval> intervals;
+  std::vector<analyzer::PackingInterval>& intervals = s.intervals;
+  intervals.clear();
   intervals.reserve(n);
-  std::vector<int32_t> interval_of(n, -1);
+  std::vector<int32_t>& interval_of = s.interval_of;
+  interval_of.assign(n, -1);
   int64_t tick = 0;
   for (const uint32_t e : events) {
     const size_t b = e / 2;
@@ -290,10 +318,8 @@ int64_t MemoryModel::PackTemp() {
       return *heap;
     }
   }
-  // One scratch per thread: ranking packs a temp list per candidate, and
-  // reusing the arrays saves their page faults (ir/malloc_settings.h).
-  thread_local analyzer::PackingScratch scratch;
-  const int64_t heap = analyzer::BestFitHeapSize(TempIntervals(), alignment, scratch);
+  const int64_t heap =
+      analyzer::BestFitHeapSize(TempIntervals(), alignment, ThreadTempScratch().packing);
   if (memo_ != nullptr) memo_->Keep(temp_, alignment, heap);
   return heap;
 }
