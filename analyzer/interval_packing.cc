@@ -24,10 +24,19 @@ struct Groups {
   std::vector<int32_t> first_member;  // per interval: first sharer (roots only); -1 none
   std::vector<int32_t> next_member;   // per interval: next sharer of its group; -1 none
   bool any_sharers = false;
+  std::vector<int32_t> last;  // working array of Build
 
-  explicit Groups(const std::vector<PackingInterval>& iv)
-      : size(iv.size(), 0), first_member(iv.size(), -1), next_member(iv.size(), -1) {
-    std::vector<int32_t> last(iv.size(), -1);
+  Groups() = default;
+  explicit Groups(const std::vector<PackingInterval>& iv) { Build(iv); }
+
+  // Rebuilds every field for `iv` (the arrays' storage is reused).
+  void Build(const std::vector<PackingInterval>& iv) {
+    roots.clear();
+    size.assign(iv.size(), 0);
+    first_member.assign(iv.size(), -1);
+    next_member.assign(iv.size(), -1);
+    last.assign(iv.size(), -1);
+    any_sharers = false;
     for (size_t i = 0; i < iv.size(); ++i) {
       const size_t g = static_cast<size_t>(iv[i].group);
       if (g == i) {
@@ -394,10 +403,20 @@ int64_t Pack(const std::vector<PackingInterval>& iv, const Groups& groups, int64
   return heap;
 }
 
-// (end, index) of every interval in that order: counted by tick when ends
-// lie in [0, 4n + 1024] (the streams callers write), else sorted.
-std::vector<std::pair<int64_t, int32_t>> ByEnd(const std::vector<PackingInterval>& iv) {
-  std::vector<std::pair<int64_t, int32_t>> ends(iv.size());
+// PeakOf's arrays (kept in PackingScratch between calls).
+struct PeakArrays {
+  std::vector<std::pair<int64_t, int32_t>> ends;
+  std::vector<uint32_t> first;
+  std::vector<int32_t> live_members;
+};
+
+// (end, index) of every interval in that order, into a.ends: counted by
+// tick when ends lie in [0, 4n + 1024] (the streams callers write), else
+// sorted.
+const std::vector<std::pair<int64_t, int32_t>>& ByEnd(const std::vector<PackingInterval>& iv,
+                                                      PeakArrays& a) {
+  std::vector<std::pair<int64_t, int32_t>>& ends = a.ends;
+  ends.resize(iv.size());  // every slot written below
   int64_t lo = 0, hi = 0;
   for (const PackingInterval& p : iv) lo = std::min(lo, p.end), hi = std::max(hi, p.end);
   if (lo < 0 || static_cast<uint64_t>(hi) > 4 * static_cast<uint64_t>(iv.size()) + 1024) {
@@ -405,7 +424,8 @@ std::vector<std::pair<int64_t, int32_t>> ByEnd(const std::vector<PackingInterval
     std::sort(ends.begin(), ends.end());
     return ends;
   }
-  std::vector<uint32_t> first(static_cast<size_t>(hi) + 2, 0);  // by tick: its first slot
+  std::vector<uint32_t>& first = a.first;  // by tick: its first slot
+  first.assign(static_cast<size_t>(hi) + 2, 0);
   for (const PackingInterval& p : iv) ++first[static_cast<size_t>(p.end) + 1];
   for (size_t t = 1; t < first.size(); ++t) first[t] += first[t - 1];
   for (size_t i = 0; i < iv.size(); ++i) {
@@ -414,11 +434,12 @@ std::vector<std::pair<int64_t, int32_t>> ByEnd(const std::vector<PackingInterval
   return ends;
 }
 
-int64_t PeakOf(const std::vector<PackingInterval>& iv, const Groups& groups) {
+int64_t PeakOf(const std::vector<PackingInterval>& iv, const Groups& groups, PeakArrays& a) {
   // (tick, interval, is_end): starts are distinct ticks and come in index
   // order; ends are merged in by an order of their own.
-  const std::vector<std::pair<int64_t, int32_t>> ends = ByEnd(iv);
-  std::vector<int32_t> live_members(groups.any_sharers ? iv.size() : 0, 0);
+  const std::vector<std::pair<int64_t, int32_t>>& ends = ByEnd(iv, a);
+  std::vector<int32_t>& live_members = a.live_members;
+  live_members.assign(groups.any_sharers ? iv.size() : 0, 0);
   int64_t live = 0, peak = 0;
   size_t e = 0;
   auto end_one = [&](size_t i) {
@@ -444,13 +465,16 @@ struct PackingScratch::Arrays {
   PlacedArrays<int64_t> wide;
   std::vector<OrderKey> keys;
   OrderScratch sort;
+  Groups groups;
+  PeakArrays peak;
 };
 
 PackingScratch::PackingScratch() : arrays_(std::make_unique<Arrays>()) {}
 PackingScratch::~PackingScratch() = default;
 
 int64_t LiveGroupBytesPeak(const std::vector<PackingInterval>& intervals) {
-  return PeakOf(intervals, Groups(intervals));
+  PeakArrays peak;
+  return PeakOf(intervals, Groups(intervals), peak);
 }
 
 int64_t BestFitHeapSize(const std::vector<PackingInterval>& intervals, int64_t alignment) {
@@ -463,7 +487,8 @@ int64_t BestFitHeapSize(const std::vector<PackingInterval>& intervals, int64_t a
   if (intervals.empty()) return 0;
   PackingScratch::Arrays& a = *scratch.arrays_;
   alignment = std::max<int64_t>(alignment, 1);
-  const Groups groups(intervals);
+  a.groups.Build(intervals);
+  const Groups& groups = a.groups;
   bool narrow = true;
   for (const PackingInterval& p : intervals) {
     if (p.start <= INT32_MIN || p.start >= INT32_MAX || p.end <= INT32_MIN || p.end >= INT32_MAX) {
@@ -476,7 +501,7 @@ int64_t BestFitHeapSize(const std::vector<PackingInterval>& intervals, int64_t a
                   : Pack<int64_t>(intervals, groups, alignment, spatial, a.wide, a.keys, a.sort);
   };
   const int64_t spatial = pack(/*spatial=*/true);
-  if (spatial <= PeakOf(intervals, groups)) return spatial;  // no packing is smaller
+  if (spatial <= PeakOf(intervals, groups, a.peak)) return spatial;  // no packing is smaller
   return std::min(spatial, pack(/*spatial=*/false));
 }
 
