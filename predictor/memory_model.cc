@@ -5,6 +5,7 @@
 #include <memory>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "analyzer/heap_simulator.h"
 #include "analyzer/interval_packing.h"
@@ -202,18 +203,13 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
   }
 }
 
-// The heap simulator's call stream for the temp buffers, as PackTempReference
-// drives it (events by step, allocations before frees, then buffer index;
-// buffers updated in place share their group's memory while any member of
-// the group is live), written down as lifetimes in ticks for
-// analyzer::BestFitHeapSize. Events are bucketed by step (counting sort)
-// when the steps span no more than a few times the buffer count.
 namespace {
 
-// The temp packing's working arrays, one set per thread and kept between
-// candidates: ranking packs a temp list per candidate, and with memplan's
-// fixed mmap threshold (ir/malloc_settings.h) fresh arrays would be fresh
-// mappings faulted in every time. Each is rewritten before it is read.
+// The temp packing's and LivePeak's working arrays, one set per thread and
+// kept between candidates: ranking models one candidate after another, and
+// with memplan's fixed mmap threshold (ir/malloc_settings.h) fresh arrays
+// would be fresh mappings faulted in every time. Each is rewritten before
+// it is read.
 struct TempPackingScratch {
   std::vector<uint32_t> events;
   std::vector<uint32_t> count;
@@ -221,6 +217,8 @@ struct TempPackingScratch {
   std::vector<int32_t> interval_of;
   std::vector<analyzer::PackingInterval> intervals;
   analyzer::PackingScratch packing;
+  std::vector<std::pair<ir::ScheduleStep, int64_t>> deltas;  // LivePeak's
+  std::vector<int64_t> per_step;                             // LivePeak's
 };
 
 TempPackingScratch& ThreadTempScratch() {
@@ -230,6 +228,12 @@ TempPackingScratch& ThreadTempScratch() {
 
 }  // namespace
 
+// The heap simulator's call stream for the temp buffers, as PackTempReference
+// drives it (events by step, allocations before frees, then buffer index;
+// buffers updated in place share their group's memory while any member of
+// the group is live), written down as lifetimes in ticks for
+// analyzer::BestFitHeapSize. Events are bucketed by step (counting sort)
+// when the steps span no more than a few times the buffer count.
 const std::vector<analyzer::PackingInterval>& MemoryModel::TempIntervals() const {
   TempPackingScratch& s = ThreadTempScratch();
   const size_t n = temp_.size();
@@ -363,7 +367,8 @@ int64_t MemoryModel::PackTempReference() const {
 int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
   // Bytes added and removed per step, summed per step in a table when the
   // steps span no more than a few times the buffer count, else sorted.
-  std::vector<std::pair<ir::ScheduleStep, int64_t>> deltas;
+  std::vector<std::pair<ir::ScheduleStep, int64_t>>& deltas = ThreadTempScratch().deltas;
+  deltas.clear();
   deltas.reserve(2 * (temp_.size() + resident_.size()));
   auto add = [&](const std::vector<Buffer>& list) {
     for (const Buffer& b : list) {
@@ -384,7 +389,8 @@ int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
   }
   const uint64_t range = static_cast<uint64_t>(hi - lo) + 1;
   if (range <= 4 * deltas.size() + 1024) {
-    std::vector<int64_t> per_step(range, 0);
+    std::vector<int64_t>& per_step = ThreadTempScratch().per_step;
+    per_step.assign(range, 0);
     for (const auto& [step, bytes] : deltas) per_step[static_cast<size_t>(step - lo)] += bytes;
     for (size_t k = 0; k < per_step.size(); ++k) {
       live += per_step[k];
