@@ -14,6 +14,32 @@ namespace memplan::predictor {
 
 using Info = Predictor::ValueInfo;
 
+namespace {
+
+// The temp buffer list's storage, the temp packing's and LivePeak's
+// working arrays, one set per thread and kept between candidates: ranking
+// models one candidate after another, and with memplan's fixed mmap
+// threshold (ir/malloc_settings.h) fresh arrays would be fresh mappings
+// faulted in every time. Each is rewritten (or cleared) before it is read.
+struct TempPackingScratch {
+  std::vector<TempBuffer> temp;  // a MemoryModel's temp_ between its Runs
+  std::vector<uint32_t> events;
+  std::vector<uint32_t> count;
+  std::vector<int32_t> slot;
+  std::vector<int32_t> interval_of;
+  std::vector<analyzer::PackingInterval> intervals;
+  analyzer::PackingScratch packing;
+  std::vector<std::pair<ir::ScheduleStep, int64_t>> deltas;  // LivePeak's
+  std::vector<int64_t> per_step;                             // LivePeak's
+};
+
+TempPackingScratch& ThreadTempScratch() {
+  thread_local TempPackingScratch scratch;
+  return scratch;
+}
+
+}  // namespace
+
 ir::ScheduleStep MemoryModel::StepOf(ir::InstructionId id) const {
   if (!id.valid() || id.value() >= static_cast<int64_t>(p_.step_of_.size())) return -1;
   return p_.step_of_[static_cast<size_t>(id.value())];
@@ -88,6 +114,8 @@ std::vector<int64_t> MemoryModel::OutputCapacities() const {
 }
 
 void MemoryModel::CollectTempBuffers(const std::vector<Combined>& combined) {
+  temp_.swap(ThreadTempScratch().temp);  // this thread's storage, given back by Run
+  temp_.clear();
   const std::vector<int64_t> cap = OutputCapacities();
   const std::vector<ir::ScheduleStep> end = AllReduceBuffers(combined, cap);
   OtherCollectiveBuffers();
@@ -202,31 +230,6 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
     }
   }
 }
-
-namespace {
-
-// The temp packing's and LivePeak's working arrays, one set per thread and
-// kept between candidates: ranking models one candidate after another, and
-// with memplan's fixed mmap threshold (ir/malloc_settings.h) fresh arrays
-// would be fresh mappings faulted in every time. Each is rewritten before
-// it is read.
-struct TempPackingScratch {
-  std::vector<uint32_t> events;
-  std::vector<uint32_t> count;
-  std::vector<int32_t> slot;
-  std::vector<int32_t> interval_of;
-  std::vector<analyzer::PackingInterval> intervals;
-  analyzer::PackingScratch packing;
-  std::vector<std::pair<ir::ScheduleStep, int64_t>> deltas;  // LivePeak's
-  std::vector<int64_t> per_step;                             // LivePeak's
-};
-
-TempPackingScratch& ThreadTempScratch() {
-  thread_local TempPackingScratch scratch;
-  return scratch;
-}
-
-}  // namespace
 
 // The heap simulator's call stream for the temp buffers, as PackTempReference
 // drives it (events by step, allocations before frees, then buffer index;
@@ -443,6 +446,7 @@ void MemoryModel::Run(PackingMemo* memo) {
   d.device_footprint_bytes = d.argument_bytes + d.output_bytes - d.alias_bytes + d.temp_bytes;
   d.live_peak_bytes = LivePeak(&d.live_peak_step);
   SummarizeCollectives(combined);
+  temp_.swap(ThreadTempScratch().temp);  // the storage back for the next candidate
   std::vector<std::vector<size_t>> members;
   members.reserve(combined.size());
   for (const Combined& c : combined) members.push_back(c.members);
