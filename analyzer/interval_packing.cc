@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -23,10 +24,19 @@ struct Groups {
   std::vector<int32_t> first_member;  // per interval: first sharer (roots only); -1 none
   std::vector<int32_t> next_member;   // per interval: next sharer of its group; -1 none
   bool any_sharers = false;
+  std::vector<int32_t> last;  // working array of Build
 
-  explicit Groups(const std::vector<PackingInterval>& iv)
-      : size(iv.size(), 0), first_member(iv.size(), -1), next_member(iv.size(), -1) {
-    std::vector<int32_t> last(iv.size(), -1);
+  Groups() = default;
+  explicit Groups(const std::vector<PackingInterval>& iv) { Build(iv); }
+
+  // Rebuilds every field for `iv` (the arrays' storage is reused).
+  void Build(const std::vector<PackingInterval>& iv) {
+    roots.clear();
+    size.assign(iv.size(), 0);
+    first_member.assign(iv.size(), -1);
+    next_member.assign(iv.size(), -1);
+    last.assign(iv.size(), -1);
+    any_sharers = false;
     for (size_t i = 0; i < iv.size(); ++i) {
       const size_t g = static_cast<size_t>(iv[i].group);
       if (g == i) {
@@ -51,7 +61,9 @@ struct Groups {
 // two ticks per interval), else by binary search.
 class StartIndex {
  public:
-  explicit StartIndex(const std::vector<int64_t>& starts) : starts_(starts) {
+  StartIndex(const std::vector<int64_t>& starts, std::vector<uint32_t>& started_by)
+      : starts_(starts), started_by_(started_by) {
+    started_by_.clear();  // reused: dense() reads its emptiness
     int64_t last = -1;
     for (int64_t t : starts) last = std::max(last, t);
     if (!starts.empty() && starts.front() >= 0 && last >= 0 &&
@@ -79,7 +91,7 @@ class StartIndex {
 
  private:
   const std::vector<int64_t>& starts_;
-  std::vector<uint32_t> started_by_;  // by tick: intervals starting at or before it
+  std::vector<uint32_t>& started_by_;  // by tick: intervals starting at or before it
 };
 
 // Placed intervals found by lifetime overlap, among intervals indexed in
@@ -171,11 +183,25 @@ class OverlapTree {
 // of short candidates is wide use a tree of the short ones (kept only when
 // some query needs it). The chunks found are the same set either way (their
 // order differs; BestFit sorts them by offset).
+// Placed's per-interval arrays, kept between packings (PackingScratch) so
+// that a caller packing many lists reuses their pages. Every field is
+// rewritten (or cleared) before it is read.
+template <typename Tick>
+struct PlacedArrays {
+  std::vector<int64_t> starts;
+  std::vector<uint32_t> started_by;
+  std::vector<int32_t> long_index;
+  std::vector<int32_t> long_before;
+  std::vector<Tick> ends;
+  std::vector<Chunk> chunk;
+};
+
 template <typename Tick>
 class Placed {
  public:
-  explicit Placed(const std::vector<PackingInterval>& iv) : iv_(iv), starts_(Starts(iv)),
-                                                            index_(starts_) {
+  Placed(const std::vector<PackingInterval>& iv, PlacedArrays<Tick>& a)
+      : iv_(iv), starts_(Starts(iv, a.starts)), index_(starts_, a.started_by),
+        long_index_(a.long_index), long_before_(a.long_before), ends_(a.ends), chunk_(a.chunk) {
     long_index_.assign(iv.size(), -1);
     int32_t longs = 0;
     if (index_.dense()) {
@@ -236,8 +262,9 @@ class Placed {
   static constexpr size_t kScanLimit = 256;   // intervals
   static constexpr Tick kUnplaced = std::numeric_limits<Tick>::min();
 
-  static std::vector<int64_t> Starts(const std::vector<PackingInterval>& iv) {
-    std::vector<int64_t> starts(iv.size());
+  static const std::vector<int64_t>& Starts(const std::vector<PackingInterval>& iv,
+                                            std::vector<int64_t>& starts) {
+    starts.resize(iv.size());
     for (size_t i = 0; i < iv.size(); ++i) starts[i] = iv[i].start;
     return starts;
   }
@@ -248,15 +275,15 @@ class Placed {
   }
 
   const std::vector<PackingInterval>& iv_;
-  const std::vector<int64_t> starts_;
+  const std::vector<int64_t>& starts_;
   StartIndex index_;
   // Per interval: its index among the long ones; -1 when short.
-  std::vector<int32_t> long_index_;
+  std::vector<int32_t>& long_index_;
   int64_t short_span_ = 0;  // the longest lifetime (end - start) of a short interval
   // Per prefix length n: long intervals among the first n.
-  std::vector<int32_t> long_before_;
-  std::vector<Tick> ends_;    // per interval: its end when placed and short
-  std::vector<Chunk> chunk_;  // per interval: its chunk when placed and short
+  std::vector<int32_t>& long_before_;
+  std::vector<Tick>& ends_;    // per interval: its end when placed and short
+  std::vector<Chunk>& chunk_;  // per interval: its chunk when placed and short
   std::optional<OverlapTree<Tick>> long_tree_;
   std::optional<OverlapTree<Tick>> short_tree_;
 };
@@ -329,9 +356,9 @@ int64_t BestFit(int64_t own_size, int64_t size, int64_t alignment, std::vector<C
 
 // The roots in XLA's spatial (larger, then longer own lifetime) or temporal
 // (longer group lifetime, then larger) order, ids breaking ties.
-std::vector<int32_t> Order(const std::vector<PackingInterval>& iv, const Groups& groups,
-                           bool spatial) {
-  std::vector<OrderKey> keys;
+const std::vector<int32_t>& Order(const std::vector<PackingInterval>& iv, const Groups& groups,
+                                  bool spatial, std::vector<OrderKey>& keys, OrderScratch& sort) {
+  keys.clear();
   keys.reserve(groups.roots.size());
   for (int32_t r : groups.roots) {
     const PackingInterval& a = iv[static_cast<size_t>(r)];
@@ -347,16 +374,17 @@ std::vector<int32_t> Order(const std::vector<PackingInterval>& iv, const Groups&
     }
     keys.push_back({lo - hi, -a.size, a.id, r});
   }
-  return SortedRoots(keys);
+  return SortedRoots(keys, sort);
 }
 
 template <typename Tick>
 int64_t Pack(const std::vector<PackingInterval>& iv, const Groups& groups, int64_t alignment,
-             bool spatial) {
-  Placed<Tick> placed(iv);
+             bool spatial, PlacedArrays<Tick>& arrays, std::vector<OrderKey>& keys,
+             OrderScratch& sort) {
+  Placed<Tick> placed(iv, arrays);
   std::vector<Chunk> busy, scratch;
   int64_t heap = 0;
-  for (const int32_t root : Order(iv, groups, spatial)) {
+  for (const int32_t root : Order(iv, groups, spatial, keys, sort)) {
     const size_t r = static_cast<size_t>(root);
     busy.clear();
     placed.Overlapping(iv[r].start, iv[r].end, &busy);
@@ -375,10 +403,20 @@ int64_t Pack(const std::vector<PackingInterval>& iv, const Groups& groups, int64
   return heap;
 }
 
-// (end, index) of every interval in that order: counted by tick when ends
-// lie in [0, 4n + 1024] (the streams callers write), else sorted.
-std::vector<std::pair<int64_t, int32_t>> ByEnd(const std::vector<PackingInterval>& iv) {
-  std::vector<std::pair<int64_t, int32_t>> ends(iv.size());
+// PeakOf's arrays (kept in PackingScratch between calls).
+struct PeakArrays {
+  std::vector<std::pair<int64_t, int32_t>> ends;
+  std::vector<uint32_t> first;
+  std::vector<int32_t> live_members;
+};
+
+// (end, index) of every interval in that order, into a.ends: counted by
+// tick when ends lie in [0, 4n + 1024] (the streams callers write), else
+// sorted.
+const std::vector<std::pair<int64_t, int32_t>>& ByEnd(const std::vector<PackingInterval>& iv,
+                                                      PeakArrays& a) {
+  std::vector<std::pair<int64_t, int32_t>>& ends = a.ends;
+  ends.resize(iv.size());  // every slot written below
   int64_t lo = 0, hi = 0;
   for (const PackingInterval& p : iv) lo = std::min(lo, p.end), hi = std::max(hi, p.end);
   if (lo < 0 || static_cast<uint64_t>(hi) > 4 * static_cast<uint64_t>(iv.size()) + 1024) {
@@ -386,7 +424,8 @@ std::vector<std::pair<int64_t, int32_t>> ByEnd(const std::vector<PackingInterval
     std::sort(ends.begin(), ends.end());
     return ends;
   }
-  std::vector<uint32_t> first(static_cast<size_t>(hi) + 2, 0);  // by tick: its first slot
+  std::vector<uint32_t>& first = a.first;  // by tick: its first slot
+  first.assign(static_cast<size_t>(hi) + 2, 0);
   for (const PackingInterval& p : iv) ++first[static_cast<size_t>(p.end) + 1];
   for (size_t t = 1; t < first.size(); ++t) first[t] += first[t - 1];
   for (size_t i = 0; i < iv.size(); ++i) {
@@ -395,11 +434,12 @@ std::vector<std::pair<int64_t, int32_t>> ByEnd(const std::vector<PackingInterval
   return ends;
 }
 
-int64_t PeakOf(const std::vector<PackingInterval>& iv, const Groups& groups) {
+int64_t PeakOf(const std::vector<PackingInterval>& iv, const Groups& groups, PeakArrays& a) {
   // (tick, interval, is_end): starts are distinct ticks and come in index
   // order; ends are merged in by an order of their own.
-  const std::vector<std::pair<int64_t, int32_t>> ends = ByEnd(iv);
-  std::vector<int32_t> live_members(groups.any_sharers ? iv.size() : 0, 0);
+  const std::vector<std::pair<int64_t, int32_t>>& ends = ByEnd(iv, a);
+  std::vector<int32_t>& live_members = a.live_members;
+  live_members.assign(groups.any_sharers ? iv.size() : 0, 0);
   int64_t live = 0, peak = 0;
   size_t e = 0;
   auto end_one = [&](size_t i) {
@@ -420,14 +460,35 @@ int64_t PeakOf(const std::vector<PackingInterval>& iv, const Groups& groups) {
 
 }  // namespace
 
+struct PackingScratch::Arrays {
+  PlacedArrays<int32_t> narrow;
+  PlacedArrays<int64_t> wide;
+  std::vector<OrderKey> keys;
+  OrderScratch sort;
+  Groups groups;
+  PeakArrays peak;
+};
+
+PackingScratch::PackingScratch() : arrays_(std::make_unique<Arrays>()) {}
+PackingScratch::~PackingScratch() = default;
+
 int64_t LiveGroupBytesPeak(const std::vector<PackingInterval>& intervals) {
-  return PeakOf(intervals, Groups(intervals));
+  PeakArrays peak;
+  return PeakOf(intervals, Groups(intervals), peak);
 }
 
 int64_t BestFitHeapSize(const std::vector<PackingInterval>& intervals, int64_t alignment) {
+  PackingScratch scratch;
+  return BestFitHeapSize(intervals, alignment, scratch);
+}
+
+int64_t BestFitHeapSize(const std::vector<PackingInterval>& intervals, int64_t alignment,
+                        PackingScratch& scratch) {
   if (intervals.empty()) return 0;
+  PackingScratch::Arrays& a = *scratch.arrays_;
   alignment = std::max<int64_t>(alignment, 1);
-  const Groups groups(intervals);
+  a.groups.Build(intervals);
+  const Groups& groups = a.groups;
   bool narrow = true;
   for (const PackingInterval& p : intervals) {
     if (p.start <= INT32_MIN || p.start >= INT32_MAX || p.end <= INT32_MIN || p.end >= INT32_MAX) {
@@ -436,11 +497,11 @@ int64_t BestFitHeapSize(const std::vector<PackingInterval>& intervals, int64_t a
     }
   }
   auto pack = [&](bool spatial) {
-    return narrow ? Pack<int32_t>(intervals, groups, alignment, spatial)
-                  : Pack<int64_t>(intervals, groups, alignment, spatial);
+    return narrow ? Pack<int32_t>(intervals, groups, alignment, spatial, a.narrow, a.keys, a.sort)
+                  : Pack<int64_t>(intervals, groups, alignment, spatial, a.wide, a.keys, a.sort);
   };
   const int64_t spatial = pack(/*spatial=*/true);
-  if (spatial <= PeakOf(intervals, groups)) return spatial;  // no packing is smaller
+  if (spatial <= PeakOf(intervals, groups, a.peak)) return spatial;  // no packing is smaller
   return std::min(spatial, pack(/*spatial=*/false));
 }
 

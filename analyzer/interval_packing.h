@@ -12,6 +12,7 @@
 #define MEMPLAN_ANALYZER_INTERVAL_PACKING_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace memplan::analyzer {
@@ -34,6 +35,29 @@ struct PackingInterval {
 // start tick, start ticks distinct, each group index <= its own index and
 // naming an interval that was allocated.
 int64_t BestFitHeapSize(const std::vector<PackingInterval>& intervals, int64_t alignment);
+
+// Working arrays of BestFitHeapSize, kept between calls: a caller that packs
+// many interval lists (one per candidate) passes the same scratch each time
+// and reuses their pages instead of mapping and faulting in fresh ones
+// (memplan fixes glibc's mmap threshold at 128 KiB: ir/malloc_settings.h).
+// Holds about 40 bytes per interval of the largest list packed. Not shared
+// between threads: one per thread.
+class PackingScratch {
+ public:
+  PackingScratch();
+  ~PackingScratch();
+  PackingScratch(const PackingScratch&) = delete;
+  PackingScratch& operator=(const PackingScratch&) = delete;
+
+ private:
+  friend int64_t BestFitHeapSize(const std::vector<PackingInterval>&, int64_t, PackingScratch&);
+  struct Arrays;
+  std::unique_ptr<Arrays> arrays_;
+};
+
+// The same answer as above, with its working arrays in `scratch`.
+int64_t BestFitHeapSize(const std::vector<PackingInterval>& intervals, int64_t alignment,
+                        PackingScratch& scratch);
 
 // The lower bound above: the most bytes of groups live at one tick.
 int64_t LiveGroupBytesPeak(const std::vector<PackingInterval>& intervals);

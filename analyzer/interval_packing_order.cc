@@ -4,6 +4,7 @@
 #include <array>
 #include <climits>
 #include <memory>
+#include <utility>
 
 namespace memplan::analyzer {
 namespace {
@@ -78,7 +79,8 @@ uint64_t Append(uint64_t word, int bits, uint64_t value) {
 // when the three fit 64 bits together: the word orders as the key does.
 // Sorted by 11-bit digits (2,048 counters, 8 KiB: they stay in L1), a digit
 // every item shares skipped. False when they do not fit.
-bool SortOneWord(const std::vector<OrderKey>& keys, std::vector<int32_t>& roots) {
+bool SortOneWord(const std::vector<OrderKey>& keys, OrderScratch& work) {
+  std::vector<int32_t>& roots = work.roots;
   OrderKey lo = keys.front(), hi = keys.front();
   for (const OrderKey& k : keys) {
     lo.first = std::min(lo.first, k.first), hi.first = std::max(hi.first, k.first);
@@ -95,14 +97,12 @@ bool SortOneWord(const std::vector<OrderKey>& keys, std::vector<int32_t>& roots)
   const int second_bits = BitsFor(range(lo.second, hi.second));
   const int bits = BitsFor(range(lo.first, hi.first) >> first_shift) + second_bits + id_bits;
   if (bits > 64) return false;
-  struct Word {
-    uint64_t key;
-    int32_t root;
-  };
-  // Uninitialized (every slot is written before it is read).
-  std::unique_ptr<Word[]> items(new Word[keys.size()]);
-  std::unique_ptr<Word[]> scratch(new Word[keys.size()]);
+  // Reused (every slot is written before it is read).
+  std::vector<SortWord>& items = work.items;
+  std::vector<SortWord>& scratch = work.spare;
   const size_t n = keys.size();
+  items.resize(n);
+  scratch.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const OrderKey& k = keys[i];
     uint64_t word = range(lo.first, k.first) >> first_shift;
@@ -139,8 +139,15 @@ bool SortOneWord(const std::vector<OrderKey>& keys, std::vector<int32_t>& roots)
 }  // namespace
 
 std::vector<int32_t> SortedRoots(std::vector<OrderKey>& keys) {
-  std::vector<int32_t> roots(keys.size());
-  if (keys.size() > 256 && (SortOneWord(keys, roots) || SortTwoWords(keys, roots))) return roots;
+  OrderScratch scratch;
+  SortedRoots(keys, scratch);
+  return std::move(scratch.roots);
+}
+
+const std::vector<int32_t>& SortedRoots(std::vector<OrderKey>& keys, OrderScratch& scratch) {
+  std::vector<int32_t>& roots = scratch.roots;
+  roots.resize(keys.size());
+  if (keys.size() > 256 && (SortOneWord(keys, scratch) || SortTwoWords(keys, roots))) return roots;
   std::sort(keys.begin(), keys.end(), [](const OrderKey& a, const OrderKey& b) {
     if (a.first != b.first) return a.first < b.first;
     if (a.second != b.second) return a.second < b.second;

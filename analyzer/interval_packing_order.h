@@ -25,6 +25,24 @@ struct OrderKey {
 // by std::sort.
 std::vector<int32_t> SortedRoots(std::vector<OrderKey>& keys);
 
+// One key as the one-word sort orders it.
+struct SortWord {
+  uint64_t key;
+  int32_t root;
+};
+
+// SortedRoots' working arrays, kept between sorts so that a caller sorting
+// many key lists reuses their pages (analyzer/interval_packing.h's
+// PackingScratch holds one).
+struct OrderScratch {
+  std::vector<SortWord> items;
+  std::vector<SortWord> spare;
+  std::vector<int32_t> roots;
+};
+
+// The same order as above, written into `scratch.roots` (returned).
+const std::vector<int32_t>& SortedRoots(std::vector<OrderKey>& keys, OrderScratch& scratch);
+
 }  // namespace memplan::analyzer
 
 #endif  // MEMPLAN_ANALYZER_INTERVAL_PACKING_ORDER_H_

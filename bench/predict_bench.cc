@@ -19,8 +19,6 @@
 //                             [--distinct=0] [--share=1]
 // prints values, instructions, the one-time preparation, the bytes a plan
 // holds, and candidates/s.
-#include <malloc.h>
-
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -30,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/malloc_settings.h"
 #include "ir/plan.h"
 #include "ir/program.h"
 #include "predictor/predict.h"
@@ -54,6 +53,8 @@ double ThreadCpuSeconds() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The CLI's allocator setting, so the figures are what `memplan` pays.
+  ir::UseFixedMmapThreshold();
   const int64_t layers = bench::IntFlag(argc, argv, "--layers", 25000);
   const int64_t count = bench::IntFlag(argc, argv, "--candidates", 200);
   // --only=K predicts candidate K of the rotation every time (profiling).

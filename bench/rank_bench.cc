@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/malloc_settings.h"
 #include "ir/plan.h"
 #include "simulator/hardware_loader.h"
 #include "simulator/rank.h"
@@ -98,6 +99,8 @@ simulator::Candidate Make(int k, int64_t parameters) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The CLI's allocator setting, so the figures are what `memplan` pays.
+  ir::UseFixedMmapThreshold();
   const int64_t layers = bench::IntFlag(argc, argv, "--layers", 25000);
   const int64_t count = bench::IntFlag(argc, argv, "--candidates", 1000);
   using Clock = std::chrono::steady_clock;

@@ -1,9 +1,6 @@
 // memplan's command line: flags in, library calls, outputs out.
 #include <algorithm>
 #include <cstdio>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 #include <memory>
 #include <vector>
 
@@ -12,6 +9,7 @@
 #include "cli/plan_commands.h"
 #include "cli/rank_commands.h"
 #include "cli/subcommand.h"
+#include "ir/malloc_settings.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -127,15 +125,6 @@ int Main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-#if defined(__GLIBC__)
-  // glibc raises its mmap threshold to the size of each large block freed
-  // (up to 32 MiB); from then on, large arrays (a dump's per-value vectors
-  // and the analyses' working arrays) come from the heap, where freed pages
-  // and a vector's never-written capacity stay resident. A fixed threshold
-  // (glibc's initial one) keeps every block of 128 KiB or more a mapping of
-  // its own, returned when freed: the 100 MB synthetic dump's `analyze`
-  // peaks at 136 MB of heap instead of 148 MB (docs/performance.md).
-  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-#endif
+  memplan::ir::UseFixedMmapThreshold();  // see ir/malloc_settings.h
   return Main(argc, argv);
 }

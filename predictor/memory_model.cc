@@ -5,6 +5,7 @@
 #include <memory>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "analyzer/heap_simulator.h"
 #include "analyzer/interval_packing.h"
@@ -12,6 +13,32 @@
 namespace memplan::predictor {
 
 using Info = Predictor::ValueInfo;
+
+namespace {
+
+// The temp buffer list's storage, the temp packing's and LivePeak's
+// working arrays, one set per thread and kept between candidates: ranking
+// models one candidate after another, and with memplan's fixed mmap
+// threshold (ir/malloc_settings.h) fresh arrays would be fresh mappings
+// faulted in every time. Each is rewritten (or cleared) before it is read.
+struct TempPackingScratch {
+  std::vector<TempBuffer> temp;  // a MemoryModel's temp_ between its Runs
+  std::vector<uint32_t> events;
+  std::vector<uint32_t> count;
+  std::vector<int32_t> slot;
+  std::vector<int32_t> interval_of;
+  std::vector<analyzer::PackingInterval> intervals;
+  analyzer::PackingScratch packing;
+  std::vector<std::pair<ir::ScheduleStep, int64_t>> deltas;  // LivePeak's
+  std::vector<int64_t> per_step;                             // LivePeak's
+};
+
+TempPackingScratch& ThreadTempScratch() {
+  thread_local TempPackingScratch scratch;
+  return scratch;
+}
+
+}  // namespace
 
 ir::ScheduleStep MemoryModel::StepOf(ir::InstructionId id) const {
   if (!id.valid() || id.value() >= static_cast<int64_t>(p_.step_of_.size())) return -1;
@@ -87,6 +114,8 @@ std::vector<int64_t> MemoryModel::OutputCapacities() const {
 }
 
 void MemoryModel::CollectTempBuffers(const std::vector<Combined>& combined) {
+  temp_.swap(ThreadTempScratch().temp);  // this thread's storage, given back by Run
+  temp_.clear();
   const std::vector<int64_t> cap = OutputCapacities();
   const std::vector<ir::ScheduleStep> end = AllReduceBuffers(combined, cap);
   OtherCollectiveBuffers();
@@ -208,7 +237,8 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
 // the group is live), written down as lifetimes in ticks for
 // analyzer::BestFitHeapSize. Events are bucketed by step (counting sort)
 // when the steps span no more than a few times the buffer count.
-std::vector<analyzer::PackingInterval> MemoryModel::TempIntervals() const {
+const std::vector<analyzer::PackingInterval>& MemoryModel::TempIntervals() const {
+  TempPackingScratch& s = ThreadTempScratch();
   const size_t n = temp_.size();
   ir::ScheduleStep lo = temp_[0].start, hi = temp_[0].start;
   for (const Buffer& b : temp_) {
@@ -216,14 +246,16 @@ std::vector<analyzer::PackingInterval> MemoryModel::TempIntervals() const {
     hi = std::max({hi, b.start, b.end});
   }
   // Event e: buffer e / 2, a free when odd.
-  std::vector<uint32_t> events(2 * n);
+  std::vector<uint32_t>& events = s.events;
+  events.resize(2 * n);
   const uint64_t range = static_cast<uint64_t>(hi - lo) + 1;
   auto key = [&](uint32_t e) {
     const Buffer& b = temp_[e / 2];
     return 2 * static_cast<uint64_t>(((e & 1) ? b.end : b.start) - lo) + (e & 1);
   };
   if (range <= 8 * n + 1024) {
-    std::vector<uint32_t> count(2 * range + 1, 0);
+    std::vector<uint32_t>& count = s.count;
+    count.assign(2 * range + 1, 0);
     for (uint32_t e = 0; e < 2 * n; ++e) ++count[key(e) + 1];
     for (size_t k = 1; k < count.size(); ++k) count[k] += count[k - 1];
     for (uint32_t e = 0; e < 2 * n; ++e) events[count[key(e)]++] = e;
@@ -236,7 +268,8 @@ std::vector<analyzer::PackingInterval> MemoryModel::TempIntervals() const {
   }
   // Groups with sharers keep their live members in order; the first one is
   // the canonical buffer a new member shares with.
-  std::vector<int32_t> slot(n, -1);
+  std::vector<int32_t>& slot = s.slot;
+  slot.assign(n, -1);
   std::vector<std::vector<size_t>> live_in_group;
   for (const Buffer& b : temp_) {
     if (b.share_with >= 0 && slot[static_cast<size_t>(b.share_with)] < 0) {
@@ -244,9 +277,11 @@ std::vector<analyzer::PackingInterval> MemoryModel::TempIntervals() const {
       live_in_group.emplace_back();
     }
   }
-  std::vector<analyzer::PackingInterval> intervals;
+  std::vector<analyzer::PackingInterval>& intervals = s.intervals;
+  intervals.clear();
   intervals.reserve(n);
-  std::vector<int32_t> interval_of(n, -1);
+  std::vector<int32_t>& interval_of = s.interval_of;
+  interval_of.assign(n, -1);
   int64_t tick = 0;
   for (const uint32_t e : events) {
     const size_t b = e / 2;
@@ -290,7 +325,8 @@ int64_t MemoryModel::PackTemp() {
       return *heap;
     }
   }
-  const int64_t heap = analyzer::BestFitHeapSize(TempIntervals(), alignment);
+  const int64_t heap =
+      analyzer::BestFitHeapSize(TempIntervals(), alignment, ThreadTempScratch().packing);
   if (memo_ != nullptr) memo_->Keep(temp_, alignment, heap);
   return heap;
 }
@@ -334,7 +370,8 @@ int64_t MemoryModel::PackTempReference() const {
 int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
   // Bytes added and removed per step, summed per step in a table when the
   // steps span no more than a few times the buffer count, else sorted.
-  std::vector<std::pair<ir::ScheduleStep, int64_t>> deltas;
+  std::vector<std::pair<ir::ScheduleStep, int64_t>>& deltas = ThreadTempScratch().deltas;
+  deltas.clear();
   deltas.reserve(2 * (temp_.size() + resident_.size()));
   auto add = [&](const std::vector<Buffer>& list) {
     for (const Buffer& b : list) {
@@ -355,7 +392,8 @@ int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
   }
   const uint64_t range = static_cast<uint64_t>(hi - lo) + 1;
   if (range <= 4 * deltas.size() + 1024) {
-    std::vector<int64_t> per_step(range, 0);
+    std::vector<int64_t>& per_step = ThreadTempScratch().per_step;
+    per_step.assign(range, 0);
     for (const auto& [step, bytes] : deltas) per_step[static_cast<size_t>(step - lo)] += bytes;
     for (size_t k = 0; k < per_step.size(); ++k) {
       live += per_step[k];
@@ -408,6 +446,7 @@ void MemoryModel::Run(PackingMemo* memo) {
   d.device_footprint_bytes = d.argument_bytes + d.output_bytes - d.alias_bytes + d.temp_bytes;
   d.live_peak_bytes = LivePeak(&d.live_peak_step);
   SummarizeCollectives(combined);
+  temp_.swap(ThreadTempScratch().temp);  // the storage back for the next candidate
   std::vector<std::vector<size_t>> members;
   members.reserve(combined.size());
   for (const Combined& c : combined) members.push_back(c.members);

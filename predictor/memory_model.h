@@ -87,7 +87,8 @@ class MemoryModel {
   // The temp arena's best-fit size (analyzer::BestFitHeapSize over
   // TempIntervals(); the reference path when options ask for it).
   int64_t PackTemp();
-  std::vector<analyzer::PackingInterval> TempIntervals() const;
+  // The intervals, in this thread's scratch (valid until its next call).
+  const std::vector<analyzer::PackingInterval>& TempIntervals() const;
   // The same size from analyzer's event-driven heap simulator (slower).
   int64_t PackTempReference() const;
   int64_t LivePeak(ir::ScheduleStep* step) const;
