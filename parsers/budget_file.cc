@@ -187,6 +187,48 @@ constexpr std::string_view kLimitExpected =
     "expected a byte count (12345, 1.5GiB, 800MB) or a fraction of the device's memory "
     "(0.8 * device)";
 
+// A metric's limit: a byte count or a fraction of the device's memory.
+absl::Status ReadLimit(const BudgetSource& source, ir::Metric metric, const std::optional<std::string>& value,
+                       const char* where, RawModule& raw) {
+  if (!value) return source.Error(where, std::string(kLimitExpected));
+  Limit limit;
+  limit.text = *value;
+  limit.location = source.Location(where);
+  if ((limit.device_fraction = ParseDeviceFraction(*value))) {
+    if (!(*limit.device_fraction > 0) || *limit.device_fraction >= 1e6) {
+      return source.Error(where, "expected a positive fraction of the device below 1000000");
+    }
+    raw.fraction_at[static_cast<int>(metric)] = where;
+  } else if (!(limit.bytes = ParseByteCount(*value))) {
+    return source.Error(where, std::string(kLimitExpected));
+  }
+  raw.budget.limits[static_cast<int>(metric)] = std::move(limit);
+  return absl::OkStatus();
+}
+
+// "device: NAME" (a catalog name) or "device_memory: BYTES", once.
+absl::Status ReadDevice(const BudgetSource& source, const DeviceCatalog& devices, const std::string& key,
+                        const std::optional<std::string>& value, const char* where, ModuleBudget& budget) {
+  if (budget.device_memory) {
+    return source.Error(where, "give either device or device_memory, not both (expected one "
+                               "statement of the device's memory)");
+  }
+  std::optional<int64_t> bytes;
+  if (key == "device") {
+    if (value && devices.memory_of) bytes = devices.memory_of(*value);
+    if (!bytes || *bytes <= 0) {
+      return source.Error(where, StrCat("unknown device '", value.value_or(""), "'; expected ", devices.names,
+                                        ", or give device_memory instead"));
+    }
+  } else {
+    bytes = value ? ParseByteCount(*value) : std::nullopt;
+    if (!bytes || *bytes <= 0) return source.Error(where, "expected the device's memory as a byte count (80GiB)");
+  }
+  budget.device_memory = *bytes;
+  budget.device = *value;
+  return absl::OkStatus();
+}
+
 // Reads one field of a module's mapping into `raw`.
 absl::Status ReadField(const BudgetSource& source, const DeviceCatalog& devices,
                        const std::string& key, llvm::yaml::Node* key_node,
@@ -197,21 +239,7 @@ absl::Status ReadField(const BudgetSource& source, const DeviceCatalog& devices,
       value_node != nullptr ? value_node->getSourceRange().Start.getPointer() : nullptr;
   if (where == nullptr) where = key_node->getSourceRange().Start.getPointer();
   for (ir::Metric metric : ir::kAllMetrics) {
-    if (key != ir::MetricKey(metric)) continue;
-    if (!value) return source.Error(where, std::string(kLimitExpected));
-    Limit limit;
-    limit.text = *value;
-    limit.location = source.Location(where);
-    if ((limit.device_fraction = ParseDeviceFraction(*value))) {
-      if (!(*limit.device_fraction > 0) || *limit.device_fraction >= 1e6) {
-        return source.Error(where, "expected a positive fraction of the device below 1000000");
-      }
-      raw.fraction_at[static_cast<int>(metric)] = where;
-    } else if (!(limit.bytes = ParseByteCount(*value))) {
-      return source.Error(where, std::string(kLimitExpected));
-    }
-    budget.limits[static_cast<int>(metric)] = std::move(limit);
-    return absl::OkStatus();
+    if (key == ir::MetricKey(metric)) return ReadLimit(source, metric, value, where, raw);
   }
   if (key == "regression") {
     const std::optional<double> percent = value ? ParsePercent(*value) : std::nullopt;
@@ -222,30 +250,7 @@ absl::Status ReadField(const BudgetSource& source, const DeviceCatalog& devices,
     budget.regression_location = source.Location(where);
     return absl::OkStatus();
   }
-  if (key == "device" || key == "device_memory") {
-    if (budget.device_memory) {
-      return source.Error(where, "give either device or device_memory, not both (expected one "
-                                 "statement of the device's memory)");
-    }
-    if (key == "device") {
-      std::optional<int64_t> bytes;
-      if (value && devices.memory_of) bytes = devices.memory_of(*value);
-      if (!bytes || *bytes <= 0) {
-        return source.Error(where, StrCat("unknown device '", value.value_or(""),
-                                          "'; expected ", devices.names,
-                                          ", or give device_memory instead"));
-      }
-      budget.device_memory = *bytes;
-    } else {
-      const std::optional<int64_t> bytes = value ? ParseByteCount(*value) : std::nullopt;
-      if (!bytes || *bytes <= 0) {
-        return source.Error(where, "expected the device's memory as a byte count (80GiB)");
-      }
-      budget.device_memory = *bytes;
-    }
-    budget.device = *value;
-    return absl::OkStatus();
-  }
+  if (key == "device" || key == "device_memory") return ReadDevice(source, devices, key, value, where, budget);
   std::string known;
   for (ir::Metric metric : ir::kAllMetrics) StrAppend(&known, ir::MetricKey(metric), ", ");
   return source.Error(key_node, StrCat("unknown key '", key, "'; expected one of ", known,

@@ -106,6 +106,51 @@ absl::StatusOr<ir::AxisRef> AxisRefFrom(const pb::AxisRefProto& proto, size_t ax
   return ref;
 }
 
+// The named sharding's mesh: axes of at most 2^20 devices in all, and the
+// device list when the proto gives one.
+absl::StatusOr<ir::Mesh> MeshFrom(const pb::MeshProto& mesh) {
+  ir::Mesh out;
+  int64_t product = 1;
+  for (const auto& axis : mesh.axes()) {
+    if (axis.size() < 1 || product > kMaxShardingDevices / axis.size()) {
+      return absl::InvalidArgumentError("expected mesh axis sizes of at least 1 and at most 2^20 devices");
+    }
+    product *= axis.size();
+    out.axes.push_back(ir::MeshAxis{axis.name(), axis.size()});
+  }
+  if (!mesh.device_ids().empty()) {
+    out.order = ir::Mesh::DeviceOrder::kList;
+    out.device_list.assign(mesh.device_ids().begin(), mesh.device_ids().end());
+  }
+  RETURN_IF_ERROR(out.Validate());
+  return out;
+}
+
+template <typename Axes>
+absl::StatusOr<std::vector<ir::AxisRef>> AxisRefsFrom(const Axes& axes, size_t n) {
+  std::vector<ir::AxisRef> refs;
+  for (const auto& axis : axes) {
+    ASSIGN_OR_RETURN(ir::AxisRef ref, AxisRefFrom(axis, n));
+    refs.push_back(ref);
+  }
+  return refs;
+}
+
+// XLA's text form for the special cases: every axis unreduced (or manual)
+// and no dims reads "unreduced" ("manual"); nothing at all, "replicated".
+void SetSpecialForm(size_t n, ir::NamedSharding& named) {
+  if (!named.dims.empty() || !named.replicated_axes.empty()) return;
+  if (named.unreduced_axes.size() == n && named.manual_axes.empty()) {
+    named.form = ir::NamedSharding::Form::kUnreduced;
+    named.unreduced_axes.clear();
+  } else if (named.manual_axes.size() == n && named.unreduced_axes.empty()) {
+    named.form = ir::NamedSharding::Form::kManual;
+    named.manual_axes.clear();
+  } else if (named.unreduced_axes.empty() && named.manual_axes.empty()) {
+    named.form = ir::NamedSharding::Form::kReplicated;
+  }
+}
+
 absl::StatusOr<ir::NamedSharding> NamedFrom(const pb::NamedShardingProto& proto) {
   if (!proto.tuple_shardings().empty()) {
     return absl::InvalidArgumentError("named tuple shardings are not supported; expected tuple_shardings in OpSharding");
@@ -120,54 +165,18 @@ absl::StatusOr<ir::NamedSharding> NamedFrom(const pb::NamedShardingProto& proto)
     named.maximal_device = mesh.device_ids(0);
     return named;
   }
-  int64_t product = 1;
-  for (const auto& axis : mesh.axes()) {
-    if (axis.size() < 1 || product > kMaxShardingDevices / axis.size()) {
-      return absl::InvalidArgumentError("expected mesh axis sizes of at least 1 and at most 2^20 devices");
-    }
-    product *= axis.size();
-    named.mesh.axes.push_back(ir::MeshAxis{axis.name(), axis.size()});
-  }
-  if (!mesh.device_ids().empty()) {
-    named.mesh.order = ir::Mesh::DeviceOrder::kList;
-    named.mesh.device_list.assign(mesh.device_ids().begin(), mesh.device_ids().end());
-  }
-  RETURN_IF_ERROR(named.mesh.Validate());
+  ASSIGN_OR_RETURN(named.mesh, MeshFrom(mesh));
   const size_t n = named.mesh.axes.size();
   for (const auto& dim : proto.dim_shardings()) {
     ir::NamedSharding::DimSharding d;
     d.closed = dim.is_closed();
-    for (const auto& axis : dim.axes()) {
-      ASSIGN_OR_RETURN(ir::AxisRef ref, AxisRefFrom(axis, n));
-      d.axes.push_back(ref);
-    }
+    ASSIGN_OR_RETURN(d.axes, AxisRefsFrom(dim.axes(), n));
     named.dims.push_back(std::move(d));
   }
-  for (const auto& axis : proto.replicated_axes()) {
-    ASSIGN_OR_RETURN(ir::AxisRef ref, AxisRefFrom(axis, n));
-    named.replicated_axes.push_back(ref);
-  }
-  for (const auto& axis : proto.unreduced_axes()) {
-    ASSIGN_OR_RETURN(ir::AxisRef ref, AxisRefFrom(axis, n));
-    named.unreduced_axes.push_back(ref);
-  }
-  for (const auto& axis : proto.manual_axes()) {
-    ASSIGN_OR_RETURN(ir::AxisRef ref, AxisRefFrom(axis, n));
-    named.manual_axes.push_back(ref);
-  }
-  // XLA's text form for the special cases: every axis unreduced (or manual)
-  // and no dims reads "unreduced" ("manual"); nothing at all, "replicated".
-  if (named.dims.empty() && named.replicated_axes.empty()) {
-    if (named.unreduced_axes.size() == n && named.manual_axes.empty()) {
-      named.form = ir::NamedSharding::Form::kUnreduced;
-      named.unreduced_axes.clear();
-    } else if (named.manual_axes.size() == n && named.unreduced_axes.empty()) {
-      named.form = ir::NamedSharding::Form::kManual;
-      named.manual_axes.clear();
-    } else if (named.unreduced_axes.empty() && named.manual_axes.empty()) {
-      named.form = ir::NamedSharding::Form::kReplicated;
-    }
-  }
+  ASSIGN_OR_RETURN(named.replicated_axes, AxisRefsFrom(proto.replicated_axes(), n));
+  ASSIGN_OR_RETURN(named.unreduced_axes, AxisRefsFrom(proto.unreduced_axes(), n));
+  ASSIGN_OR_RETURN(named.manual_axes, AxisRefsFrom(proto.manual_axes(), n));
+  SetSpecialForm(n, named);
   return named;
 }
 
