@@ -117,6 +117,30 @@ void CheckValuesFitAllocations(ir::Program& program) {
   }
 }
 
+// Values of scheduled instructions, outside thread-local allocations, with
+// no live range. HloLiveRange gives a range to the values of scheduled
+// instructions only: a constant inside a custom-call's comparator has an
+// allocation and no range in a whole dump.
+int64_t ScheduledValuesWithoutRange(const ir::Program& program) {
+  std::vector<bool> scheduled(program.module.instruction_count(), false);
+  for (ir::InstructionId id : program.schedule.instructions) {
+    if (id.valid() && static_cast<size_t>(id.value()) < scheduled.size()) {
+      scheduled[static_cast<size_t>(id.value())] = true;
+    }
+  }
+  int64_t without_range = 0;
+  for (const ir::Value& value : program.values) {
+    if (!value.allocation.valid() || value.live_range) continue;
+    const bool in_schedule = value.instruction.valid() &&
+                             static_cast<size_t>(value.instruction.value()) < scheduled.size() &&
+                             scheduled[static_cast<size_t>(value.instruction.value())];
+    if (!in_schedule) continue;
+    const ir::Allocation* allocation = program.FindAllocation(value.allocation);
+    if (allocation != nullptr && !allocation->is_thread_local) ++without_range;
+  }
+  return without_range;
+}
+
 // Says, as a note, where a dump cut short stops and what it lacks: the
 // sections that close it, used-value records for every value, a schedule
 // step for every step the HloLiveRange states, a live range for every value
@@ -147,24 +171,7 @@ void NoteEndsEarly(ParseState& state) {
   int64_t live_at_peak = 0;
   if (read.live_range) {
     if (!read.sequence || steps_listed < steps_stated) missing.push_back("schedule");
-    // HloLiveRange gives a range to the values of scheduled instructions
-    // only: a constant inside a custom-call's comparator has an allocation
-    // and no range in a whole dump.
-    std::vector<bool> scheduled(program.module.instruction_count(), false);
-    for (ir::InstructionId id : program.schedule.instructions) {
-      if (id.valid() && static_cast<size_t>(id.value()) < scheduled.size()) {
-        scheduled[static_cast<size_t>(id.value())] = true;
-      }
-    }
-    for (const ir::Value& value : program.values) {
-      if (!value.allocation.valid() || value.live_range) continue;
-      const bool in_schedule = value.instruction.valid() &&
-                               static_cast<size_t>(value.instruction.value()) < scheduled.size() &&
-                               scheduled[static_cast<size_t>(value.instruction.value())];
-      if (!in_schedule) continue;
-      const ir::Allocation* allocation = program.FindAllocation(value.allocation);
-      if (allocation != nullptr && !allocation->is_thread_local) ++without_range;
-    }
+    without_range = ScheduledValuesWithoutRange(program);
     if (!read.buffer_live_ranges || without_range > 0) missing.push_back("buffer-live-ranges");
     if (program.stated_peak) {
       peak_entries = static_cast<int64_t>(program.stated_peak->entries.size());

@@ -265,64 +265,73 @@ RowShapes ReadRowShapes(std::string_view text) {
   return shapes;
 }
 
+// A row's numbers as printed.
+struct PrintedRow {
+  HumanBytes printed;
+  int64_t offset = 0;
+  int64_t count = 0;  // used_by_n_values
+  std::string_view shapes_text;
+};
+
 // "    1.00MiB(100%);    1.00MiB;            0;                2; 2×f32[512,512]"
-absl::Status ParseTableRow(ReportState& state, Cursor c) {
+absl::StatusOr<PrintedRow> ReadRowFields(ReportState& state, Cursor& c) {
+  PrintedRow row;
   HumanBytes cumulative;
   RETURN_IF_ERROR(ConsumeHuman(state, c, "the cumulative size", &cumulative));
   RETURN_IF_ERROR(ConsumePercent(state, c));
   RETURN_IF_ERROR(ConsumeLiteral(state, c, "; "));
-  HumanBytes printed;
-  RETURN_IF_ERROR(ConsumeHuman(state, c, "the row's size", &printed));
+  RETURN_IF_ERROR(ConsumeHuman(state, c, "the row's size", &row.printed));
   RETURN_IF_ERROR(ConsumeLiteral(state, c, "; "));
-  int64_t offset = 0;
-  RETURN_IF_ERROR(ConsumeCount(state, c, "the offset in bytes", &offset));
+  RETURN_IF_ERROR(ConsumeCount(state, c, "the offset in bytes", &row.offset));
   RETURN_IF_ERROR(ConsumeLiteral(state, c, "; "));
-  int64_t count = 0;
-  RETURN_IF_ERROR(ConsumeCount(state, c, "the number of values (used_by_n_values)", &count));
+  RETURN_IF_ERROR(ConsumeCount(state, c, "the number of values (used_by_n_values)", &row.count));
   // "; " then the shapes; a row of no values ends with "; ".
   if (!c.Consume("; ") && !c.Consume(";")) return state.Error(c.position(), "expected '; '");
-  const std::string_view shapes_text = c.rest();
+  row.shapes_text = c.rest();
+  return row;
+}
 
-  const RowShapes shapes = ReadRowShapes(shapes_text);
-  int64_t size = printed.bytes;
-  bool exact = printed.exact;
+// The row's size: its largest shape's bytes when the shapes read and agree
+// with the printed size (exact), else the printed size; warns why not.
+std::pair<int64_t, bool> RowSize(ReportState& state, const PrintedRow& row, const RowShapes& shapes) {
   if (!shapes.understood) {
     state.Warn("shape not understood (row size kept as printed)", shapes.stopped_at);
-  } else {
-    if (shapes.count != count) {
-      state.Warn("a row's shape counts do not add up to its used_by_n_values", shapes_text.data());
-    }
-    if (AgreesWithPrinted(shapes.largest_bytes, printed)) {
-      size = shapes.largest_bytes;
-      exact = true;
-    } else {
-      state.Warn("a row's shapes do not give its printed size (printed size kept)", printed.text.data());
-    }
+    return {row.printed.bytes, row.printed.exact};
   }
-  if (!exact) ++state.rounded_rows;
-  int64_t end = offset;
-  if (!AddBounded(&end, size) || !AddBounded(&state.value_bytes, size)) {
-    return state.Error(printed.text.data(), "expected offsets and sizes below 1 EiB in all");
+  if (shapes.count != row.count) {
+    state.Warn("a row's shape counts do not add up to its used_by_n_values", row.shapes_text.data());
   }
+  if (AgreesWithPrinted(shapes.largest_bytes, row.printed)) return {shapes.largest_bytes, true};
+  state.Warn("a row's shapes do not give its printed size (printed size kept)", row.printed.text.data());
+  return {row.printed.bytes, row.printed.exact};
+}
 
+absl::Status ParseTableRow(ReportState& state, Cursor c) {
+  ASSIGN_OR_RETURN(const PrintedRow row, ReadRowFields(state, c));
+  const RowShapes shapes = ReadRowShapes(row.shapes_text);
+  const auto [size, exact] = RowSize(state, row, shapes);
+  if (!exact) ++state.rounded_rows;
+  int64_t end = row.offset;
+  if (!AddBounded(&end, size) || !AddBounded(&state.value_bytes, size)) {
+    return state.Error(row.printed.text.data(), "expected offsets and sizes below 1 EiB in all");
+  }
   ir::Allocation& allocation = state.program.allocations[state.current_allocation];
   AllocationFacts& facts = state.facts[state.current_allocation];
   if (end > facts.rows_end) {
     // The allocation may grow to its last row's end: keep that in the bound.
     if (!AddBounded(&state.allocation_bytes, end - facts.rows_end)) {
-      return state.Error(printed.text.data(), "expected allocation sizes below 1 EiB in all");
+      return state.Error(row.printed.text.data(), "expected allocation sizes below 1 EiB in all");
     }
     facts.rows_end = end;
   }
   facts.rows_exact = facts.rows_exact && exact;
-
   ir::Value value;
   value.id = ir::ValueId(static_cast<int64_t>(state.program.values.size()));
   value.color = allocation.color;
   value.size = size;
   value.allocation = allocation.id;
-  value.offset = offset;
-  value.shape_text = shapes_text;
+  value.offset = row.offset;
+  value.shape_text = row.shapes_text;
   if (shapes.understood) value.shape = shapes.largest;
   allocation.values.push_back(value.id);
   state.program.values.push_back(std::move(value));
