@@ -46,6 +46,12 @@ CommandResult MpiMemplan(int ranks, std::vector<std::string> args) {
     setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
   }
+  // Open MPI makes its session directory under TMPDIR (/tmp/ompi.HOST.UID
+  // by default), and two mpiruns starting at once race on that mkdir ("File
+  // exists", orte_init fails): ctest runs these tests in parallel, so each
+  // test process gets a directory of its own.
+  static const test::TempDir session_base;
+  setenv("TMPDIR", session_base.path().c_str(), 1);
   std::vector<std::string> argv = {MEMPLAN_MPIEXEC, "-np", std::to_string(ranks)};
   for (const char* flag : {MEMPLAN_MPIEXEC_PREFLAGS}) {
     if (flag[0] != '\0') argv.push_back(flag);
