@@ -47,32 +47,49 @@ std::optional<GraphProblem> CheckEdges(const ir::Module& module, const ir::Compu
   return std::nullopt;
 }
 
+// A computation's instruction ids as local indices 0..n-1: by offset when
+// the ids are one contiguous run (as both parsers make them), else through
+// a map; -1 for an id of another computation.
+class LocalIndex {
+ public:
+  explicit LocalIndex(const std::vector<InstructionId>& ids) {
+    const size_t n = ids.size();
+    low_ = ids.front().value();
+    int64_t high = low_;
+    for (InstructionId id : ids) {
+      low_ = std::min(low_, id.value());
+      high = std::max(high, id.value());
+    }
+    contiguous_ = static_cast<size_t>(high - low_ + 1) == n;
+    if (contiguous_) {
+      offset_index_.assign(n, -1);
+      for (size_t k = 0; k < n; ++k) offset_index_[ids[k].value() - low_] = static_cast<int64_t>(k);
+    } else {
+      for (size_t k = 0; k < n; ++k) sparse_[ids[k].value()] = static_cast<int64_t>(k);
+    }
+  }
+
+  int64_t operator()(InstructionId id) const {
+    if (contiguous_) {
+      const int64_t at = id.value() - low_;
+      return at >= 0 && at < static_cast<int64_t>(offset_index_.size()) ? offset_index_[at] : -1;
+    }
+    auto it = sparse_.find(id.value());
+    return it == sparse_.end() ? -1 : it->second;
+  }
+
+ private:
+  int64_t low_ = 0;
+  bool contiguous_ = false;
+  std::vector<int64_t> offset_index_;
+  absl::flat_hash_map<int64_t, int64_t> sparse_;
+};
+
 // Kahn's algorithm over one computation's operand and control edges.
 std::optional<GraphProblem> CheckAcyclic(const ir::Module& module, const ir::Computation& c) {
   const size_t n = c.instructions.size();
   if (n == 0) return std::nullopt;
-  // Local indices: by offset when the ids are one contiguous run (as both
-  // parsers make them), else through a map.
-  int64_t low = c.instructions.front().value(), high = low;
-  for (InstructionId id : c.instructions) {
-    low = std::min(low, id.value());
-    high = std::max(high, id.value());
-  }
-  absl::flat_hash_map<int64_t, int64_t> sparse;
-  const bool contiguous = static_cast<size_t>(high - low + 1) == n;
-  if (!contiguous) {
-    for (size_t k = 0; k < n; ++k) sparse[c.instructions[k].value()] = static_cast<int64_t>(k);
-  }
-  std::vector<int64_t> offset_index;
-  if (contiguous) {
-    offset_index.assign(n, -1);
-    for (size_t k = 0; k < n; ++k) offset_index[c.instructions[k].value() - low] = static_cast<int64_t>(k);
-  }
-  auto local = [&](InstructionId id) -> int64_t {
-    if (contiguous) return offset_index[id.value() - low];
-    auto it = sparse.find(id.value());
-    return it == sparse.end() ? -1 : it->second;
-  };
+  const LocalIndex local(c.instructions);
   std::vector<int64_t> pending(n, 0);
   std::vector<std::vector<int64_t>> users(n);
   for (size_t k = 0; k < n; ++k) {
