@@ -56,6 +56,41 @@ absl::Status ParseOptions(const BenchCollectivesFlags& flags, executor::Collecti
   return absl::OkStatus();
 }
 
+// Makes this rank's backend; every rank must have one before any
+// collective, so they agree first. An error (the lead says which rank) when
+// any rank has none.
+absl::StatusOr<std::unique_ptr<executor::Backend>> AgreedBackend(executor::MpiSession& session,
+                                                                  const executor::BackendFactory& factory,
+                                                                  double timeout_seconds) {
+  absl::StatusOr<std::unique_ptr<executor::Backend>> backend = factory();
+  absl::StatusOr<std::vector<std::string>> ready = session.AllGather(
+      backend.ok() ? std::string("ok") : std::string(backend.status().message()), timeout_seconds);
+  if (!ready.ok()) {
+    ReportExecutorError(&session, ready.status());
+    return ready.status();
+  }
+  for (int r = 0; r < session.size(); ++r) {
+    if ((*ready)[r] == "ok") continue;
+    const std::string why = session.size() > 1 ? StrCat("rank ", r, ": ", (*ready)[r]) : (*ready)[r];
+    if (session.rank() == 0) ReportExecutorError(nullptr, why);
+    return absl::FailedPreconditionError(why);
+  }
+  return backend;
+}
+
+// The lead writes the report; returns the exit code (`code`, or bad input
+// when writing failed).
+int WriteBenchReport(const BenchCollectivesFlags& flags, const executor::CollectiveBenchReport& report, int code) {
+  const std::string rendered = flags.common.format == ExecutorFormat::kJson ? viz::RenderCollectiveBenchJson(report)
+                                                                            : viz::RenderCollectiveBenchText(report);
+  if (absl::Status written = WriteOutput(flags.common.output, rendered); !written.ok()) {
+    ReportExecutorError(nullptr, written);
+    code = kBadInput;
+  }
+  if (code == kCheckFailed) ReportExecutorError(nullptr, "some collectives produced wrong results (#wrong > 0)");
+  return code;
+}
+
 }  // namespace
 
 int RunBenchCollectives(const BenchCollectivesFlags& flags) {
@@ -72,7 +107,6 @@ int RunBenchCollectives(const BenchCollectivesFlags& flags) {
   executor::MpiSession& session = **started;
   const bool lead = session.rank() == 0;
   auto finish = [&](int code) { return session.Finish(code, flags.common.timeout_seconds); };
-
   executor::CollectiveBenchOptions options;
   if (absl::Status parsed = ParseOptions(flags, &options); !parsed.ok()) {
     if (lead) ReportExecutorError(nullptr, parsed);
@@ -83,19 +117,9 @@ int RunBenchCollectives(const BenchCollectivesFlags& flags) {
     if (lead) ReportExecutorError(nullptr, factory.status());
     return finish(kBadInput);
   }
-  // Every rank must have a backend before any collective: agree first.
-  absl::StatusOr<std::unique_ptr<executor::Backend>> backend = (*factory)();
-  absl::StatusOr<std::vector<std::string>> ready = session.AllGather(
-      backend.ok() ? std::string("ok") : std::string(backend.status().message()), flags.common.timeout_seconds);
-  if (!ready.ok()) {
-    ReportExecutorError(&session, ready.status());
-    return finish(kBadInput);
-  }
-  for (int r = 0; r < session.size(); ++r) {
-    if ((*ready)[r] == "ok") continue;
-    if (lead) ReportExecutorError(nullptr, session.size() > 1 ? StrCat("rank ", r, ": ", (*ready)[r]) : (*ready)[r]);
-    return finish(kBadInput);
-  }
+  absl::StatusOr<std::unique_ptr<executor::Backend>> backend =
+      AgreedBackend(session, *factory, flags.common.timeout_seconds);
+  if (!backend.ok()) return finish(kBadInput);
   absl::StatusOr<executor::CollectiveBenchReport> report =
       executor::RunCollectiveBench(session, **backend, options);
   if (!report.ok()) {
@@ -106,16 +130,7 @@ int RunBenchCollectives(const BenchCollectivesFlags& flags) {
   for (const executor::CollectiveBenchRow& row : report->rows) {
     if (row.wrong > 0) code = kCheckFailed;
   }
-  if (lead) {
-    const std::string rendered = flags.common.format == ExecutorFormat::kJson
-                                     ? viz::RenderCollectiveBenchJson(*report)
-                                     : viz::RenderCollectiveBenchText(*report);
-    if (absl::Status written = WriteOutput(flags.common.output, rendered); !written.ok()) {
-      ReportExecutorError(nullptr, written);
-      code = kBadInput;
-    }
-    if (code == kCheckFailed) ReportExecutorError(nullptr, "some collectives produced wrong results (#wrong > 0)");
-  }
+  if (lead) code = WriteBenchReport(flags, *report, code);
   backend->reset();
   return finish(code);
 }
