@@ -23,6 +23,11 @@ namespace {
 // faulted in every time. Each is rewritten (or cleared) before it is read.
 struct TempPackingScratch {
   std::vector<TempBuffer> temp;  // a MemoryModel's temp_ between its Runs
+  std::vector<TempBuffer> resident;     // its resident_ between its Runs
+  std::vector<int64_t> value_bytes;     // its value_bytes_ between its Runs
+  std::vector<int64_t> cap;             // CollectTempBuffers' output capacities
+  std::vector<ir::ScheduleStep> end;    // CollectTempBuffers' value end steps
+  std::vector<int64_t> index;           // ValueBuffers' temp index per value
   std::vector<uint32_t> events;
   std::vector<uint32_t> count;
   std::vector<int32_t> slot;
@@ -100,9 +105,9 @@ std::vector<MemoryModel::Combined> MemoryModel::CombineAllReduces() const {
                                       p_.options_.all_reduce_combine_threshold_bytes);
 }
 
-std::vector<int64_t> MemoryModel::OutputCapacities() const {
+void MemoryModel::OutputCapacities(std::vector<int64_t>& cap) const {
   const auto& values = p_.values_;
-  std::vector<int64_t> cap(p_.program_.allocations.size(), -1);
+  cap.assign(p_.program_.allocations.size(), -1);
   for (size_t a = 0; a < p_.allocation_values_.size(); ++a) {
     for (int32_t v : p_.allocation_values_[a]) {
       if (values[v].cls == Info::Class::kOutput && values[v].live_out) {
@@ -110,14 +115,14 @@ std::vector<int64_t> MemoryModel::OutputCapacities() const {
       }
     }
   }
-  return cap;
 }
 
 void MemoryModel::CollectTempBuffers(const std::vector<Combined>& combined) {
-  temp_.swap(ThreadTempScratch().temp);  // this thread's storage, given back by Run
-  temp_.clear();
-  const std::vector<int64_t> cap = OutputCapacities();
-  const std::vector<ir::ScheduleStep> end = AllReduceBuffers(combined, cap);
+  TempPackingScratch& s = ThreadTempScratch();
+  std::vector<int64_t>& cap = s.cap;
+  std::vector<ir::ScheduleStep>& end = s.end;
+  OutputCapacities(cap);
+  AllReduceBuffers(combined, cap, end);
   OtherCollectiveBuffers();
   ValueBuffers(cap, end);
 }
@@ -129,10 +134,11 @@ bool MemoryModel::InArena(int32_t v, const std::vector<int64_t>& cap) const {
   return info.cls == Info::Class::kOutput && c >= 0 && ValueBytes(static_cast<size_t>(v)) > c;
 }
 
-std::vector<ir::ScheduleStep> MemoryModel::AllReduceBuffers(const std::vector<Combined>& combined,
-                                                            const std::vector<int64_t>& cap) {
+void MemoryModel::AllReduceBuffers(const std::vector<Combined>& combined,
+                                   const std::vector<int64_t>& cap,
+                                   std::vector<ir::ScheduleStep>& end) {
   const auto& values = p_.values_;
-  std::vector<ir::ScheduleStep> end(values.size());
+  end.resize(values.size());
   for (size_t v = 0; v < values.size(); ++v) end[v] = values[v].end;
   // Partial sums wait in their buffers until their combined all-reduce,
   // those the single-device program computed into an output allocation too
@@ -174,7 +180,6 @@ std::vector<ir::ScheduleStep> MemoryModel::AllReduceBuffers(const std::vector<Co
       temp_.push_back({pc.result_bytes, issue, std::max(issue, StepOf(pc.at)), -1});
     }
   }
-  return end;
 }
 
 void MemoryModel::OtherCollectiveBuffers() {
@@ -204,7 +209,8 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
   temp_.reserve(temp_.size() + values.size());
   // Output allocations keep the values that still fit the allocation's
   // output; larger ones move to the temp arena.
-  std::vector<int64_t> index(values.size(), -1);
+  std::vector<int64_t>& index = ThreadTempScratch().index;
+  index.assign(values.size(), -1);
   for (size_t v = 0; v < values.size(); ++v) {
     const Info& info = values[v];
     if (info.end < info.start) continue;
@@ -433,6 +439,15 @@ void MemoryModel::SummarizeCollectives(const std::vector<Combined>& combined) {
 
 void MemoryModel::Run(PackingMemo* memo) {
   memo_ = memo;
+  // This thread's storage for the candidate's lists, emptied here and given
+  // back at the end of Run for the next candidate.
+  TempPackingScratch& scratch = ThreadTempScratch();
+  temp_.swap(scratch.temp);
+  temp_.clear();
+  resident_.swap(scratch.resident);
+  resident_.clear();
+  value_bytes_.swap(scratch.value_bytes);
+  value_bytes_.clear();
   BuildWaysTable();
   argument_bytes_ = ArgumentBytes();
   DeviceMemory d;
@@ -446,7 +461,9 @@ void MemoryModel::Run(PackingMemo* memo) {
   d.device_footprint_bytes = d.argument_bytes + d.output_bytes - d.alias_bytes + d.temp_bytes;
   d.live_peak_bytes = LivePeak(&d.live_peak_step);
   SummarizeCollectives(combined);
-  temp_.swap(ThreadTempScratch().temp);  // the storage back for the next candidate
+  temp_.swap(scratch.temp);  // the storage back for the next candidate
+  resident_.swap(scratch.resident);
+  value_bytes_.swap(scratch.value_bytes);
   std::vector<std::vector<size_t>> members;
   members.reserve(combined.size());
   for (const Combined& c : combined) members.push_back(c.members);

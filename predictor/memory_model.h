@@ -66,7 +66,8 @@ class MemoryModel {
   std::vector<Combined> CombineAllReduces() const;
   // Per allocation index: the bytes of its largest live-out value under the
   // candidate's shardings; -1 when it holds none.
-  std::vector<int64_t> OutputCapacities() const;
+  // Written into `cap` (resized to the allocation count).
+  void OutputCapacities(std::vector<int64_t>& cap) const;
   // Temp buffers: temp values, values too large for their output
   // allocation now, collective buffers (partial sums kept until their
   // combined all-reduce).
@@ -75,10 +76,10 @@ class MemoryModel {
   // output value larger than its allocation's `cap` now).
   bool InArena(int32_t v, const std::vector<int64_t>& cap) const;
   // The all-reduces' buffers into temp_ (partial sums held in no value,
-  // results); returns every value's end step, partial sums' moved to
-  // their all-reduce.
-  std::vector<ir::ScheduleStep> AllReduceBuffers(const std::vector<Combined>& combined,
-                                                 const std::vector<int64_t>& cap);
+  // results); sets `end` (resized to the value count) to every value's end
+  // step, partial sums' moved to their all-reduce.
+  void AllReduceBuffers(const std::vector<Combined>& combined, const std::vector<int64_t>& cap,
+                        std::vector<ir::ScheduleStep>& end);
   // The results of every collective but all-reduces into temp_.
   void OtherCollectiveBuffers();
   // Values into temp_ (temp values, output values too large for their

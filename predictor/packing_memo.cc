@@ -37,8 +37,17 @@ std::optional<int64_t> PackingMemo::Scaled(const std::vector<TempBuffer>& temp,
 }
 
 void PackingMemo::Keep(const std::vector<TempBuffer>& temp, int64_t alignment, int64_t heap) {
-  auto kept = std::make_shared<Kept>();
-  kept->temp = temp;
+  // The kept list's storage is rewritten in place when no reader holds it
+  // (readers copy kept_ only under the lock, so a count of one here stays
+  // one): a structure's candidates keep lists of one length, and a fresh
+  // copy each time would be fresh pages faulted in.
+  std::shared_ptr<Kept> kept;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (kept_ != nullptr && kept_.use_count() == 1) kept = std::move(kept_);
+  }
+  if (kept == nullptr) kept = std::make_shared<Kept>();
+  kept->temp.assign(temp.begin(), temp.end());
   kept->alignment = alignment;
   kept->heap = heap;
   std::lock_guard<std::mutex> lock(mutex_);

@@ -74,7 +74,7 @@ class PackingMemo {
     int64_t heap = 0;
   };
   mutable std::mutex mutex_;
-  std::shared_ptr<const Kept> kept_;
+  std::shared_ptr<Kept> kept_;  // handed to readers as const; see Keep
   std::shared_ptr<const ValueBytesTable> value_bytes_;
 };
 
