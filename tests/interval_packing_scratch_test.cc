@@ -8,38 +8,15 @@
 
 #include "analyzer/interval_packing.h"
 #include "gtest/gtest.h"
+#include "tests/packing_stream.h"
 
 namespace memplan::test {
 namespace {
 
 using analyzer::PackingInterval;
 
-uint64_t Next(uint64_t& state) {
-  state = state * 6364136223846793005ull + 1442695040888963407ull;
-  return state >> 33;
-}
-
-// One tick per Alloc, Share and Free (dense ticks); lifetimes short and
-// long, sizes 1..1000, some sharing.
-std::vector<PackingInterval> RandomStream(uint64_t& state, int n) {
-  std::vector<PackingInterval> iv;
-  std::vector<size_t> live;
-  int64_t tick = 0;
-  for (int id = 0; id < n; ++id) {
-    while (!live.empty() && Next(state) % 2 == 0) {
-      const size_t k = Next(state) % live.size();
-      iv[live[k]].end = tick++;
-      live.erase(live.begin() + static_cast<long>(k));
-    }
-    PackingInterval p{id, 1 + static_cast<int64_t>(Next(state) % 1000), tick++, -1,
-                      static_cast<int32_t>(iv.size())};
-    if (!live.empty() && Next(state) % 5 == 0) p.group = iv[live[Next(state) % live.size()]].group;
-    live.push_back(iv.size());
-    iv.push_back(p);
-  }
-  for (size_t i : live) iv[i].end = tick++;
-  return iv;
-}
+// Lifetimes short and long, sizes 1..1000, some sharing.
+constexpr StreamShape kStream{2, 1000, 5};
 
 // The same stream with every tick scaled and shifted (spread or wide ticks).
 std::vector<PackingInterval> Moved(std::vector<PackingInterval> iv, int64_t scale,
@@ -56,8 +33,8 @@ TEST(PackingScratch, ReusedScratchGivesEachListTheFreshAnswer) {
   analyzer::PackingScratch scratch;
   int checked = 0;
   for (int round = 0; round < 40; ++round) {
-    const int n = round % 3 == 0 ? 3000 : 1 + static_cast<int>(Next(state) % 400);
-    const std::vector<PackingInterval> dense = RandomStream(state, n);
+    const int n = round % 3 == 0 ? 3000 : 1 + static_cast<int>(NextRandom(state) % 400);
+    const std::vector<PackingInterval> dense = RandomStream(state, n, kStream);
     std::vector<std::vector<PackingInterval>> lists = {dense};
     switch (round % 4) {
       case 1: lists.push_back(Moved(dense, 1000, 0)); break;                // spread
