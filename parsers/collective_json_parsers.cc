@@ -9,6 +9,7 @@
 
 #include "ir/status_macros.h"
 #include "ir/strings.h"
+#include "parsers/collective_json_fields.h"
 #include "parsers/collective_measurements_parser.h"
 #include "parsers/collective_runs.h"
 #include "parsers/json_text.h"
@@ -16,91 +17,12 @@
 namespace memplan::parsers {
 namespace {
 
+using internal::Append;
+using internal::Fields;
+using internal::ObjectAt;
 using internal::PendingRun;
 using llvm::json::Object;
 using llvm::json::Value;
-
-// Reads fields of one JSON object, with errors located at them.
-class Fields {
- public:
-  Fields(const SourceText& source, const Object& object, JsonPath path)
-      : source_(source), object_(object), path_(std::move(path)) {}
-
-  JsonPath PathOf(std::string_view key) const {
-    JsonPath p = path_;
-    p.push_back({std::string(key), -1});
-    return p;
-  }
-  const char* At(std::string_view key) const {
-    const std::optional<size_t> offset = LocateJsonValue(source_.text(), PathOf(key));
-    return source_.text().data() + offset.value_or(0);
-  }
-  absl::Status Error(std::string_view key, std::string_view message) const {
-    return JsonErrorAt(source_, PathOf(key), message);
-  }
-  const Value* Get(std::string_view key) const {
-    return object_.get(llvm::StringRef(key.data(), key.size()));
-  }
-
-  absl::StatusOr<int64_t> Integer(std::string_view key, bool required = true,
-                                  int64_t fallback = 0) const {
-    const Value* v = Get(key);
-    if (v == nullptr || v->kind() == Value::Null) {
-      if (!required) return fallback;
-      return Error(key, "expected a non-negative integer (missing)");
-    }
-    std::optional<int64_t> i;
-    if (auto exact = v->getAsInteger()) i = *exact;
-    if (!i) {
-      // nccl-tests writes some counts with %lf: "0.000000".
-      const auto d = v->getAsNumber();
-      if (d && std::isfinite(*d) && *d == std::floor(*d) && std::fabs(*d) < 9.2e18) {
-        i = static_cast<int64_t>(*d);
-      }
-    }
-    if (!i || *i < 0) return Error(key, "expected a non-negative integer");
-    return *i;
-  }
-
-  // A number; nccl-tests writes NaN as the string "nan".
-  absl::StatusOr<double> Number(std::string_view key) const {
-    const Value* v = Get(key);
-    if (v == nullptr) return Error(key, "expected a number (missing)");
-    if (auto d = v->getAsNumber()) return *d;
-    if (auto s = v->getAsString(); s && *s == "nan") return NAN;
-    return Error(key, "expected a number");
-  }
-
-  absl::StatusOr<std::string> String(std::string_view key, bool required = true) const {
-    const Value* v = Get(key);
-    if (v == nullptr || v->kind() == Value::Null) {
-      if (!required) return std::string();
-      return Error(key, "expected a string (missing)");
-    }
-    auto s = v->getAsString();
-    if (!s) return Error(key, "expected a string");
-    return s->str();
-  }
-
-  const JsonPath& path() const { return path_; }
-
- private:
-  const SourceText& source_;
-  const Object& object_;
-  JsonPath path_;
-};
-
-absl::StatusOr<const Object*> ObjectAt(const SourceText& source, const Value& value,
-                                       const JsonPath& path) {
-  const Object* object = value.getAsObject();
-  if (object == nullptr) return JsonErrorAt(source, path, "expected an object");
-  return object;
-}
-
-JsonPath Append(JsonPath path, std::string key) {
-  path.push_back({std::move(key), -1});
-  return path;
-}
 
 // ---------------------------------------------------------------------------
 // nccl-tests -J (src/util.cu: version, args, config.devices, results[]).
