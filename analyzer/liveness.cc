@@ -198,42 +198,39 @@ std::vector<int64_t> InstructionShapeBytes(const ir::Program& program) {
   return bytes;
 }
 
-std::optional<ir::ScheduleStep> XlaPeakMomentWith(const ir::Program& program,
-                                                  const std::vector<int64_t>& instruction_bytes) {
-  const std::vector<ir::Value>& values = program.values;
-  bool any = false;
-  bool negative = false;
+// The step at which the counted values' usage (value i weighing
+// `instruction_bytes[i]`, which may be negative) first reaches its peak
+// above 0, replaying XLA's events one by one: (time, is_end, id, bytes)
+// sorted, ends at end + 1. 0 if usage never rises above 0.
+ir::ScheduleStep PeakMomentByEvents(const std::vector<ir::Value>& values,
+                                    const std::vector<int64_t>& instruction_bytes) {
+  std::vector<std::tuple<ir::ScheduleStep, bool, ir::ValueId, int64_t>> events;
   for (size_t i = 0; i < values.size(); ++i) {
-    if (!Counted(values[i])) continue;
-    any = true;
-    negative |= instruction_bytes[i] < 0;
+    const ir::Value& v = values[i];
+    if (!Counted(v)) continue;
+    events.emplace_back(v.live_range->start, false, v.id, instruction_bytes[i]);
+    events.emplace_back(v.live_range->end + 1, true, v.id, instruction_bytes[i]);
   }
-  if (!any) return std::nullopt;
+  std::sort(events.begin(), events.end());
   int64_t usage = 0;
   int64_t peak = 0;
   ir::ScheduleStep moment = 0;
-  if (negative) {
-    // (time, is_end, id, bytes), ends at end + 1, as XLA orders its events.
-    std::vector<std::tuple<ir::ScheduleStep, bool, ir::ValueId, int64_t>> events;
-    for (size_t i = 0; i < values.size(); ++i) {
-      const ir::Value& v = values[i];
-      if (!Counted(v)) continue;
-      events.emplace_back(v.live_range->start, false, v.id, instruction_bytes[i]);
-      events.emplace_back(v.live_range->end + 1, true, v.id, instruction_bytes[i]);
+  for (const auto& [time, is_end, id, bytes] : events) {
+    usage += is_end ? -bytes : bytes;
+    if (usage > peak) {
+      peak = usage;
+      moment = time;
     }
-    std::sort(events.begin(), events.end());
-    for (const auto& [time, is_end, id, bytes] : events) {
-      usage += is_end ? -bytes : bytes;
-      if (usage > peak) {
-        peak = usage;
-        moment = time;
-      }
-    }
-    return moment;
   }
-  // With no negative sizes, XLA's order (a step's starts, then its ends)
-  // makes usage rise through a step's starts and fall through its ends, so
-  // only the sums per step matter: the peak is checked after the starts.
+  return moment;
+}
+
+// PeakMomentByEvents' answer where no weight is negative: XLA's order (a
+// step's starts, then its ends) makes usage rise through a step's starts
+// and fall through its ends, so only the sums per step matter and the peak
+// is checked after the starts.
+ir::ScheduleStep PeakMomentBySteps(const std::vector<ir::Value>& values,
+                                   const std::vector<int64_t>& instruction_bytes) {
   struct Event {
     ir::ScheduleStep step;
     int64_t bytes;
@@ -251,6 +248,9 @@ std::optional<ir::ScheduleStep> XlaPeakMomentWith(const ir::Program& program,
     events.push_back({v.live_range->start, instruction_bytes[i], false});
     events.push_back({v.live_range->end + 1, instruction_bytes[i], true});
   }
+  int64_t usage = 0;
+  int64_t peak = 0;
+  ir::ScheduleStep moment = 0;
   ForEachStep<Sums>(
       events, [](Sums& sum, const Event& e) { (e.is_end ? sum.ends : sum.starts) += e.bytes; },
       [](size_t) {},
@@ -263,6 +263,23 @@ std::optional<ir::ScheduleStep> XlaPeakMomentWith(const ir::Program& program,
         usage -= sum.ends;
       });
   return moment;
+}
+
+// XlaPeakMoment with value i weighing `instruction_bytes[i]`: nullopt when
+// no value is counted.
+std::optional<ir::ScheduleStep> XlaPeakMomentWith(const ir::Program& program,
+                                                  const std::vector<int64_t>& instruction_bytes) {
+  const std::vector<ir::Value>& values = program.values;
+  bool any = false;
+  bool negative = false;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!Counted(values[i])) continue;
+    any = true;
+    negative |= instruction_bytes[i] < 0;
+  }
+  if (!any) return std::nullopt;
+  if (negative) return PeakMomentByEvents(values, instruction_bytes);
+  return PeakMomentBySteps(values, instruction_bytes);
 }
 
 // The list's entries and ours as comparable (instruction, index, bytes)

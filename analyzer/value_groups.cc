@@ -122,67 +122,67 @@ class ShapeKeys {
   std::deque<std::string> storage_;
 };
 
-// Groups the values `value_at(i)` for i < n, whose ids are `id_at(i)`
-// (nullptr values skipped), as GroupValues promises.
-template <typename ValueAt, typename IdAt>
-std::vector<ValueGroup> GroupValuesWith(const ir::Program& program,
-                                        const std::vector<ValueOrigin>& origins, size_t n,
-                                        ValueAt value_at, IdAt id_at) {
-  std::vector<ValueGroup> groups;
-  std::vector<size_t> first_position;  // of each group's first member in the list
-  absl::flat_hash_map<GroupKey, size_t> index;
-  ShapeKeys shapes;
-  constexpr size_t kNoGroup = ~size_t{0};
-  GroupKey last_key;
-  size_t last_group = kNoGroup;
-  // Values of one allocation come in runs: look the allocation up once a run.
-  ir::AllocationId last_allocation_id;
-  const ir::Allocation* last_allocation = nullptr;
-  for (size_t i = 0; i < n; ++i) {
-    const ir::Value* value = value_at(i);
-    if (value == nullptr) continue;
+// Each value's GroupKey, its texts held here (shape keys) or by the program.
+class GroupKeyMaker {
+ public:
+  GroupKeyMaker(const ir::Program& program, const std::vector<ValueOrigin>& origins)
+      : program_(program), origins_(origins) {}
+
+  // `value`'s key: its layout-free shape, size and category (its
+  // allocation's; temporary without one), and its origin's source file and
+  // line, or the op name where there is no file. `value` is one of the
+  // program's values.
+  GroupKey Of(const ir::Value& value) {
     GroupKey key;
-    key.shape = shapes.Of(*value);
-    key.size = value->size;
-    if (last_allocation == nullptr || !(value->allocation == last_allocation_id)) {
-      last_allocation_id = value->allocation;
-      last_allocation = program.FindAllocation(value->allocation);
-    }
-    const ir::Allocation* allocation = last_allocation;
+    key.shape = shapes_.Of(value);
+    key.size = value.size;
+    const ir::Allocation* allocation = AllocationOf(value);
     key.category = static_cast<int>(allocation != nullptr ? CategoryOf(*allocation)
                                                           : ValueCategory::kTemporary);
-    const ValueOrigin& origin = origins[static_cast<size_t>(value - program.values.data())];
+    const ValueOrigin& origin = origins_[static_cast<size_t>(&value - program_.values.data())];
     if (origin.source != nullptr) {
-      const SourceLocation location = SourceLocationOf(program.module, *origin.source);
+      const SourceLocation location = SourceLocationOf(program_.module, *origin.source);
       key.file = location.file;
       key.line = location.line;
     }
     if (key.file.empty() && origin.op != nullptr) key.op_name = origin.op->op_name;
-    // Runs of one key (values of one size, shape and source line, largest
-    // first) skip the hash of the key's texts.
-    if (last_group != kNoGroup && key == last_key) {
-      groups[last_group].values.push_back(id_at(i));
-      groups[last_group].total_bytes += value->size;
-      continue;
-    }
-    auto [it, inserted] = index.try_emplace(key, groups.size());
-    last_key = key;
-    last_group = it->second;
-    if (inserted) {
-      ValueGroup group;
-      group.shape = std::string(key.shape);
-      group.category = static_cast<ValueCategory>(key.category);
-      group.source_file = key.file;
-      group.source_line = key.line;
-      group.op_name = key.op_name;
-      group.bytes_each = value->size;
-      groups.push_back(std::move(group));
-      first_position.push_back(i);
-    }
-    ValueGroup& group = groups[it->second];
-    group.values.push_back(id_at(i));
-    group.total_bytes += value->size;
+    return key;
   }
+
+ private:
+  // `value`'s allocation, or nullptr. Values of one allocation come in
+  // runs: the allocation is looked up once a run.
+  const ir::Allocation* AllocationOf(const ir::Value& value) {
+    if (last_allocation_ == nullptr || !(value.allocation == last_allocation_id_)) {
+      last_allocation_id_ = value.allocation;
+      last_allocation_ = program_.FindAllocation(value.allocation);
+    }
+    return last_allocation_;
+  }
+
+  const ir::Program& program_;
+  const std::vector<ValueOrigin>& origins_;
+  ShapeKeys shapes_;
+  ir::AllocationId last_allocation_id_;
+  const ir::Allocation* last_allocation_ = nullptr;
+};
+
+// An empty group of the values with `key`, each of `bytes_each` bytes.
+ValueGroup NewGroup(const GroupKey& key, int64_t bytes_each) {
+  ValueGroup group;
+  group.shape = std::string(key.shape);
+  group.category = static_cast<ValueCategory>(key.category);
+  group.source_file = key.file;
+  group.source_line = key.line;
+  group.op_name = key.op_name;
+  group.bytes_each = bytes_each;
+  return group;
+}
+
+// `groups` most total bytes first; ties in the order of their first
+// member's position (`first_position[g]` for group g).
+std::vector<ValueGroup> ByTotalBytes(std::vector<ValueGroup> groups,
+                                     const std::vector<size_t>& first_position) {
   std::vector<size_t> order(groups.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -195,6 +195,40 @@ std::vector<ValueGroup> GroupValuesWith(const ir::Program& program,
   sorted.reserve(groups.size());
   for (size_t i : order) sorted.push_back(std::move(groups[i]));
   return sorted;
+}
+
+// Groups the values `value_at(i)` for i < n, whose ids are `id_at(i)`
+// (nullptr values skipped), as GroupValues promises.
+template <typename ValueAt, typename IdAt>
+std::vector<ValueGroup> GroupValuesWith(const ir::Program& program,
+                                        const std::vector<ValueOrigin>& origins, size_t n,
+                                        ValueAt value_at, IdAt id_at) {
+  GroupKeyMaker keys(program, origins);  // holds the shape texts the keys below view
+  std::vector<ValueGroup> groups;
+  std::vector<size_t> first_position;  // of each group's first member in the list
+  absl::flat_hash_map<GroupKey, size_t> index;
+  constexpr size_t kNoGroup = ~size_t{0};
+  GroupKey last_key;
+  size_t last_group = kNoGroup;
+  for (size_t i = 0; i < n; ++i) {
+    const ir::Value* value = value_at(i);
+    if (value == nullptr) continue;
+    const GroupKey key = keys.Of(*value);
+    // Runs of one key (values of one size, shape and source line, largest
+    // first) skip the hash of the key's texts.
+    if (last_group == kNoGroup || !(key == last_key)) {
+      auto [it, inserted] = index.try_emplace(key, groups.size());
+      last_key = key;
+      last_group = it->second;
+      if (inserted) {
+        groups.push_back(NewGroup(key, value->size));
+        first_position.push_back(i);
+      }
+    }
+    groups[last_group].values.push_back(id_at(i));
+    groups[last_group].total_bytes += value->size;
+  }
+  return ByTotalBytes(std::move(groups), first_position);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <array>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -130,47 +131,61 @@ HloSharding SubgroupOfMerged(const TileAssignment& tiles, const std::vector<OpSh
   return HloSharding::Tiled(tiles, false, types);
 }
 
-}  // namespace
-
-HloSharding SubgroupSharding(const TileAssignment& input, const std::vector<OpShardingType>& types) {
-  TileAssignment tiles = input;
-  if (tiles.iota) tiles.iota = tiles.iota->Canonical();
-  if (types.empty()) return HloSharding::Tiled(tiles);
-  const size_t data_dims = tiles.dims.size() - types.size();
+// The sharding of `tiles` whose trailing subgroup dims (after `data_dims`
+// data dims) all have one type and whose data dims are not cut: whole
+// manual, replicated or unreduced; nullopt otherwise.
+std::optional<HloSharding> WholeOfOneType(const TileAssignment& tiles,
+                                          const std::vector<OpShardingType>& types,
+                                          size_t data_dims) {
   const bool one_type =
       std::all_of(types.begin(), types.end(), [&](OpShardingType t) { return t == types[0]; });
-  if (one_type && Product(tiles.dims, 0, data_dims) == 1) {
-    switch (types[0]) {
-      case OpShardingType::kManual:
-        return OfKind(HloSharding::Kind::kManual);
-      case OpShardingType::kReplicated:
-        return HloSharding::Replicated();
-      case OpShardingType::kUnreduced:
-        return OfKind(HloSharding::Kind::kUnreduced);
-      default:
-        break;
-    }
+  if (!one_type || Product(tiles.dims, 0, data_dims) != 1) return std::nullopt;
+  switch (types[0]) {
+    case OpShardingType::kManual:
+      return OfKind(HloSharding::Kind::kManual);
+    case OpShardingType::kReplicated:
+      return HloSharding::Replicated();
+    case OpShardingType::kUnreduced:
+      return OfKind(HloSharding::Kind::kUnreduced);
+    default:
+      return std::nullopt;
   }
-  // Subgroup dims by type, dropping those of size 1.
-  std::map<OpShardingType, std::vector<int64_t>> dims_of_type;
-  std::vector<int64_t> removed;
-  bool needs_merging = false;
+}
+
+// The subgroup dims of a tile assignment: those of size > 1 by type (each
+// type's in order), those of size 1 apart.
+struct SubgroupDims {
+  std::map<OpShardingType, std::vector<int64_t>> of_type;
+  std::vector<int64_t> removed;  // of size 1
+  bool needs_merging = false;     // see GroupSubgroupDims
+};
+
+// `tiles`' subgroup dims (those after `data_dims`, of `types`) grouped;
+// `needs_merging` unless a single type is left, with one dim, and no dim
+// of size 1.
+SubgroupDims GroupSubgroupDims(const TileAssignment& tiles,
+                               const std::vector<OpShardingType>& types, size_t data_dims) {
+  SubgroupDims out;
   for (size_t i = 0; i < types.size(); ++i) {
     const int64_t dim = static_cast<int64_t>(data_dims + i);
     if (tiles.dims[dim] == 1) {
-      removed.push_back(dim);
-      needs_merging = true;
+      out.removed.push_back(dim);
+      out.needs_merging = true;
       continue;
     }
-    std::vector<int64_t>& dims = dims_of_type[types[i]];
-    if (!dims.empty()) needs_merging = true;
+    std::vector<int64_t>& dims = out.of_type[types[i]];
+    if (!dims.empty()) out.needs_merging = true;
     dims.push_back(dim);
   }
-  if (dims_of_type.size() > 1) needs_merging = true;
-  if (!needs_merging) return SubgroupOfMerged(tiles, types);
+  if (out.of_type.size() > 1) out.needs_merging = true;
+  return out;
+}
 
-  // Merge the dims of each type into one, types in XLA's order (replicated
-  // last so that PartialTile can sort the groups).
+// The sharding of `tiles` with the dims of each subgroup type merged into
+// one, types in XLA's order (replicated last so that PartialTile can sort
+// the groups), and the dims of size 1 dropped.
+HloSharding MergeSubgroups(const TileAssignment& tiles, const SubgroupDims& groups,
+                           size_t data_dims) {
   static constexpr std::array<OpShardingType, 7> kOrder = {
       OpShardingType::kMaximal,   OpShardingType::kTuple,      OpShardingType::kOther,
       OpShardingType::kManual,    OpShardingType::kUnreduced,  OpShardingType::kReplicated,
@@ -180,8 +195,8 @@ HloSharding SubgroupSharding(const TileAssignment& input, const std::vector<OpSh
   std::vector<int64_t> merged_shape(tiles.dims.begin(), tiles.dims.begin() + data_dims);
   std::vector<OpShardingType> merged_types;
   for (OpShardingType type : kOrder) {
-    auto it = dims_of_type.find(type);
-    if (it == dims_of_type.end()) continue;
+    auto it = groups.of_type.find(type);
+    if (it == groups.of_type.end()) continue;
     int64_t size = 1;
     for (int64_t dim : it->second) {
       perm.push_back(dim);
@@ -190,9 +205,22 @@ HloSharding SubgroupSharding(const TileAssignment& input, const std::vector<OpSh
     merged_shape.push_back(size);
     merged_types.push_back(type);
   }
-  perm.insert(perm.end(), removed.begin(), removed.end());
+  perm.insert(perm.end(), groups.removed.begin(), groups.removed.end());
   TileAssignment merged = tiles.Transposed(perm).Reshaped(std::move(merged_shape));
   return SubgroupOfMerged(merged, merged_types);
+}
+
+}  // namespace
+
+HloSharding SubgroupSharding(const TileAssignment& input, const std::vector<OpShardingType>& types) {
+  TileAssignment tiles = input;
+  if (tiles.iota) tiles.iota = tiles.iota->Canonical();
+  if (types.empty()) return HloSharding::Tiled(tiles);
+  const size_t data_dims = tiles.dims.size() - types.size();
+  if (std::optional<HloSharding> whole = WholeOfOneType(tiles, types, data_dims)) return *whole;
+  const SubgroupDims groups = GroupSubgroupDims(tiles, types, data_dims);
+  if (!groups.needs_merging) return SubgroupOfMerged(tiles, types);
+  return MergeSubgroups(tiles, groups, data_dims);
 }
 
 namespace {

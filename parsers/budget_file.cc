@@ -317,11 +317,25 @@ absl::StatusOr<std::vector<RawModule>> ReadEntries(const BudgetSource& source,
   return modules;
 }
 
-}  // namespace
+// LLVM's YAML syntax error (`diagnostics`, as it printed them) as an
+// InvalidArgument; where its message does not say what was expected, the
+// budget file's shape is added to its first line.
+absl::Status YamlSyntaxError(const std::string& diagnostics) {
+  std::string message = TrimNewlines(diagnostics);
+  if (message.find("expected") == std::string::npos) {
+    const size_t line_end = message.find('\n');
+    message.insert(line_end == std::string::npos ? message.size() : line_end,
+                   StrCat(" (", kBudgetFileShape, ")"));
+  }
+  return absl::InvalidArgumentError(message);
+}
 
-absl::StatusOr<BudgetFile> ParseBudgets(std::string_view text, const std::string& file_name,
-                                        const DeviceCatalog& devices) {
-  BudgetSource source(text, file_name);
+// The entries of the budget file `source` (named `file_name`), in file
+// order. InvalidArgument, located where it can be, when it nests too deep,
+// is not valid YAML, or is valid but an entry is wrong or none is given.
+absl::StatusOr<std::vector<RawModule>> ReadBudgetEntries(const BudgetSource& source,
+                                                         const DeviceCatalog& devices,
+                                                         const std::string& file_name) {
   // Pointers into the source's own copy of the text, for its locations.
   const llvm::StringRef copy = source.Buffer().getBuffer();
   if (const char* deep = TooDeep(std::string_view(copy.data(), copy.size()))) {
@@ -331,16 +345,7 @@ absl::StatusOr<BudgetFile> ParseBudgets(std::string_view text, const std::string
   }
   std::string diagnostics;
   absl::StatusOr<std::vector<RawModule>> read = ReadEntries(source, devices, diagnostics);
-  if (!diagnostics.empty()) {
-    // A syntax error from LLVM's YAML parser: say what was wanted too.
-    std::string message = TrimNewlines(diagnostics);
-    if (message.find("expected") == std::string::npos) {
-      const size_t line_end = message.find('\n');
-      message.insert(line_end == std::string::npos ? message.size() : line_end,
-                     StrCat(" (", kBudgetFileShape, ")"));
-    }
-    return absl::InvalidArgumentError(message);
-  }
+  if (!diagnostics.empty()) return YamlSyntaxError(diagnostics);
   if (!read.ok()) {
     if (read.status().message().empty()) {
       return absl::InvalidArgumentError(StrCat(file_name, ": error: invalid YAML; ",
@@ -348,21 +353,25 @@ absl::StatusOr<BudgetFile> ParseBudgets(std::string_view text, const std::string
     }
     return read.status();
   }
-  std::vector<RawModule>& modules = *read;
-  if (modules.empty()) {
+  if (read->empty()) {
     return absl::InvalidArgumentError(StrCat(file_name, ": error: no budgets: ",
                                              kBudgetFileShape));
   }
+  return read;
+}
+
+// OK unless a limit given as a fraction of the device's memory has no
+// device to be a fraction of (neither its entry nor "*" names one), or
+// reaches 8 EiB of the largest device any entry names: then the first such
+// limit's error (entries in file order, metrics in order), located.
+absl::Status CheckDeviceFractions(const BudgetSource& source, const std::vector<RawModule>& modules) {
   bool fallback_has_device = false;
   int64_t largest_device = 0;  // over every entry: a fraction may meet any of them
   for (const RawModule& m : modules) {
     if (m.budget.key == "*") fallback_has_device = m.budget.device_memory.has_value();
     largest_device = std::max(largest_device, m.budget.device_memory.value_or(0));
   }
-  BudgetFile file;
-  file.path = file_name;
-  file.modules.reserve(modules.size());
-  for (RawModule& m : modules) {
+  for (const RawModule& m : modules) {
     const bool device_known = m.budget.device_memory.has_value() || fallback_has_device;
     for (int i = 0; i < ir::kNumMetrics; ++i) {
       const std::optional<Limit>& limit = m.budget.limits[i];
@@ -380,8 +389,21 @@ absl::StatusOr<BudgetFile> ParseBudgets(std::string_view text, const std::string
                                    FormatXlaHumanBytes(largest_device), " is more"));
       }
     }
-    file.modules.push_back(std::move(m.budget));
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<BudgetFile> ParseBudgets(std::string_view text, const std::string& file_name,
+                                        const DeviceCatalog& devices) {
+  BudgetSource source(text, file_name);
+  ASSIGN_OR_RETURN(std::vector<RawModule> modules, ReadBudgetEntries(source, devices, file_name));
+  RETURN_IF_ERROR(CheckDeviceFractions(source, modules));
+  BudgetFile file;
+  file.path = file_name;
+  file.modules.reserve(modules.size());
+  for (RawModule& m : modules) file.modules.push_back(std::move(m.budget));
   return file;
 }
 

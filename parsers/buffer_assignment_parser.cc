@@ -284,12 +284,69 @@ std::string_view LikelyName(const char* p, const char* end) {
   return {name, static_cast<size_t>(p - name)};
 }
 
-absl::Status ParseFile(ParseState& state, const SourceText& source) {
+// The name table's slot for the name a few lines ahead of the parse,
+// prefetched line by line: a lookup in a table of a million names misses
+// the cache, and this overlaps the miss with parsing the lines before it.
+class NamePrefetch {
+ public:
+  // Starts kLookahead lines into `text`.
+  explicit NamePrefetch(std::string_view text) : ahead_(text) {
+    for (int i = 0; i < kLookahead && !ahead_.empty(); ++i) TakeLine();
+  }
+
+  // Prefetches the likely name of the next line ahead (if any) and moves
+  // past that line.
+  void Next(InstructionNames& names) {
+    if (ahead_.empty()) return;
+    const std::string_view line = TakeLine();
+    const std::string_view name = LikelyName(line.data(), line.data() + line.size());
+    if (!name.empty()) names.Prefetch(name);
+  }
+
+ private:
+  static constexpr int kLookahead = 3;
+
+  // The next line ahead without its '\n', removed from ahead_ with it.
+  std::string_view TakeLine() {
+    const char* newline = static_cast<const char*>(std::memchr(ahead_.data(), '\n', ahead_.size()));
+    const char* end = newline ? newline : ahead_.data() + ahead_.size();
+    const std::string_view line(ahead_.data(), static_cast<size_t>(end - ahead_.data()));
+    ahead_.remove_prefix(line.size() + (newline ? 1 : 0));
+    return line;
+  }
+
+  std::string_view ahead_;
+};
+
+// Sets `state` to read `source` from its first line, outside any section.
+void StartFile(ParseState& state, const SourceText& source) {
   state.source = &source;
   state.line_number = 0;
   state.section = Section::kNone;
   state.current_allocation = -1;
   state.current_used_value = -1;
+}
+
+// After a file: an error where no line of it was recognised (the count
+// still `recognised_before`), else records where its last parsed line
+// (`last_line`, numbered `last_line_number`; none if nullptr) is and the
+// part of the dump it was in.
+absl::Status FinishFile(ParseState& state, const SourceText& source, int64_t recognised_before,
+                        const char* last_line, int64_t last_line_number) {
+  if (state.recognised_lines == recognised_before) {
+    return source.ErrorAt(source.text().data(),
+                          "expected an XLA buffer assignment ('BufferAssignment:', "
+                          "'allocation N: size S', 'Used values:' or 'HloLiveRange')");
+  }
+  if (last_line != nullptr) {
+    state.read.last_location = state.LocationAt(last_line, last_line_number, last_line);
+    state.read.last_section = std::string(PartName(state));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseFile(ParseState& state, const SourceText& source) {
+  StartFile(state, source);
   const int64_t recognised_before = state.recognised_lines;
   std::string_view text = source.text();
   // A text that does not end its last line may have been cut inside it.
@@ -302,23 +359,9 @@ absl::Status ParseFile(ParseState& state, const SourceText& source) {
   std::string_view line;
   const char* last_line = nullptr;
   int64_t last_line_number = 0;
-  // A few lines ahead of the parse: the name table's slot for the name
-  // there is prefetched (a lookup in a table of a million names misses the
-  // cache; this overlaps the miss with parsing the lines before it).
-  constexpr int kLookahead = 3;
-  std::string_view ahead = text;
-  for (int i = 0; i < kLookahead && !ahead.empty(); ++i) {
-    const char* newline = static_cast<const char*>(std::memchr(ahead.data(), '\n', ahead.size()));
-    ahead.remove_prefix(newline ? static_cast<size_t>(newline - ahead.data()) + 1 : ahead.size());
-  }
+  NamePrefetch prefetch(text);
   while (state.NextLine(text, &line)) {
-    if (!ahead.empty()) {
-      const char* newline = static_cast<const char*>(std::memchr(ahead.data(), '\n', ahead.size()));
-      const char* end = newline ? newline : ahead.data() + ahead.size();
-      const std::string_view name = LikelyName(ahead.data(), end);
-      if (!name.empty()) state.names.Prefetch(name);
-      ahead.remove_prefix(static_cast<size_t>(end - ahead.data()) + (newline ? 1 : 0));
-    }
+    prefetch.Next(state.names);
     if (static_cast<size_t>(line.data() - released) >= kReleaseEvery) {
       source.ReleaseResident(released, line.data());
       released = line.data();
@@ -339,16 +382,7 @@ absl::Status ParseFile(ParseState& state, const SourceText& source) {
     last_line_number = state.line_number;
   }
   source.ReleaseResident(released, text.data());
-  if (state.recognised_lines == recognised_before) {
-    return source.ErrorAt(source.text().data(),
-                          "expected an XLA buffer assignment ('BufferAssignment:', "
-                          "'allocation N: size S', 'Used values:' or 'HloLiveRange')");
-  }
-  if (last_line != nullptr) {
-    state.read.last_location = state.LocationAt(last_line, last_line_number, last_line);
-    state.read.last_section = std::string(PartName(state));
-  }
-  return absl::OkStatus();
+  return FinishFile(state, source, recognised_before, last_line, last_line_number);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "ir/status_macros.h"
 #include "ir/strings.h"
+#include "parsers/collective_json_fields.h"
 #include "parsers/collective_measurements_parser.h"
 #include "parsers/collective_runs.h"
 #include "parsers/json_text.h"
@@ -16,91 +17,12 @@
 namespace memplan::parsers {
 namespace {
 
+using internal::Append;
+using internal::Fields;
+using internal::ObjectAt;
 using internal::PendingRun;
 using llvm::json::Object;
 using llvm::json::Value;
-
-// Reads fields of one JSON object, with errors located at them.
-class Fields {
- public:
-  Fields(const SourceText& source, const Object& object, JsonPath path)
-      : source_(source), object_(object), path_(std::move(path)) {}
-
-  JsonPath PathOf(std::string_view key) const {
-    JsonPath p = path_;
-    p.push_back({std::string(key), -1});
-    return p;
-  }
-  const char* At(std::string_view key) const {
-    const std::optional<size_t> offset = LocateJsonValue(source_.text(), PathOf(key));
-    return source_.text().data() + offset.value_or(0);
-  }
-  absl::Status Error(std::string_view key, std::string_view message) const {
-    return JsonErrorAt(source_, PathOf(key), message);
-  }
-  const Value* Get(std::string_view key) const {
-    return object_.get(llvm::StringRef(key.data(), key.size()));
-  }
-
-  absl::StatusOr<int64_t> Integer(std::string_view key, bool required = true,
-                                  int64_t fallback = 0) const {
-    const Value* v = Get(key);
-    if (v == nullptr || v->kind() == Value::Null) {
-      if (!required) return fallback;
-      return Error(key, "expected a non-negative integer (missing)");
-    }
-    std::optional<int64_t> i;
-    if (auto exact = v->getAsInteger()) i = *exact;
-    if (!i) {
-      // nccl-tests writes some counts with %lf: "0.000000".
-      const auto d = v->getAsNumber();
-      if (d && std::isfinite(*d) && *d == std::floor(*d) && std::fabs(*d) < 9.2e18) {
-        i = static_cast<int64_t>(*d);
-      }
-    }
-    if (!i || *i < 0) return Error(key, "expected a non-negative integer");
-    return *i;
-  }
-
-  // A number; nccl-tests writes NaN as the string "nan".
-  absl::StatusOr<double> Number(std::string_view key) const {
-    const Value* v = Get(key);
-    if (v == nullptr) return Error(key, "expected a number (missing)");
-    if (auto d = v->getAsNumber()) return *d;
-    if (auto s = v->getAsString(); s && *s == "nan") return NAN;
-    return Error(key, "expected a number");
-  }
-
-  absl::StatusOr<std::string> String(std::string_view key, bool required = true) const {
-    const Value* v = Get(key);
-    if (v == nullptr || v->kind() == Value::Null) {
-      if (!required) return std::string();
-      return Error(key, "expected a string (missing)");
-    }
-    auto s = v->getAsString();
-    if (!s) return Error(key, "expected a string");
-    return s->str();
-  }
-
-  const JsonPath& path() const { return path_; }
-
- private:
-  const SourceText& source_;
-  const Object& object_;
-  JsonPath path_;
-};
-
-absl::StatusOr<const Object*> ObjectAt(const SourceText& source, const Value& value,
-                                       const JsonPath& path) {
-  const Object* object = value.getAsObject();
-  if (object == nullptr) return JsonErrorAt(source, path, "expected an object");
-  return object;
-}
-
-JsonPath Append(JsonPath path, std::string key) {
-  path.push_back({std::move(key), -1});
-  return path;
-}
 
 // ---------------------------------------------------------------------------
 // nccl-tests -J (src/util.cu: version, args, config.devices, results[]).
@@ -245,31 +167,90 @@ absl::StatusOr<ir::CollectiveKind> ReadRecord(const SourceText& source, const Fi
   return *kind;
 }
 
+// The measurements of `runs`, each finished (checked, its diagnostics
+// added) in order; the first run that fails its checks fails them all.
+absl::StatusOr<ir::CollectiveMeasurements> FinishRuns(const SourceText& source,
+                                                      const CollectiveParseOptions& options,
+                                                      std::vector<PendingRun>& runs) {
+  ir::CollectiveMeasurements out;
+  for (PendingRun& run : runs) {
+    RETURN_IF_ERROR(internal::FinishRun(source, options, run, out.diagnostics));
+    out.runs.push_back(std::move(run.run));
+  }
+  return out;
+}
+
+// A new run of `kind` measured by `tool`, located at the collective of the
+// record `f` reads (which also names it, as the most trusted hint).
+PendingRun StartRun(const SourceText& source, const Fields& f, ir::CollectiveKind kind,
+                    std::string tool) {
+  PendingRun fresh;
+  fresh.at = f.At("collective");
+  fresh.program = {kind, fresh.at, StrCat("collective ", ir::CollectiveName(kind))};
+  fresh.run.kind = kind;
+  fresh.run.tool = std::move(tool);
+  fresh.run.location = source.LocationString(fresh.at);
+  return fresh;
+}
+
+// What a memplan.collectives.v1 document says of all its results.
+struct BenchHeader {
+  std::string backend;              // "host" or "cuda"
+  int64_t ranks = 0;                // at least 1
+  std::vector<std::string> hosts;   // one per rank, or none
+  std::string device;               // may be empty
+};
+
+// The header fields of the memplan.collectives.v1 object `root` (read
+// through `top`): backend, ranks, hosts and device, each checked.
+absl::StatusOr<BenchHeader> ReadBenchHeader(const SourceText& source, const Object& root,
+                                            const Fields& top) {
+  BenchHeader h;
+  ASSIGN_OR_RETURN(h.backend, top.String("backend"));
+  if (h.backend != "host" && h.backend != "cuda") {
+    return top.Error("backend", "expected \"host\" or \"cuda\"");
+  }
+  ASSIGN_OR_RETURN(h.ranks, top.Integer("ranks"));
+  if (h.ranks < 1) return top.Error("ranks", "expected at least 1 rank");
+  if (const llvm::json::Array* hosts = root.getArray("hosts")) {
+    for (size_t i = 0; i < hosts->size(); ++i) {
+      auto s = (*hosts)[i].getAsString();
+      if (!s) return JsonErrorAt(source, {{"hosts", -1}, {"", static_cast<int64_t>(i)}},
+                                 "expected a host name (string)");
+      h.hosts.push_back(s->str());
+    }
+    if (static_cast<int64_t>(h.hosts.size()) != h.ranks) {
+      return top.Error("hosts", StrCat("expected one host per rank (", h.ranks, ")"));
+    }
+  }
+  ASSIGN_OR_RETURN(h.device, top.String("device", /*required=*/false));
+  return h;
+}
+
+// The run of `kind` in `runs`, started (from `header`, located at the
+// collective of the record `f` reads) when it is the first of its kind.
+PendingRun& RunOfKind(const SourceText& source, const Fields& f, ir::CollectiveKind kind,
+                      const BenchHeader& header, std::vector<PendingRun>& runs) {
+  PendingRun* run = nullptr;
+  for (PendingRun& r : runs) {
+    if (r.run.kind == kind) run = &r;
+  }
+  if (run != nullptr) return *run;
+  PendingRun fresh =
+      StartRun(source, f, kind, StrCat("memplan bench-collectives (", header.backend, ")"));
+  fresh.run.ranks = header.ranks;
+  fresh.run.rank_hosts = header.hosts;
+  fresh.run.device = header.device;
+  runs.push_back(std::move(fresh));
+  return runs.back();
+}
+
 absl::StatusOr<ir::CollectiveMeasurements> MemplanJson(const SourceText& source,
                                                        const Value& document,
                                                        const CollectiveParseOptions& options) {
   ASSIGN_OR_RETURN(const Object* root, ObjectAt(source, document, {}));
   const Fields top(source, *root, {});
-  std::string backend;
-  ASSIGN_OR_RETURN(backend, top.String("backend"));
-  if (backend != "host" && backend != "cuda") {
-    return top.Error("backend", "expected \"host\" or \"cuda\"");
-  }
-  ASSIGN_OR_RETURN(const int64_t ranks, top.Integer("ranks"));
-  if (ranks < 1) return top.Error("ranks", "expected at least 1 rank");
-  std::vector<std::string> hosts;
-  if (const llvm::json::Array* h = root->getArray("hosts")) {
-    for (size_t i = 0; i < h->size(); ++i) {
-      auto s = (*h)[i].getAsString();
-      if (!s) return JsonErrorAt(source, {{"hosts", -1}, {"", static_cast<int64_t>(i)}},
-                                 "expected a host name (string)");
-      hosts.push_back(s->str());
-    }
-    if (static_cast<int64_t>(hosts.size()) != ranks) {
-      return top.Error("hosts", StrCat("expected one host per rank (", ranks, ")"));
-    }
-  }
-  ASSIGN_OR_RETURN(std::string device, top.String("device", /*required=*/false));
+  ASSIGN_OR_RETURN(const BenchHeader header, ReadBenchHeader(source, *root, top));
   const llvm::json::Array* results = root->getArray("results");
   if (results == nullptr) return top.Error("results", "expected an array of results");
 
@@ -280,33 +261,12 @@ absl::StatusOr<ir::CollectiveMeasurements> MemplanJson(const SourceText& source,
     const Fields f(source, *result, path);
     ir::CollectiveSample s;
     ASSIGN_OR_RETURN(const ir::CollectiveKind kind, ReadRecord(source, f, path, s));
-    PendingRun* run = nullptr;
-    for (PendingRun& r : runs) {
-      if (r.run.kind == kind) run = &r;
-    }
-    if (run == nullptr) {
-      PendingRun fresh;
-      fresh.at = f.At("collective");
-      fresh.program = {kind, fresh.at, StrCat("collective ", ir::CollectiveName(kind))};
-      fresh.run.kind = kind;
-      fresh.run.tool = StrCat("memplan bench-collectives (", backend, ")");
-      fresh.run.location = source.LocationString(fresh.at);
-      fresh.run.ranks = ranks;
-      fresh.run.rank_hosts = hosts;
-      fresh.run.device = device;
-      runs.push_back(std::move(fresh));
-      run = &runs.back();
-    }
-    run->run.samples.push_back(std::move(s));
-    run->busbw_at.push_back(f.At("busbw_gbps"));
+    PendingRun& run = RunOfKind(source, f, kind, header, runs);
+    run.run.samples.push_back(std::move(s));
+    run.busbw_at.push_back(f.At("busbw_gbps"));
   }
   if (runs.empty()) return top.Error("results", "expected at least one result");
-  ir::CollectiveMeasurements out;
-  for (PendingRun& run : runs) {
-    RETURN_IF_ERROR(internal::FinishRun(source, options, run, out.diagnostics));
-    out.runs.push_back(std::move(run.run));
-  }
-  return out;
+  return FinishRuns(source, options, runs);
 }
 
 // A validate record's "group": its rank numbers, as many as "ranks" says
@@ -358,12 +318,7 @@ absl::Status AddRankRecords(const SourceText& source, const Object& rank, const 
       if (v.runs[k].run.kind == kind && v.runs[k].run.ranks == group_size && v.groups[k] == group) index = k;
     }
     if (index == v.runs.size()) {
-      PendingRun fresh;
-      fresh.at = f.At("collective");
-      fresh.program = {kind, fresh.at, StrCat("collective ", ir::CollectiveName(kind))};
-      fresh.run.kind = kind;
-      fresh.run.tool = StrCat("memplan validate (", v.backend, ")");
-      fresh.run.location = source.LocationString(fresh.at);
+      PendingRun fresh = StartRun(source, f, kind, StrCat("memplan validate (", v.backend, ")"));
       fresh.run.ranks = group_size;
       fresh.run.group_devices = group;
       fresh.run.device = device;
@@ -395,12 +350,7 @@ absl::StatusOr<ir::CollectiveMeasurements> ValidateJson(const SourceText& source
   if (v.runs.empty()) {
     return top.Error("ranks", "expected at least one collective in the ranks' reports");
   }
-  ir::CollectiveMeasurements out;
-  for (PendingRun& run : v.runs) {
-    RETURN_IF_ERROR(internal::FinishRun(source, options, run, out.diagnostics));
-    out.runs.push_back(std::move(run.run));
-  }
-  return out;
+  return FinishRuns(source, options, v.runs);
 }
 
 bool IsMemplanDocument(const Value& document) {

@@ -88,73 +88,102 @@ bool ParseNestedIntLists(Scanner& s, std::vector<std::vector<int64_t>>* out) {
   }
 }
 
+// A window's fields as read, each with where its key was (nullptr: absent).
+struct WindowFields {
+  std::vector<std::array<int64_t, 1>> size, stride, lhs_dilate, rhs_dilate, reversal;
+  std::vector<std::array<int64_t, 2>> pad;
+  const char *size_at = nullptr, *stride_at = nullptr, *pad_at = nullptr, *lhs_at = nullptr,
+             *rhs_at = nullptr, *rev_at = nullptr;
+};
+
+constexpr char kWindowKeys[] =
+    "expected size=, stride=, pad=, lhs_dilate=, rhs_dilate= or rhs_reversal= in a window";
+
+// The value of window field `key` (its name at `key_at`; `s` is after the
+// '='), appended to its list in `f`. False (failed) on an unknown key or a
+// malformed value.
+bool ParseWindowField(Scanner& s, std::string_view key, const char* key_at, WindowFields* f) {
+  if (key == "size") {
+    f->size_at = key_at;
+    return ParseXList(s, &f->size, "window sizes such as 3x3");
+  }
+  if (key == "stride") {
+    f->stride_at = key_at;
+    return ParseXList(s, &f->stride, "window strides such as 2x2");
+  }
+  if (key == "pad") {
+    f->pad_at = key_at;
+    return ParseXList(s, &f->pad, "window padding such as 1_1x0_2 (low_high per dimension)");
+  }
+  if (key == "lhs_dilate") {
+    f->lhs_at = key_at;
+    return ParseXList(s, &f->lhs_dilate, "base dilations such as 2x2");
+  }
+  if (key == "rhs_dilate") {
+    f->rhs_at = key_at;
+    return ParseXList(s, &f->rhs_dilate, "window dilations such as 2x2");
+  }
+  if (key == "rhs_reversal") {
+    f->rev_at = key_at;
+    return ParseXList(s, &f->reversal, "window reversals such as 0x1");
+  }
+  return s.Fail(key_at, kWindowKeys);
+}
+
+// False (failed, at the first offending field) unless every field given has
+// as many dimensions as size= (which must be given when any other is).
+bool CheckWindowRanks(Scanner& s, const WindowFields& f) {
+  const size_t rank = f.size.size();
+  for (const auto& [at, n] : {std::pair{f.stride_at, f.stride.size()}, std::pair{f.pad_at, f.pad.size()},
+                              std::pair{f.lhs_at, f.lhs_dilate.size()},
+                              std::pair{f.rhs_at, f.rhs_dilate.size()},
+                              std::pair{f.rev_at, f.reversal.size()}}) {
+    if (at && n != rank) {
+      return s.Fail(at, f.size_at ? StrCat("expected every window field to have ", rank,
+                                           " dimensions, as size= has")
+                                  : std::string("expected size= in a window with other fields"));
+    }
+  }
+  return true;
+}
+
+// `window`'s dimensions from fields CheckWindowRanks accepted; a field not
+// given leaves its default.
+void FillWindow(const WindowFields& f, ir::Window* window) {
+  const size_t rank = f.size.size();
+  window->dimensions.resize(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    ir::WindowDimension& d = window->dimensions[i];
+    d.size = f.size[i][0];
+    if (f.stride_at) d.stride = f.stride[i][0];
+    if (f.pad_at) {
+      d.padding_low = f.pad[i][0];
+      d.padding_high = f.pad[i][1];
+    }
+    if (f.lhs_at) d.base_dilation = f.lhs_dilate[i][0];
+    if (f.rhs_at) d.window_dilation = f.rhs_dilate[i][0];
+    if (f.rev_at) d.window_reversal = f.reversal[i][0] != 0;
+  }
+}
+
 }  // namespace
 
 // window={size=3x3 stride=2x2 pad=1_1x1_1 lhs_dilate=1x1 rhs_dilate=1x1
 // rhs_reversal=0x1}; every field but size may be left out.
 bool ParseWindow(Scanner& s, ir::Window* window) {
   if (!s.Next('{')) return s.Fail("expected '{' starting a window");
-  std::vector<std::array<int64_t, 1>> size, stride, lhs_dilate, rhs_dilate, reversal;
-  std::vector<std::array<int64_t, 2>> pad;
-  // Where each field was given (nullptr: absent).
-  const char *size_at = nullptr, *stride_at = nullptr, *pad_at = nullptr, *lhs_at = nullptr,
-             *rhs_at = nullptr, *rev_at = nullptr;
+  WindowFields fields;
   while (true) {
     s.Skip();
     if (s.ConsumeChar('}')) break;
     const char* key_at = s.pos();
     const std::string_view key = s.ConsumeName();
-    if (!s.Next('=')) return s.Fail(key_at, "expected size=, stride=, pad=, lhs_dilate=, "
-                                            "rhs_dilate= or rhs_reversal= in a window");
+    if (!s.Next('=')) return s.Fail(key_at, kWindowKeys);
     s.Skip();
-    bool ok = false;
-    if (key == "size") {
-      ok = ParseXList(s, &size, "window sizes such as 3x3");
-      size_at = key_at;
-    } else if (key == "stride") {
-      ok = ParseXList(s, &stride, "window strides such as 2x2");
-      stride_at = key_at;
-    } else if (key == "pad") {
-      ok = ParseXList(s, &pad, "window padding such as 1_1x0_2 (low_high per dimension)");
-      pad_at = key_at;
-    } else if (key == "lhs_dilate") {
-      ok = ParseXList(s, &lhs_dilate, "base dilations such as 2x2");
-      lhs_at = key_at;
-    } else if (key == "rhs_dilate") {
-      ok = ParseXList(s, &rhs_dilate, "window dilations such as 2x2");
-      rhs_at = key_at;
-    } else if (key == "rhs_reversal") {
-      ok = ParseXList(s, &reversal, "window reversals such as 0x1");
-      rev_at = key_at;
-    } else {
-      return s.Fail(key_at, "expected size=, stride=, pad=, lhs_dilate=, rhs_dilate= or "
-                            "rhs_reversal= in a window");
-    }
-    if (!ok) return false;
+    if (!ParseWindowField(s, key, key_at, &fields)) return false;
   }
-  const size_t rank = size.size();
-  for (const auto& [at, n] : {std::pair{stride_at, stride.size()}, std::pair{pad_at, pad.size()},
-                              std::pair{lhs_at, lhs_dilate.size()}, std::pair{rhs_at, rhs_dilate.size()},
-                              std::pair{rev_at, reversal.size()}}) {
-    if (at && n != rank) {
-      return s.Fail(at, size_at ? StrCat("expected every window field to have ", rank,
-                                         " dimensions, as size= has")
-                                : std::string("expected size= in a window with other fields"));
-    }
-  }
-  window->dimensions.resize(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    ir::WindowDimension& d = window->dimensions[i];
-    d.size = size[i][0];
-    if (stride_at) d.stride = stride[i][0];
-    if (pad_at) {
-      d.padding_low = pad[i][0];
-      d.padding_high = pad[i][1];
-    }
-    if (lhs_at) d.base_dilation = lhs_dilate[i][0];
-    if (rhs_at) d.window_dilation = rhs_dilate[i][0];
-    if (rev_at) d.window_reversal = reversal[i][0] != 0;
-  }
+  if (!CheckWindowRanks(s, fields)) return false;
+  FillWindow(fields, window);
   return true;
 }
 

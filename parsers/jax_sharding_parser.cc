@@ -36,64 +36,81 @@ std::optional<ir::DType> NumpyDType(std::string_view name) {
   return it->second;
 }
 
+// The set of axis names after "unreduced=" or "reduced=": {'x', ...},
+// frozenset({...}) or set({...}); the names go to out->spec.unreduced (with
+// their offsets in out->unreduced_offsets) or out->spec.reduced.
+absl::Status ParseAxisSet(PyReader& r, bool unreduced, ParsedJaxSharding* out) {
+  const bool call = r.IsName("frozenset") || r.IsName("set");
+  if (call) {
+    r.Next();
+    RETURN_IF_ERROR(r.ExpectPunct("(", "'('"));
+  }
+  RETURN_IF_ERROR(r.ExpectPunct("{", "'{' to start a set of axis names"));
+  while (!r.IsPunct("}")) {
+    if (r.Peek().kind != Kind::kString) return r.ErrorAtNext("expected an axis name in quotes");
+    const size_t offset = r.Peek().offset;
+    std::string name = r.Next().text;
+    if (unreduced) {
+      out->spec.unreduced.push_back(std::move(name));
+      out->unreduced_offsets.push_back(offset);
+    } else {
+      out->spec.reduced.push_back(std::move(name));
+    }
+    if (!r.TakePunct(",")) break;
+  }
+  RETURN_IF_ERROR(r.ExpectPunct("}", "',' or '}' in the set of axis names"));
+  if (call) RETURN_IF_ERROR(r.ExpectPunct(")", "')' to close the set"));
+  return absl::OkStatus();
+}
+
+// One entry of P(...), starting at `t` (the next token): None,
+// UNCONSTRAINED, 'x' or a tuple ('x', 'y') (() reads as None), into `dim`,
+// with the offset of each axis name in `offsets`.
+absl::Status ParseSpecDim(PyReader& r, const PyToken& t, ir::SpecDim* dim,
+                          std::vector<size_t>* offsets) {
+  if (t.kind == Kind::kName && (t.text == "None")) {
+    r.Next();
+  } else if (EndsWithName(t, "UNCONSTRAINED")) {
+    r.Next();
+    dim->kind = ir::SpecDim::Kind::kUnconstrained;
+  } else if (t.kind == Kind::kString) {
+    dim->kind = ir::SpecDim::Kind::kAxes;
+    dim->axes.push_back(t.text);
+    offsets->push_back(t.offset);
+    r.Next();
+  } else if (t.kind == Kind::kPunct && t.text == "(") {
+    r.Next();
+    dim->kind = ir::SpecDim::Kind::kAxes;
+    dim->tuple = true;
+    while (!r.IsPunct(")")) {
+      if (r.Peek().kind != Kind::kString) return r.ErrorAtNext("expected an axis name in quotes");
+      offsets->push_back(r.Peek().offset);
+      dim->axes.push_back(r.Next().text);
+      if (!r.TakePunct(",")) break;
+    }
+    RETURN_IF_ERROR(r.ExpectPunct(")", "',' or ')' in a tuple of axis names"));
+    if (dim->axes.empty()) dim->kind = ir::SpecDim::Kind::kNone;  // () is None
+  } else {
+    return r.ErrorAt(t, "expected None, UNCONSTRAINED, an axis name in quotes or a tuple of them");
+  }
+  return absl::OkStatus();
+}
+
 // The entries of P(...) after its '('.
 absl::Status ParseSpecEntries(PyReader& r, std::string_view close, ParsedJaxSharding* out) {
   while (!r.IsPunct(close)) {
     const PyToken& t = r.Peek();
-    ir::SpecDim dim;
-    std::vector<size_t> offsets;
     if (t.kind == Kind::kName && (t.text == "unreduced" || t.text == "reduced") && r.IsPunct("=", 1)) {
       const bool unreduced = t.text == "unreduced";
       r.Next();
       r.Next();
-      const bool call = r.IsName("frozenset") || r.IsName("set");
-      if (call) {
-        r.Next();
-        RETURN_IF_ERROR(r.ExpectPunct("(", "'('"));
-      }
-      RETURN_IF_ERROR(r.ExpectPunct("{", "'{' to start a set of axis names"));
-      while (!r.IsPunct("}")) {
-        if (r.Peek().kind != Kind::kString) return r.ErrorAtNext("expected an axis name in quotes");
-        const size_t offset = r.Peek().offset;
-        std::string name = r.Next().text;
-        if (unreduced) {
-          out->spec.unreduced.push_back(std::move(name));
-          out->unreduced_offsets.push_back(offset);
-        } else {
-          out->spec.reduced.push_back(std::move(name));
-        }
-        if (!r.TakePunct(",")) break;
-      }
-      RETURN_IF_ERROR(r.ExpectPunct("}", "',' or '}' in the set of axis names"));
-      if (call) RETURN_IF_ERROR(r.ExpectPunct(")", "')' to close the set"));
+      RETURN_IF_ERROR(ParseAxisSet(r, unreduced, out));
       if (!r.TakePunct(",")) break;
       continue;
     }
-    if (t.kind == Kind::kName && (t.text == "None")) {
-      r.Next();
-    } else if (EndsWithName(t, "UNCONSTRAINED")) {
-      r.Next();
-      dim.kind = ir::SpecDim::Kind::kUnconstrained;
-    } else if (t.kind == Kind::kString) {
-      dim.kind = ir::SpecDim::Kind::kAxes;
-      dim.axes.push_back(t.text);
-      offsets.push_back(t.offset);
-      r.Next();
-    } else if (t.kind == Kind::kPunct && t.text == "(") {
-      r.Next();
-      dim.kind = ir::SpecDim::Kind::kAxes;
-      dim.tuple = true;
-      while (!r.IsPunct(")")) {
-        if (r.Peek().kind != Kind::kString) return r.ErrorAtNext("expected an axis name in quotes");
-        offsets.push_back(r.Peek().offset);
-        dim.axes.push_back(r.Next().text);
-        if (!r.TakePunct(",")) break;
-      }
-      RETURN_IF_ERROR(r.ExpectPunct(")", "',' or ')' in a tuple of axis names"));
-      if (dim.axes.empty()) dim.kind = ir::SpecDim::Kind::kNone;  // () is None
-    } else {
-      return r.ErrorAt(t, "expected None, UNCONSTRAINED, an axis name in quotes or a tuple of them");
-    }
+    ir::SpecDim dim;
+    std::vector<size_t> offsets;
+    RETURN_IF_ERROR(ParseSpecDim(r, t, &dim, &offsets));
     if (out->spec.dims.size() >= kMaxShardingListLength) return r.ErrorAt(t, "expected fewer spec entries");
     out->spec.dims.push_back(std::move(dim));
     out->axis_offsets.push_back(std::move(offsets));

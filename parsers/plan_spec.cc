@@ -179,6 +179,74 @@ absl::Status CheckSpecAxes(const SourceText& source, const ir::Mesh& mesh, const
   return absl::OkStatus();
 }
 
+namespace {
+
+// LowerSpec for a spec written as an HloSharding: the sharding itself,
+// once its tiles match `shape`'s rank and divide its dimensions.
+absl::StatusOr<ir::HloSharding> LowerHloShardingSpec(const SourceText& source, const PlanSpec& spec,
+                                                     const ir::Shape& shape,
+                                                     std::string_view what) {
+  const int64_t rank = static_cast<int64_t>(shape.dims.size());
+  const ir::HloSharding& sharding = spec.sharding;
+  if (sharding.kind != ir::HloSharding::Kind::kTiled) return sharding;
+  if (sharding.TiledDataRank() != rank) {
+    return source.ErrorAt(AtOffset(source, spec.offset),
+                          StrCat("the HloSharding tiles ", sharding.TiledDataRank(),
+                                 " dimensions; expected ", rank, " for ", what));
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    if (shape.dims[d] % sharding.tiles.dims[d] != 0) {
+      return source.ErrorAt(AtOffset(source, spec.offset),
+                            StrCat("dimension ", d, " of ", what, " has size ", shape.dims[d],
+                                   ", which does not divide by ", sharding.tiles.dims[d],
+                                   "; expected a dimension that divides (JAX refuses uneven "
+                                   "argument shards)"));
+    }
+  }
+  return sharding;
+}
+
+// LowerSpec for a list or PartitionSpec: as many entries as `shape`'s rank
+// (a list) or at most that many (a PartitionSpec), each dimension dividing
+// by its entry's axes, lowered as JAX would.
+absl::StatusOr<ir::HloSharding> LowerPartitionSpec(const SourceText& source, const ir::Mesh& mesh,
+                                                   const PlanSpec& spec, const ir::Shape& shape,
+                                                   std::string_view what) {
+  const int64_t rank = static_cast<int64_t>(shape.dims.size());
+  const int64_t entries = static_cast<int64_t>(spec.spec.dims.size());
+  if ((spec.form == PlanSpec::Form::kList && entries != rank) || entries > rank) {
+    return source.ErrorAt(
+        AtOffset(source, spec.form == PlanSpec::Form::kList ? spec.offset : spec.end_offset),
+        StrCat("the spec has ", entries, " entries; expected ",
+               spec.form == PlanSpec::Form::kList ? "" : "at most ", rank, " (the rank of ", what,
+               ")"));
+  }
+  // Divisibility, located at the offending entry.
+  for (int64_t d = 0; d < entries; ++d) {
+    int64_t ways = 1;
+    for (const std::string& axis : spec.spec.dims[d].axes) ways *= mesh.axes[*mesh.AxisIndex(axis)].size;
+    if (shape.dims[d] % ways != 0) {
+      return source.ErrorAt(
+          AtOffset(source, static_cast<size_t>(d) < spec.dim_offsets.size() ? spec.dim_offsets[d]
+                                                                              : spec.offset),
+          StrCat("dimension ", d, " of ", what, " has size ", shape.dims[d],
+                 ", which does not divide by ", ways, "; expected a dimension that divides (JAX "
+                 "refuses uneven argument shards)"));
+    }
+  }
+  ir::JaxNamedSharding named;
+  named.mesh = mesh;
+  named.spec = spec.spec;
+  absl::StatusOr<ir::HloSharding> lowered = ir::PartitionSpecToHloSharding(named, rank);
+  if (!lowered.ok()) {
+    return source.ErrorAt(AtOffset(source, spec.offset),
+                          StrCat("expected a spec JAX can lower: ", FromAbsl(lowered.status().message())));
+  }
+  return *std::move(lowered);
+}
+
+}  // namespace
+
 absl::StatusOr<ir::HloSharding> LowerSpec(const SourceText& source, const ir::Mesh& mesh,
                                           const PlanSpec& spec, const ir::Shape& shape,
                                           std::string_view what) {
@@ -186,59 +254,8 @@ absl::StatusOr<ir::HloSharding> LowerSpec(const SourceText& source, const ir::Me
     return source.ErrorAt(AtOffset(source, spec.offset),
                           StrCat("expected an array for ", what, ", found a tuple"));
   }
-  const int64_t rank = static_cast<int64_t>(shape.dims.size());
-  const int64_t entries = static_cast<int64_t>(spec.spec.dims.size());
-  ir::HloSharding sharding;
-  if (spec.form == PlanSpec::Form::kHloSharding) {
-    sharding = spec.sharding;
-    if (sharding.kind == ir::HloSharding::Kind::kTiled && sharding.TiledDataRank() != rank) {
-      return source.ErrorAt(AtOffset(source, spec.offset),
-                            StrCat("the HloSharding tiles ", sharding.TiledDataRank(),
-                                   " dimensions; expected ", rank, " for ", what));
-    }
-  } else {
-    if ((spec.form == PlanSpec::Form::kList && entries != rank) || entries > rank) {
-      return source.ErrorAt(
-          AtOffset(source, spec.form == PlanSpec::Form::kList ? spec.offset : spec.end_offset),
-          StrCat("the spec has ", entries, " entries; expected ",
-                 spec.form == PlanSpec::Form::kList ? "" : "at most ", rank, " (the rank of ", what,
-                 ")"));
-    }
-    // Divisibility, located at the offending entry.
-    for (int64_t d = 0; d < entries; ++d) {
-      int64_t ways = 1;
-      for (const std::string& axis : spec.spec.dims[d].axes) ways *= mesh.axes[*mesh.AxisIndex(axis)].size;
-      if (shape.dims[d] % ways != 0) {
-        return source.ErrorAt(
-            AtOffset(source, static_cast<size_t>(d) < spec.dim_offsets.size() ? spec.dim_offsets[d]
-                                                                                : spec.offset),
-            StrCat("dimension ", d, " of ", what, " has size ", shape.dims[d],
-                   ", which does not divide by ", ways, "; expected a dimension that divides (JAX "
-                   "refuses uneven argument shards)"));
-      }
-    }
-    ir::JaxNamedSharding named;
-    named.mesh = mesh;
-    named.spec = spec.spec;
-    absl::StatusOr<ir::HloSharding> lowered = ir::PartitionSpecToHloSharding(named, rank);
-    if (!lowered.ok()) {
-      return source.ErrorAt(AtOffset(source, spec.offset),
-                            StrCat("expected a spec JAX can lower: ", FromAbsl(lowered.status().message())));
-    }
-    return *std::move(lowered);
-  }
-  if (sharding.kind == ir::HloSharding::Kind::kTiled) {
-    for (int64_t d = 0; d < rank; ++d) {
-      if (shape.dims[d] % sharding.tiles.dims[d] != 0) {
-        return source.ErrorAt(AtOffset(source, spec.offset),
-                              StrCat("dimension ", d, " of ", what, " has size ", shape.dims[d],
-                                     ", which does not divide by ", sharding.tiles.dims[d],
-                                     "; expected a dimension that divides (JAX refuses uneven "
-                                     "argument shards)"));
-      }
-    }
-  }
-  return sharding;
+  if (spec.form == PlanSpec::Form::kHloSharding) return LowerHloShardingSpec(source, spec, shape, what);
+  return LowerPartitionSpec(source, mesh, spec, shape, what);
 }
 
 }  // namespace memplan::parsers

@@ -127,76 +127,121 @@ absl::StatusOr<int64_t> PyReader::ExpectInt(std::string_view what) {
   return Next().value;
 }
 
+namespace {
+
+// ExpectIntArray's walk over one nested list or tuple of integers: the
+// closer and element count of each list still open, and each level's length
+// as the first element at every level fixed it. Fails, located, where
+// siblings disagree in length or depth.
+class IntArrayWalk {
+ public:
+  explicit IntArrayWalk(PyReader& r) : r_(r) {}
+
+  // Reads the list or tuple that opens at the next token through its
+  // closer, appending its integers to `values` row-major.
+  absl::Status Read(std::vector<int64_t>* values) {
+    if (!r_.IsPunct("[") && !r_.IsPunct("(")) return r_.ErrorAtNext("expected a list of device ids");
+    RETURN_IF_ERROR(Open());
+    while (depth_ > 0) {
+      if (r_.IsPunct(closers_.back())) {
+        RETURN_IF_ERROR(Close());
+      } else if (r_.IsPunct("[") || r_.IsPunct("(")) {
+        if (!first_path_ && closers_.size() >= dims_.size()) {
+          return r_.ErrorAtNext("expected every row of the device array to have the same depth");
+        }
+        RETURN_IF_ERROR(Open());
+      } else {
+        RETURN_IF_ERROR(Element(values));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // The length of each nesting level, outermost first (after Read).
+  const std::vector<int64_t>& dims() const { return dims_; }
+
+ private:
+  // Consumes the next '[' or '(' and opens a level for it.
+  absl::Status Open() {
+    const PyToken& t = r_.Next();
+    if (++depth_ > kMaxNesting) return r_.ErrorAt(t, "expected less nesting");
+    closers_.push_back(t.text == "[" ? "]" : ")");
+    counts_.push_back(0);
+    if (first_path_) dims_.push_back(-1);
+    return absl::OkStatus();
+  }
+
+  // Consumes the innermost level's closer: fixes that level's length or
+  // checks it against the length fixed before, and counts the closed list
+  // as an element of the level around it (with its ',').
+  absl::Status Close() {
+    const PyToken& closer = r_.Next();
+    const size_t level = closers_.size() - 1;
+    if (dims_[level] == -1) {
+      dims_[level] = counts_[level];
+    } else if (dims_[level] != counts_[level]) {
+      return r_.ErrorAt(closer, "expected every row of the device array to have the same length");
+    }
+    closers_.pop_back();
+    counts_.pop_back();
+    --depth_;
+    if (depth_ > 0) {
+      ++counts_.back();
+      first_path_ = false;
+      r_.TakePunct(",");
+    }
+    return absl::OkStatus();
+  }
+
+  // Reads one integer of the innermost level and the ',' or closer after it.
+  absl::Status Element(std::vector<int64_t>* values) {
+    if (closers_.size() != dims_.size()) {
+      return r_.ErrorAtNext("expected every row of the device array to have the same depth");
+    }
+    if (values->size() >= static_cast<size_t>(kMaxShardingDevices)) return r_.ErrorAtNext("expected fewer devices");
+    absl::StatusOr<int64_t> v = r_.ExpectInt("a device id");
+    if (!v.ok()) return v.status();
+    values->push_back(*v);
+    ++counts_.back();
+    if (!r_.TakePunct(",") && !r_.IsPunct(closers_.back())) {
+      return r_.ErrorAtNext(StrCat("expected ',' or '", closers_.back(), "'"));
+    }
+    return absl::OkStatus();
+  }
+
+  PyReader& r_;
+  std::vector<int64_t> dims_;
+  std::vector<int64_t> counts_;
+  std::vector<std::string> closers_;
+  int depth_ = 0;
+  bool first_path_ = true;  // still inside the first element at every level
+};
+
+// The rest of numpy's "array([...], dtype=int32)" after the list: skips
+// any further arguments (keyword or positional) and consumes the ')'.
+absl::Status FinishNumpyArray(PyReader& r) {
+  while (r.TakePunct(",")) {
+    if (r.IsPunct(")")) break;
+    RETURN_IF_ERROR(r.SkipValue());  // dtype=int32
+    if (r.TakePunct("=")) RETURN_IF_ERROR(r.SkipValue());
+  }
+  return r.ExpectPunct(")", "')' to close array(");
+}
+
+}  // namespace
+
 absl::Status PyReader::ExpectIntArray(std::vector<int64_t>* shape, std::vector<int64_t>* values) {
   // numpy's repr: array([[0, 1], [2, 3]]) or array([0, 1], dtype=int32).
   bool numpy = false;
   if (IsName("array") || IsName("np.array") || IsName("numpy.array")) {
     Next();
-    if (absl::Status s = ExpectPunct("(", "'(' after array"); !s.ok()) return s;
+    RETURN_IF_ERROR(ExpectPunct("(", "'(' after array"));
     numpy = true;
   }
-  // Walk the nesting, recording each level's length and checking that
-  // siblings agree.
-  std::vector<int64_t> dims;
-  std::vector<int64_t> counts;
-  std::vector<std::string> closers;
-  int depth = 0;
-  bool first_path = true;  // still inside the first element at every level
-  auto open = [&]() -> absl::Status {
-    const PyToken& t = Next();
-    if (++depth > kMaxNesting) return ErrorAt(t, "expected less nesting");
-    closers.push_back(t.text == "[" ? "]" : ")");
-    counts.push_back(0);
-    if (first_path) dims.push_back(-1);
-    return absl::OkStatus();
-  };
-  if (!IsPunct("[") && !IsPunct("(")) return ErrorAtNext("expected a list of device ids");
-  if (absl::Status s = open(); !s.ok()) return s;
-  while (depth > 0) {
-    if (IsPunct(closers.back())) {
-      const PyToken& closer = Next();
-      const size_t level = closers.size() - 1;
-      if (dims[level] == -1) {
-        dims[level] = counts[level];
-      } else if (dims[level] != counts[level]) {
-        return ErrorAt(closer, "expected every row of the device array to have the same length");
-      }
-      closers.pop_back();
-      counts.pop_back();
-      --depth;
-      if (depth > 0) {
-        ++counts.back();
-        first_path = false;
-        TakePunct(",");
-      }
-      continue;
-    }
-    if (IsPunct("[") || IsPunct("(")) {
-      if (!first_path && closers.size() >= dims.size()) {
-        return ErrorAtNext("expected every row of the device array to have the same depth");
-      }
-      if (absl::Status s = open(); !s.ok()) return s;
-      continue;
-    }
-    if (closers.size() != dims.size()) return ErrorAtNext("expected every row of the device array to have the same depth");
-    if (values->size() >= static_cast<size_t>(kMaxShardingDevices)) return ErrorAtNext("expected fewer devices");
-    absl::StatusOr<int64_t> v = ExpectInt("a device id");
-    if (!v.ok()) return v.status();
-    values->push_back(*v);
-    ++counts.back();
-    if (!TakePunct(",") && !IsPunct(closers.back())) return ErrorAtNext(StrCat("expected ',' or '", closers.back(), "'"));
-  }
-  *shape = dims;
-  if (numpy) {
-    while (TakePunct(",")) {
-      if (IsPunct(")")) break;
-      if (absl::Status s = SkipValue(); !s.ok()) return s;  // dtype=int32
-      if (TakePunct("=")) {
-        if (absl::Status s = SkipValue(); !s.ok()) return s;
-      }
-    }
-    if (absl::Status s = ExpectPunct(")", "')' to close array("); !s.ok()) return s;
-  }
+  IntArrayWalk walk(*this);
+  RETURN_IF_ERROR(walk.Read(values));
+  *shape = walk.dims();
+  if (numpy) RETURN_IF_ERROR(FinishNumpyArray(*this));
   return absl::OkStatus();
 }
 

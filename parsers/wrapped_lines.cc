@@ -63,19 +63,16 @@ struct Break {
   bool unfinished = false;
 };
 
-}  // namespace
-
-std::shared_ptr<const SourceText> JoinWrappedLines(std::shared_ptr<const SourceText> text,
-                                                   const LineRules& rules,
-                                                   InputCleanup* cleanup) {
-  if (rules.starts_line == nullptr) return text;
-  const std::string_view all = text->text();
+// The breaks of `all` (text's whole text) that `rules` allow: a line (begun
+// by the format, or itself a continuation) followed by a non-blank line the
+// format does not begin, in file order. One pass, no line list: dumps run to
+// millions of lines. Releases what it has read from resident memory as it
+// goes when the text is large (SourceText::ReleaseResident).
+std::vector<Break> FindBreaks(const SourceText& text, const LineRules& rules) {
+  const std::string_view all = text.text();
   const auto blank = [](std::string_view s) {
     return s.find_first_not_of(" \t") == std::string_view::npos;
   };
-  // Breaks: a line (begun by the format, or itself a continuation) followed
-  // by a non-blank line the format does not begin. One pass, no line list:
-  // dumps run to millions of lines.
   std::vector<Break> breaks;
   std::string_view previous;
   size_t previous_start = 0;
@@ -91,14 +88,14 @@ std::shared_ptr<const SourceText> JoinWrappedLines(std::shared_ptr<const SourceT
   size_t released = 0;
   ForEachLine(all, false, [&](std::string_view line, size_t start, size_t end_length) {
     if (release && previous_start - released >= kReleaseEvery) {
-      text->ReleaseResident(all.data() + released, all.data() + previous_start);
+      text.ReleaseResident(all.data() + released, all.data() + previous_start);
       released = previous_start;
     }
     const bool is_blank = blank(line);
     const bool starts = !is_blank && rules.starts_line(line);
     if (previous_begun && previous_has_newline && !is_blank && !starts) {
       const size_t end = previous_start + previous.size();
-      breaks.push_back({end, RootLineWidth(*text, end),
+      breaks.push_back({end, RootLineWidth(text, end),
                         rules.unfinished != nullptr && rules.unfinished(previous)});
       in_run = true;
     } else {
@@ -110,8 +107,14 @@ std::shared_ptr<const SourceText> JoinWrappedLines(std::shared_ptr<const SourceT
     previous_begun = !is_blank && (starts || in_run);
     return true;
   });
-  if (release) text->ReleaseResident(all.data() + released, all.data() + all.size());
-  if (breaks.empty()) return text;
+  if (release) text.ReleaseResident(all.data() + released, all.data() + all.size());
+  return breaks;
+}
+
+// The terminal width the breaks share: the width (40 columns or more) most
+// breaks have, the widest of the tied ones; 0 when no width qualifies, or
+// when a single break has it and `root` holds a wider line.
+int64_t WrapWidth(const std::vector<Break>& breaks, std::string_view root) {
   std::map<int64_t, int64_t> widths;  // width -> breaks
   for (const Break& b : breaks) {
     if (b.width >= 40) ++widths[b.width];
@@ -122,12 +125,15 @@ std::shared_ptr<const SourceText> JoinWrappedLines(std::shared_ptr<const SourceT
     if (count >= most) wrap = w, most = count;
   }
   // One break alone is a terminal's only when no line is wider.
-  if (most == 1 && MaxLineWidth(text->root().text()) > wrap) wrap = 0;
-  std::vector<size_t> joins;  // offsets of the '\n's to drop, ascending
-  for (const Break& b : breaks) {
-    if ((wrap > 0 && b.width == wrap) || b.unfinished) joins.push_back(b.line_end);
-  }
-  if (joins.empty()) return text;
+  if (most == 1 && MaxLineWidth(root) > wrap) wrap = 0;
+  return wrap;
+}
+
+// `text` with the '\n's at `joins` (ascending offsets) dropped, each kept
+// byte mapped back to its offset in `text`.
+std::shared_ptr<const SourceText> DropNewlines(std::shared_ptr<const SourceText> text,
+                                               const std::vector<size_t>& joins) {
+  const std::string_view all = text->text();
   DerivedBuilder builder;
   builder.text().reserve(all.size());
   size_t from = 0;
@@ -136,12 +142,29 @@ std::shared_ptr<const SourceText> JoinWrappedLines(std::shared_ptr<const SourceT
     from = newline + 1;
   }
   builder.Append(all.substr(from), from);
+  return SourceText::Derived(std::move(text), std::move(builder.text()), std::move(builder.map()),
+                             false);
+}
+
+}  // namespace
+
+std::shared_ptr<const SourceText> JoinWrappedLines(std::shared_ptr<const SourceText> text,
+                                                   const LineRules& rules,
+                                                   InputCleanup* cleanup) {
+  if (rules.starts_line == nullptr) return text;
+  const std::vector<Break> breaks = FindBreaks(*text, rules);
+  if (breaks.empty()) return text;
+  const int64_t wrap = WrapWidth(breaks, text->root().text());
+  std::vector<size_t> joins;  // offsets of the '\n's to drop, ascending
+  for (const Break& b : breaks) {
+    if ((wrap > 0 && b.width == wrap) || b.unfinished) joins.push_back(b.line_end);
+  }
+  if (joins.empty()) return text;
   if (cleanup != nullptr) {
     cleanup->joined_lines += static_cast<int64_t>(joins.size());
     cleanup->wrap_width = wrap;
   }
-  return SourceText::Derived(std::move(text), std::move(builder.text()), std::move(builder.map()),
-                             false);
+  return DropNewlines(std::move(text), joins);
 }
 
 }  // namespace memplan::parsers
