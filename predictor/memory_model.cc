@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -14,14 +15,16 @@ namespace memplan::predictor {
 
 using Info = Predictor::ValueInfo;
 
-namespace {
-
 // The temp buffer list's storage, the temp packing's and LivePeak's
-// working arrays, one set per thread and kept between candidates: ranking
-// models one candidate after another, and with memplan's fixed mmap
-// threshold (ir/malloc_settings.h) fresh arrays would be fresh mappings
-// faulted in every time. Each is rewritten (or cleared) before it is read.
-struct TempPackingScratch {
+// working arrays, kept between candidates: ranking models one candidate
+// after another, and with memplan's fixed mmap threshold
+// (ir/malloc_settings.h) fresh arrays would be fresh mappings faulted in
+// every time. Each is rewritten (or cleared) before it is read. A Run
+// borrows one set from a process-wide pool and gives it back at its end,
+// so a thread started for one ranking finds the arrays an earlier
+// ranking's thread grew (the pool holds as many sets as Runs ever ran at
+// once).
+struct ModelScratch {
   std::vector<TempBuffer> temp;  // a MemoryModel's temp_ between its Runs
   std::vector<TempBuffer> resident;     // its resident_ between its Runs
   std::vector<int64_t> value_bytes;     // its value_bytes_ between its Runs
@@ -38,12 +41,56 @@ struct TempPackingScratch {
   std::vector<int64_t> per_step;                             // LivePeak's
 };
 
-TempPackingScratch& ThreadTempScratch() {
-  thread_local TempPackingScratch scratch;
-  return scratch;
+namespace {
+
+// The sets no Run holds now.
+struct ScratchPool {
+  std::mutex mu;
+  std::vector<std::unique_ptr<ModelScratch>> idle;
+};
+
+ScratchPool& Pool() {
+  static ScratchPool pool;
+  return pool;
 }
 
+// One set for the life of a Run: an idle one (the last given back), or a
+// new one.
+class ScratchLease {
+ public:
+  ScratchLease() {
+    ScratchPool& pool = Pool();
+    std::lock_guard<std::mutex> lock(pool.mu);
+    if (!pool.idle.empty()) {
+      scratch_ = std::move(pool.idle.back());
+      pool.idle.pop_back();
+    }
+    if (scratch_ == nullptr) scratch_ = std::make_unique<ModelScratch>();
+  }
+  ~ScratchLease() {
+    ScratchPool& pool = Pool();
+    std::lock_guard<std::mutex> lock(pool.mu);
+    pool.idle.push_back(std::move(scratch_));
+  }
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+  ModelScratch& get() { return *scratch_; }
+
+ private:
+  std::unique_ptr<ModelScratch> scratch_;
+};
+
 }  // namespace
+
+size_t ReleaseIdleModelScratch() {
+  ScratchPool& pool = Pool();
+  std::vector<std::unique_ptr<ModelScratch>> idle;
+  {
+    std::lock_guard<std::mutex> lock(pool.mu);
+    idle.swap(pool.idle);
+  }
+  return idle.size();
+}
 
 ir::ScheduleStep MemoryModel::StepOf(ir::InstructionId id) const {
   if (!id.valid() || id.value() >= static_cast<int64_t>(p_.step_of_.size())) return -1;
@@ -118,7 +165,7 @@ void MemoryModel::OutputCapacities(std::vector<int64_t>& cap) const {
 }
 
 void MemoryModel::CollectTempBuffers(const std::vector<Combined>& combined) {
-  TempPackingScratch& s = ThreadTempScratch();
+  ModelScratch& s = *scratch_;
   std::vector<int64_t>& cap = s.cap;
   std::vector<ir::ScheduleStep>& end = s.end;
   OutputCapacities(cap);
@@ -209,7 +256,7 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
   temp_.reserve(temp_.size() + values.size());
   // Output allocations keep the values that still fit the allocation's
   // output; larger ones move to the temp arena.
-  std::vector<int64_t>& index = ThreadTempScratch().index;
+  std::vector<int64_t>& index = scratch_->index;
   index.assign(values.size(), -1);
   for (size_t v = 0; v < values.size(); ++v) {
     const Info& info = values[v];
@@ -244,7 +291,7 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
 // analyzer::BestFitHeapSize. Events are bucketed by step (counting sort)
 // when the steps span no more than a few times the buffer count.
 const std::vector<analyzer::PackingInterval>& MemoryModel::TempIntervals() const {
-  TempPackingScratch& s = ThreadTempScratch();
+  ModelScratch& s = *scratch_;
   const size_t n = temp_.size();
   ir::ScheduleStep lo = temp_[0].start, hi = temp_[0].start;
   for (const Buffer& b : temp_) {
@@ -332,7 +379,7 @@ int64_t MemoryModel::PackTemp() {
     }
   }
   const int64_t heap =
-      analyzer::BestFitHeapSize(TempIntervals(), alignment, ThreadTempScratch().packing);
+      analyzer::BestFitHeapSize(TempIntervals(), alignment, scratch_->packing);
   if (memo_ != nullptr) memo_->Keep(temp_, alignment, heap);
   return heap;
 }
@@ -376,7 +423,7 @@ int64_t MemoryModel::PackTempReference() const {
 int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
   // Bytes added and removed per step, summed per step in a table when the
   // steps span no more than a few times the buffer count, else sorted.
-  std::vector<std::pair<ir::ScheduleStep, int64_t>>& deltas = ThreadTempScratch().deltas;
+  std::vector<std::pair<ir::ScheduleStep, int64_t>>& deltas = scratch_->deltas;
   deltas.clear();
   deltas.reserve(2 * (temp_.size() + resident_.size()));
   auto add = [&](const std::vector<Buffer>& list) {
@@ -398,7 +445,7 @@ int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
   }
   const uint64_t range = static_cast<uint64_t>(hi - lo) + 1;
   if (range <= 4 * deltas.size() + 1024) {
-    std::vector<int64_t>& per_step = ThreadTempScratch().per_step;
+    std::vector<int64_t>& per_step = scratch_->per_step;
     per_step.assign(range, 0);
     for (const auto& [step, bytes] : deltas) per_step[static_cast<size_t>(step - lo)] += bytes;
     for (size_t k = 0; k < per_step.size(); ++k) {
@@ -439,9 +486,11 @@ void MemoryModel::SummarizeCollectives(const std::vector<Combined>& combined) {
 
 void MemoryModel::Run(PackingMemo* memo) {
   memo_ = memo;
-  // This thread's storage for the candidate's lists, emptied here and given
+  // Storage for the candidate's lists from the pool, emptied here and given
   // back at the end of Run for the next candidate.
-  TempPackingScratch& scratch = ThreadTempScratch();
+  ScratchLease lease;
+  ModelScratch& scratch = lease.get();
+  scratch_ = &scratch;
   temp_.swap(scratch.temp);
   temp_.clear();
   resident_.swap(scratch.resident);
@@ -464,6 +513,7 @@ void MemoryModel::Run(PackingMemo* memo) {
   temp_.swap(scratch.temp);  // the storage back for the next candidate
   resident_.swap(scratch.resident);
   value_bytes_.swap(scratch.value_bytes);
+  scratch_ = nullptr;
   std::vector<std::vector<size_t>> members;
   members.reserve(combined.size());
   for (const Combined& c : combined) members.push_back(c.members);
