@@ -191,12 +191,11 @@ absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::SharedFor(
     return shared;
   }
   const std::string structure_key = SharedPredictions::StructureKey(mesh.sizes.size(), arguments);
-  const SharedList<AxesSharding> expanded(arguments.Expand());
   if (auto structure = shared_->FindStructure(structure_key, mesh)) {
-    shared = Resize(*structure, plan, mesh, expanded);
+    shared = Resize(*structure, plan, mesh);
     same_structure_.fetch_add(1, std::memory_order_relaxed);
   } else {
-    ASSIGN_OR_RETURN(shared, Share(plan, mesh, expanded, &structure));
+    ASSIGN_OR_RETURN(shared, Share(plan, mesh, SharedList(arguments.Expand()), &structure));
     if (structure) shared_->InsertStructure(structure_key, std::move(structure));
     computed_.fetch_add(1, std::memory_order_relaxed);
   }
@@ -343,6 +342,7 @@ absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::Share(
   PackingMemo* memo = nullptr;
   if (kept) {
     kept->answers.FinishRecording();
+    kept->arguments = plan_arguments;
     kept->leaves = leaves;
     kept->root_leaves = root_leaves;
     kept->collective_list = prop.collectives;
@@ -358,8 +358,8 @@ absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::Share(
 }
 
 std::shared_ptr<const SharedPrediction> Predictor::Resize(
-    const StructuralPrediction& structure, const ir::ResolvedPlan& plan, const MeshSizes& mesh,
-    const SharedList<AxesSharding>& arguments) const {
+    const StructuralPrediction& structure, const ir::ResolvedPlan& plan,
+    const MeshSizes& mesh) const {
   std::vector<PredictedCollective> collectives = structure.collective_list;
   for (size_t i = 0; i < collectives.size(); ++i) {
     const CollectiveShards& s = structure.collective_shards[i];
@@ -368,7 +368,8 @@ std::shared_ptr<const SharedPrediction> Predictor::Resize(
   }
   SubAxes identity;
   identity.mesh = mesh;
-  return Model(plan, mesh, arguments, arguments, structure.leaves, structure.root_leaves,
+  return Model(plan, mesh, structure.arguments, structure.arguments, structure.leaves,
+               structure.root_leaves,
                std::move(collectives), structure.unknown, &structure.packing, identity);
 }
 

@@ -195,11 +195,10 @@ class Predictor {
       std::shared_ptr<const StructuralPrediction>* structure) const;
   // The prediction of a candidate of `structure`'s structure whose mesh
   // answers its questions alike: the collectives' bytes and the memory
-  // model for `mesh`.
+  // model for `mesh`; its arguments are the structure's.
   std::shared_ptr<const SharedPrediction> Resize(const StructuralPrediction& structure,
                                                  const ir::ResolvedPlan& plan,
-                                                 const MeshSizes& mesh,
-                                                 const SharedList<AxesSharding>& arguments) const;
+                                                 const MeshSizes& mesh) const;
   // The memory model over a propagation's results, on `sub`'s axes
   // (`arguments` on the plan's axes, `model_arguments` on sub's); the
   // collectives and shardings kept are read back on the plan's axes.

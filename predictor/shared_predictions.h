@@ -68,6 +68,10 @@ struct SharedPrediction {
 // `answers` as recorded: the propagation, its collectives' bytes aside.
 struct StructuralPrediction {
   SizeAnswers answers;
+  // The arguments as mesh axes: every candidate of the structure has these
+  // (the structure's key holds each one), so they are kept once, not read
+  // out again per candidate.
+  SharedList<AxesSharding> arguments;
   InstructionShardings leaves;
   std::vector<AxesSharding> root_leaves;
   std::vector<PredictedCollective> collective_list;  // bytes: of the recorded mesh
