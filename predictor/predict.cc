@@ -346,7 +346,7 @@ absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::Share(
     kept->leaves = leaves;
     kept->root_leaves = root_leaves;
     kept->collective_list = prop.collectives;
-    kept->collective_shards = std::move(prop.collective_shards);
+    kept->collective_bytes = CollectiveByteTerms::Of(prop.collective_shards);
     kept->unknown = prop.unknown;
     memo = &kept->packing;
     *structure = kept;
@@ -361,11 +361,7 @@ std::shared_ptr<const SharedPrediction> Predictor::Resize(
     const StructuralPrediction& structure, const ir::ResolvedPlan& plan,
     const MeshSizes& mesh) const {
   std::vector<PredictedCollective> collectives = structure.collective_list;
-  for (size_t i = 0; i < collectives.size(); ++i) {
-    const CollectiveShards& s = structure.collective_shards[i];
-    collectives[i].operand_bytes = ShardBytes(*s.shape, s.operand, mesh);
-    collectives[i].result_bytes = ShardBytes(*s.shape, s.result, mesh);
-  }
+  structure.collective_bytes.SetBytes(mesh, collectives);
   SubAxes identity;
   identity.mesh = mesh;
   return Model(plan, mesh, structure.arguments, structure.arguments, structure.leaves,

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "predictor/collective_bytes.h"
 #include "predictor/packing_memo.h"
 #include "predictor/predict.h"
 #include "predictor/shared_list.h"
@@ -75,7 +76,7 @@ struct StructuralPrediction {
   InstructionShardings leaves;
   std::vector<AxesSharding> root_leaves;
   std::vector<PredictedCollective> collective_list;  // bytes: of the recorded mesh
-  std::vector<CollectiveShards> collective_shards;   // what the bytes are computed from
+  CollectiveByteTerms collective_bytes;              // what the bytes are computed from
   std::vector<UnknownPropagation> unknown;
   // The last temp packing of a candidate of this entry.
   mutable PackingMemo packing;
