@@ -4,6 +4,8 @@
 #include <map>
 #include <utility>
 
+#include "absl/types/span.h"
+
 namespace memplan::predictor {
 namespace {
 
@@ -118,9 +120,10 @@ class SetPool {
 class Combiner {
  public:
   Combiner(const ir::Program& program, const std::vector<ir::ScheduleStep>& step_of,
+           const CombinerSchedule& schedule,
            const std::vector<PredictedCollective>& collectives, int64_t threshold)
       : module_(program.module),
-        schedule_(program.schedule.instructions),
+        schedule_(schedule),
         step_of_(step_of),
         collectives_(collectives),
         threshold_(threshold) {}
@@ -130,15 +133,15 @@ class Combiner {
     if (reduces_.empty()) return {};
     CountReaders();
     Place(-1);  // consumers outside the schedule: nothing walked yet
-    for (size_t s = 0; s < schedule_.size(); ++s) {
-      const ir::InstructionId id = schedule_[s];
-      if (!module_.contains(id)) continue;
-      if (StepOf(id) == static_cast<ir::ScheduleStep>(s)) {
+    for (size_t s = 0; s < schedule_.instruction.size(); ++s) {
+      const ir::InstructionId id = schedule_.instruction[s];
+      if (!id.valid()) continue;
+      if (schedule_.own_step[s]) {
         Place(static_cast<ir::ScheduleStep>(s));
       } else {
         placed_here_.clear();
       }
-      Walk(id);
+      Walk(id, s);
     }
     // Consumers the walk did not reach (a step past the schedule's end).
     while (next_ < reduces_.size()) Place(StepOf(collectives_[reduces_[next_]].at));
@@ -172,13 +175,7 @@ class Combiner {
   void CountReaders() {
     const size_t n = module_.instruction_count();
     deps_.assign(n, -1);
-    readers_.assign(n, 0);
-    for (const ir::InstructionId id : schedule_) {
-      if (!module_.contains(id)) continue;
-      for (ir::InstructionId op : module_.instruction(id).operands) {
-        ++readers_[static_cast<size_t>(op.value())];
-      }
-    }
+    readers_.assign(schedule_.readers.begin(), schedule_.readers.end());
     for (size_t c : reduces_) {
       for (ir::InstructionId id : NeedsOf(collectives_[c])) ++readers_[static_cast<size_t>(id.value())];
     }
@@ -239,9 +236,11 @@ class Combiner {
   // Instruction `id`'s set: the union of its operands' sets and the groups
   // placed here, shared with the one operand that holds it all when nothing
   // is added.
-  void Walk(ir::InstructionId id) {
+  void Walk(ir::InstructionId id, size_t step) {
     const size_t i = static_cast<size_t>(id.value());
-    const std::vector<ir::InstructionId>& operands = module_.instruction(id).operands;
+    const absl::Span<const ir::InstructionId> operands(
+        schedule_.operands.data() + schedule_.operands_start[step],
+        schedule_.operands_start[step + 1] - schedule_.operands_start[step]);
     int32_t only = deps_[i];
     bool single = placed_here_.empty();
     for (ir::InstructionId op : operands) {
@@ -270,7 +269,7 @@ class Combiner {
   }
 
   const ir::Module& module_;
-  const std::vector<ir::InstructionId>& schedule_;
+  const CombinerSchedule& schedule_;
   const std::vector<ir::ScheduleStep>& step_of_;
   const std::vector<PredictedCollective>& collectives_;
   const int64_t threshold_;
@@ -288,11 +287,45 @@ class Combiner {
 
 }  // namespace
 
+CombinerSchedule CombinerSchedule::Of(const ir::Program& program,
+                                      const std::vector<ir::ScheduleStep>& step_of) {
+  const ir::Module& module = program.module;
+  const std::vector<ir::InstructionId>& steps = program.schedule.instructions;
+  CombinerSchedule out;
+  out.instruction.resize(steps.size());
+  out.own_step.assign(steps.size(), 0);
+  out.operands_start.reserve(steps.size() + 1);
+  out.readers.assign(module.instruction_count(), 0);
+  for (size_t s = 0; s < steps.size(); ++s) {
+    out.operands_start.push_back(static_cast<uint32_t>(out.operands.size()));
+    const ir::InstructionId id = steps[s];
+    if (!module.contains(id)) continue;
+    out.instruction[s] = id;
+    const size_t i = static_cast<size_t>(id.value());
+    out.own_step[s] = i < step_of.size() && step_of[i] == static_cast<ir::ScheduleStep>(s);
+    for (ir::InstructionId op : module.instruction(id).operands) {
+      out.operands.push_back(op);
+      ++out.readers[static_cast<size_t>(op.value())];
+    }
+  }
+  out.operands_start.push_back(static_cast<uint32_t>(out.operands.size()));
+  return out;
+}
+
 std::vector<CombinedAllReduce> CombineAllReduces(const ir::Program& program,
                                                  const std::vector<ir::ScheduleStep>& step_of,
                                                  const std::vector<PredictedCollective>& collectives,
                                                  int64_t threshold_bytes) {
-  return Combiner(program, step_of, collectives, threshold_bytes).Run();
+  return CombineAllReduces(program, step_of, CombinerSchedule::Of(program, step_of), collectives,
+                           threshold_bytes);
+}
+
+std::vector<CombinedAllReduce> CombineAllReduces(const ir::Program& program,
+                                                 const std::vector<ir::ScheduleStep>& step_of,
+                                                 const CombinerSchedule& schedule,
+                                                 const std::vector<PredictedCollective>& collectives,
+                                                 int64_t threshold_bytes) {
+  return Combiner(program, step_of, schedule, collectives, threshold_bytes).Run();
 }
 
 }  // namespace memplan::predictor

@@ -148,8 +148,8 @@ int64_t MemoryModel::AliasBytes() const {
 }
 
 std::vector<MemoryModel::Combined> MemoryModel::CombineAllReduces() const {
-  return predictor::CombineAllReduces(p_.program_, p_.step_of_, collectives_,
-                                      p_.options_.all_reduce_combine_threshold_bytes);
+  return predictor::CombineAllReduces(p_.program_, p_.step_of_, *p_.combiner_schedule_,
+                                      collectives_, p_.options_.all_reduce_combine_threshold_bytes);
 }
 
 void MemoryModel::OutputCapacities(std::vector<int64_t>& cap) const {

@@ -7,6 +7,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "ir/status_macros.h"
+#include "predictor/all_reduce_combiner.h"
 #include "predictor/memory_model.h"
 #include "predictor/shared_predictions.h"
 #include "predictor/size_questions.h"
@@ -172,6 +173,8 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
         id.valid() ? static_cast<int64_t>(program.module.instruction(id).shape.dims.size()) : 0);
   }
   p->IndexSchedule();
+  p->combiner_schedule_ =
+      std::make_unique<const CombinerSchedule>(CombinerSchedule::Of(program, p->step_of_));
   p->BuildValueTable();
   return p;
 }

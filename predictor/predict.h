@@ -111,6 +111,7 @@ struct Prediction {
 
 class SharedPredictions;
 struct ArgumentAxes;
+struct CombinerSchedule;
 struct SharedPrediction;
 struct StructuralPrediction;
 class PackingMemo;
@@ -216,6 +217,8 @@ class Predictor {
   PropagationGraph graph_;
   analyzer::MemoryStats unsharded_;
   std::vector<ir::ScheduleStep> step_of_;  // per instruction; -1 unscheduled
+  // The schedule as the all-reduce combiner walks it (all_reduce_combiner.h).
+  std::unique_ptr<const CombinerSchedule> combiner_schedule_;
   // Per entry parameter: its array's rank (0 for a missing instruction);
   // read per candidate argument, kept here so that reading a plan does not
   // visit every parameter's instruction.
