@@ -98,13 +98,17 @@ ir::ScheduleStep MemoryModel::StepOf(ir::InstructionId id) const {
 }
 
 int64_t MemoryModel::ArgumentBytes() const {
-  const ir::Module& module = p_.program_.module;
-  const ir::Computation& entry = *module.entry_computation();
-  int64_t bytes = 0;
-  for (size_t i = 0; i < entry.parameters.size(); ++i) {
-    if (!entry.parameters[i].valid()) continue;
-    bytes += ShardBytesFast(module.instruction(entry.parameters[i]).shape,
-                            out_.argument_shardings[i]);
+  const std::vector<const ir::Shape*>& shapes = p_.parameter_shapes_;
+  const auto& shardings = out_.argument_shardings;
+  int64_t bytes = 0, last = 0;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (shapes[i] == nullptr) continue;
+    // A parameter shaped and sharded as the one before it (every layer's
+    // weight) has its bytes.
+    if (!p_.parameter_same_shape_[i] || !(shardings[i] == shardings[i - 1])) {
+      last = ShardBytesFast(*shapes[i], shardings[i]);
+    }
+    bytes += last;
   }
   return bytes;
 }

@@ -96,6 +96,23 @@ void Predictor::IndexSchedule() {
   }
 }
 
+void Predictor::IndexParameterShapes() {
+  const ir::Module& module = program_.module;
+  const ir::Computation& entry = *module.entry_computation();
+  auto element_bits = [](const ir::Shape& s) { return s.layout ? s.layout->element_size_bits : 0; };
+  parameter_shapes_.assign(entry.parameters.size(), nullptr);
+  parameter_same_shape_.assign(entry.parameters.size(), 0);
+  for (size_t i = 0; i < entry.parameters.size(); ++i) {
+    if (!entry.parameters[i].valid()) continue;
+    const ir::Shape& shape = module.instruction(entry.parameters[i]).shape;
+    parameter_shapes_[i] = &shape;
+    const ir::Shape* before = i > 0 ? parameter_shapes_[i - 1] : nullptr;
+    parameter_same_shape_[i] = before != nullptr && shape.IsArray() && before->IsArray() &&
+                               shape.dtype == before->dtype && shape.dims == before->dims &&
+                               element_bits(shape) == element_bits(*before);
+  }
+}
+
 void Predictor::BuildValueTable() {
   const ir::Program& program = program_;
   ir::ScheduleStep latest_end = 0;
@@ -172,6 +189,7 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
     p->parameter_ranks_.push_back(
         id.valid() ? static_cast<int64_t>(program.module.instruction(id).shape.dims.size()) : 0);
   }
+  p->IndexParameterShapes();
   p->IndexSchedule();
   p->combiner_schedule_ =
       std::make_unique<const CombinerSchedule>(CombinerSchedule::Of(program, p->step_of_));

@@ -176,6 +176,7 @@ class Predictor {
   // in-place sharing).
   void IndexSchedule();
   void BuildValueTable();
+  void IndexParameterShapes();  // parameter_shapes_, parameter_same_shape_
   // The shared prediction of a candidate: found by its key, resized from
   // one of the same structure, or computed (and kept for both).
   absl::StatusOr<std::shared_ptr<const SharedPrediction>> SharedFor(const ir::ResolvedPlan& plan,
@@ -223,6 +224,11 @@ class Predictor {
   // read per candidate argument, kept here so that reading a plan does not
   // visit every parameter's instruction.
   std::vector<int64_t> parameter_ranks_;
+  // Per entry parameter: its shape (null for a missing instruction), and
+  // whether it is an array of the element type, packed width and dimensions
+  // of the parameter before it (then equal shardings give equal bytes).
+  std::vector<const ir::Shape*> parameter_shapes_;
+  std::vector<uint8_t> parameter_same_shape_;
   std::vector<ValueInfo> values_;
   // Per instruction: the value (values_ index) of its whole array result
   // (leaf 0, shape index {}); -1 when there is none.
