@@ -4,7 +4,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <tuple>
 #include <utility>
 
@@ -130,23 +129,9 @@ int64_t MemoryModel::OutputBytes() const {
 // Donated parameters count in argument, output and alias alike (XLA's
 // memory_analysis): alias is the aliased parameters' shard bytes.
 int64_t MemoryModel::AliasBytes() const {
-  const ir::Module& module = p_.program_.module;
-  const ir::Computation& entry = *module.entry_computation();
-  std::set<int64_t> params;
-  for (const ir::InputOutputAlias& a : module.header.input_output_aliases) {
-    params.insert(a.parameter_number);
-  }
-  if (params.empty()) {
-    for (const ir::Allocation& a : p_.program_.allocations) {
-      if (a.is_entry_parameter() && a.maybe_live_out) params.insert(*a.parameter_number);
-    }
-  }
   int64_t bytes = 0;
-  for (int64_t p : params) {
-    if (p < 0 || p >= static_cast<int64_t>(entry.parameters.size())) continue;
-    if (!entry.parameters[static_cast<size_t>(p)].valid()) continue;
-    bytes += ShardBytesFast(module.instruction(entry.parameters[static_cast<size_t>(p)]).shape,
-                            out_.argument_shardings[static_cast<size_t>(p)]);
+  for (size_t p : p_.aliased_parameters_) {
+    bytes += ShardBytesFast(*p_.parameter_shapes_[p], out_.argument_shardings[p]);
   }
   return bytes;
 }
@@ -157,14 +142,10 @@ std::vector<MemoryModel::Combined> MemoryModel::CombineAllReduces() const {
 }
 
 void MemoryModel::OutputCapacities(std::vector<int64_t>& cap) const {
-  const auto& values = p_.values_;
   cap.assign(p_.program_.allocations.size(), -1);
-  for (size_t a = 0; a < p_.allocation_values_.size(); ++a) {
-    for (int32_t v : p_.allocation_values_[a]) {
-      if (values[v].cls == Info::Class::kOutput && values[v].live_out) {
-        cap[a] = std::max(cap[a], ValueBytes(static_cast<size_t>(v)));
-      }
-    }
+  for (const auto& [a, v] : p_.live_out_outputs_) {
+    int64_t& c = cap[static_cast<size_t>(a)];
+    c = std::max(c, ValueBytes(static_cast<size_t>(v)));
   }
 }
 

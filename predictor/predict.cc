@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
@@ -113,6 +114,24 @@ void Predictor::IndexParameterShapes() {
   }
 }
 
+void Predictor::IndexAliasedParameters() {
+  std::set<int64_t> params;
+  for (const ir::InputOutputAlias& a : program_.module.header.input_output_aliases) {
+    params.insert(a.parameter_number);
+  }
+  if (params.empty()) {
+    for (const ir::Allocation& a : program_.allocations) {
+      if (a.is_entry_parameter() && a.maybe_live_out) params.insert(*a.parameter_number);
+    }
+  }
+  aliased_parameters_.clear();
+  for (int64_t p : params) {
+    if (p < 0 || p >= static_cast<int64_t>(parameter_shapes_.size())) continue;
+    if (parameter_shapes_[static_cast<size_t>(p)] == nullptr) continue;
+    aliased_parameters_.push_back(static_cast<size_t>(p));
+  }
+}
+
 void Predictor::BuildValueTable() {
   const ir::Program& program = program_;
   ir::ScheduleStep latest_end = 0;
@@ -163,6 +182,13 @@ void Predictor::BuildValueTable() {
       FindInPlaceSharing(&values_, allocation_values_[a]);
     }
   }
+  for (size_t a = 0; a < allocation_values_.size(); ++a) {
+    for (int32_t v : allocation_values_[a]) {
+      if (values_[v].cls == ValueInfo::Class::kOutput && values_[v].live_out) {
+        live_out_outputs_.emplace_back(static_cast<int32_t>(a), v);
+      }
+    }
+  }
 }
 
 absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& program,
@@ -190,6 +216,7 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
         id.valid() ? static_cast<int64_t>(program.module.instruction(id).shape.dims.size()) : 0);
   }
   p->IndexParameterShapes();
+  p->IndexAliasedParameters();
   p->IndexSchedule();
   p->combiner_schedule_ =
       std::make_unique<const CombinerSchedule>(CombinerSchedule::Of(program, p->step_of_));

@@ -177,6 +177,7 @@ class Predictor {
   void IndexSchedule();
   void BuildValueTable();
   void IndexParameterShapes();  // parameter_shapes_, parameter_same_shape_
+  void IndexAliasedParameters();  // aliased_parameters_
   // The shared prediction of a candidate: found by its key, resized from
   // one of the same structure, or computed (and kept for both).
   absl::StatusOr<std::shared_ptr<const SharedPrediction>> SharedFor(const ir::ResolvedPlan& plan,
@@ -229,12 +230,18 @@ class Predictor {
   // of the parameter before it (then equal shardings give equal bytes).
   std::vector<const ir::Shape*> parameter_shapes_;
   std::vector<uint8_t> parameter_same_shape_;
+  // The entry parameters donated to an output (an input-output alias, or
+  // without any, a live-out parameter allocation), ascending, each once.
+  std::vector<size_t> aliased_parameters_;
   std::vector<ValueInfo> values_;
   // Per instruction: the value (values_ index) of its whole array result
   // (leaf 0, shape index {}); -1 when there is none.
   std::vector<int32_t> value_of_;
   // Per allocation index in program.allocations: values in it (values_ index).
   std::vector<std::vector<int32_t>> allocation_values_;
+  // (allocation, value) for every live-out value of the output class, by
+  // allocation: what an output allocation's capacity is the largest of.
+  std::vector<std::pair<int32_t, int32_t>> live_out_outputs_;
   ir::ScheduleStep max_step_ = 0;
   std::unique_ptr<SharedPredictions> shared_;  // null: nothing shared
   mutable std::atomic<int64_t> same_sizes_{0}, same_structure_{0}, computed_{0},

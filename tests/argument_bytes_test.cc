@@ -1,9 +1,11 @@
-// A prediction's argument bytes are the sum over the entry's parameters of
-// each one's shard bytes under its own predicted sharding (summed here
-// parameter by parameter with ShardBytes; the memory model reuses the bytes
-// of a parameter shaped and sharded as the one before it): every corpus
+// A prediction's argument (alias) bytes are the sum over the entry's
+// (donated) parameters of each one's shard bytes under its own predicted
+// sharding (summed here parameter by parameter with ShardBytes; the memory
+// model reuses the bytes of a parameter shaped and sharded as the one before
+// it): every corpus
 // candidate, the synthetic program's rotation, and candidates whose
 // weights alternate shardings so neighbours of one shape differ.
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,26 @@ void ExpectArgumentBytes(const ir::Program& program, const predictor::Prediction
   }
   ASSERT_FALSE(p.devices.empty()) << what;
   EXPECT_EQ(p.devices.front().argument_bytes, want) << what;
+  // Alias: the donated parameters' (input-output aliases, else live-out
+  // parameter allocations), each once.
+  std::set<int64_t> donated;
+  for (const ir::InputOutputAlias& a : program.module.header.input_output_aliases) {
+    donated.insert(a.parameter_number);
+  }
+  if (donated.empty()) {
+    for (const ir::Allocation& a : program.allocations) {
+      if (a.is_entry_parameter() && a.maybe_live_out) donated.insert(*a.parameter_number);
+    }
+  }
+  int64_t alias = 0;
+  for (int64_t i : donated) {
+    if (i < 0 || i >= static_cast<int64_t>(entry.parameters.size())) continue;
+    const ir::InstructionId id = entry.parameters[static_cast<size_t>(i)];
+    if (!id.valid()) continue;
+    alias += predictor::ShardBytes(program.module.instruction(id).shape,
+                                   p.argument_shardings[static_cast<size_t>(i)], mesh);
+  }
+  EXPECT_EQ(p.devices.front().alias_bytes, alias) << what;
 }
 
 TEST(ArgumentBytes, SumOfEachParametersShardBytes) {
@@ -51,6 +73,15 @@ TEST(ArgumentBytes, SumOfEachParametersShardBytes) {
   }
   EXPECT_EQ(cases, 38u);
   bench::Generated g = bench::GenerateResidualMlp(300, 64, 128);
+  // Parameters donated but for every fourth from the first weight: runs of
+  // donated neighbours with gaps, the data (another shape) before a gap.
+  for (int64_t i = 0; i < g.parameters; ++i) {
+    if (i % 4 == 1) continue;
+    ir::InputOutputAlias alias;
+    alias.parameter_number = i;
+    alias.output_index = {0};
+    g.program.module.header.input_output_aliases.push_back(alias);
+  }
   auto predictor = predictor::Predictor::Create(g.program);
   ASSERT_TRUE(predictor.ok()) << predictor.status();
   for (int k = 0; k < 6; ++k) {
