@@ -71,10 +71,11 @@ PropagationGraph PropagationGraph::Build(const ir::Module& module) {
   graph.rank.resize(n);
   graph.is_array.resize(n);
   for (const ir::Instruction& inst : module.instructions()) {
-    graph.leaf_count[static_cast<size_t>(inst.id.value())] = CountLeaves(inst.shape);
-    graph.scheduled_as[static_cast<size_t>(inst.id.value())] = inst.id;
-    graph.rank[static_cast<size_t>(inst.id.value())] = static_cast<uint32_t>(inst.shape.dims.size());
-    graph.is_array[static_cast<size_t>(inst.id.value())] = inst.shape.IsArray();
+    const size_t i = static_cast<size_t>(inst.id.value());
+    graph.leaf_count[i] = CountLeaves(inst.shape);
+    graph.scheduled_as[i] = inst.id;
+    graph.rank[i] = static_cast<uint32_t>(inst.shape.dims.size());
+    graph.is_array[i] = inst.shape.IsArray();
   }
   for (const ir::Instruction& inst : module.instructions()) {
     if (inst.opcode != ir::Opcode::kFusion) continue;

@@ -72,7 +72,8 @@ std::vector<predictor::CombinedAllReduce> Reference(
     auto depends = [&](const predictor::CombinedAllReduce& g) {
       for (size_t m : g.members) {
         for (ir::InstructionId r : reads) {
-          if (up[static_cast<size_t>(r.value())][static_cast<size_t>(list[m].at.value())]) return true;
+          const size_t reader = static_cast<size_t>(r.value());
+          if (up[reader][static_cast<size_t>(list[m].at.value())]) return true;
         }
       }
       return false;
