@@ -4,20 +4,76 @@
 #include <map>
 #include <utility>
 
+#include "absl/types/span.h"
+
 namespace memplan::predictor {
 namespace {
 
-using Bits = std::vector<uint64_t>;
+// A set of groups: every group below 64 * full_ (whole words of ones, not
+// stored), and the bits of words_ from word full_ on (words_[k] holds
+// groups 64 * (full_ + k) to 64 * (full_ + k) + 63). Dependences accumulate
+// along the schedule, so sets are mostly a prefix of the groups plus a few
+// bits: a chain of n dependent all-reduces (n groups, each depending on
+// every earlier one) keeps every set in a word or two, where whole bitsets
+// cost O(n / 64) words per merge and per placement.
+class GroupSet {
+ public:
+  void clear() {
+    full_ = 0;
+    words_.clear();
+  }
+  // Nothing was ever set since the last clear.
+  bool empty() const { return full_ == 0 && words_.empty(); }
+  // Word `a` of the set as a plain bitset.
+  uint64_t Word(size_t a) const {
+    if (a < full_) return ~uint64_t{0};
+    return a - full_ < words_.size() ? words_[a - full_] : 0;
+  }
+  size_t full_words() const { return full_; }
+  // One past the last word that may hold a group.
+  size_t end_word() const { return full_ + words_.size(); }
+  void Assign(const GroupSet& from) {
+    full_ = from.full_;
+    words_.assign(from.words_.begin(), from.words_.end());
+  }
+  void Set(size_t i) {
+    const size_t a = i / 64;
+    if (a < full_) return;
+    if (words_.size() <= a - full_) words_.resize(a - full_ + 1, 0);
+    words_[a - full_] |= uint64_t{1} << (i % 64);
+    if (a == full_) DropFullWords();
+  }
+  // This set becomes the union of both.
+  void Merge(const GroupSet& from) {
+    if (from.full_ > full_) {
+      const size_t drop = std::min(from.full_ - full_, words_.size());
+      words_.erase(words_.begin(), words_.begin() + static_cast<std::ptrdiff_t>(drop));
+      full_ = from.full_;
+    }
+    const size_t start = full_ - from.full_;  // from.words_[start] lines up with words_[0]
+    if (from.words_.size() > start) {
+      const size_t n = from.words_.size() - start;
+      if (words_.size() < n) words_.resize(n, 0);
+      for (size_t k = 0; k < n; ++k) words_[k] |= from.words_[start + k];
+    }
+    DropFullWords();
+  }
 
-void Merge(Bits& into, const Bits& from) {
-  if (into.size() < from.size()) into.resize(from.size(), 0);
-  for (size_t w = 0; w < from.size(); ++w) into[w] |= from[w];
-}
+ private:
+  // Leading words of ones join the prefix.
+  void DropFullWords() {
+    size_t k = 0;
+    while (k < words_.size() && words_[k] == ~uint64_t{0}) ++k;
+    if (k == 0) return;
+    words_.erase(words_.begin(), words_.begin() + static_cast<std::ptrdiff_t>(k));
+    full_ += k;
+  }
 
-void SetBit(Bits& bits, size_t i) {
-  if (bits.size() <= i / 64) bits.resize(i / 64 + 1, 0);
-  bits[i / 64] |= uint64_t{1} << (i % 64);
-}
+  size_t full_ = 0;
+  std::vector<uint64_t> words_;
+};
+
+using Bits = GroupSet;
 
 // Sets of groups by handle (-1: none), counted by their holders: a set
 // dropped by its last holder goes back to a free list with its words'
@@ -35,7 +91,7 @@ class SetPool {
       h = free_.back();
       free_.pop_back();
     }
-    sets_[static_cast<size_t>(h)].assign(bits.begin(), bits.end());
+    sets_[static_cast<size_t>(h)].Assign(bits);
     holders_[static_cast<size_t>(h)] = 1;
     return h;
   }
@@ -64,9 +120,10 @@ class SetPool {
 class Combiner {
  public:
   Combiner(const ir::Program& program, const std::vector<ir::ScheduleStep>& step_of,
+           const CombinerSchedule& schedule,
            const std::vector<PredictedCollective>& collectives, int64_t threshold)
       : module_(program.module),
-        schedule_(program.schedule.instructions),
+        schedule_(schedule),
         step_of_(step_of),
         collectives_(collectives),
         threshold_(threshold) {}
@@ -76,15 +133,15 @@ class Combiner {
     if (reduces_.empty()) return {};
     CountReaders();
     Place(-1);  // consumers outside the schedule: nothing walked yet
-    for (size_t s = 0; s < schedule_.size(); ++s) {
-      const ir::InstructionId id = schedule_[s];
-      if (!module_.contains(id)) continue;
-      if (StepOf(id) == static_cast<ir::ScheduleStep>(s)) {
+    for (size_t s = 0; s < schedule_.instruction.size(); ++s) {
+      const ir::InstructionId id = schedule_.instruction[s];
+      if (!id.valid()) continue;
+      if (schedule_.own_step[s]) {
         Place(static_cast<ir::ScheduleStep>(s));
       } else {
         placed_here_.clear();
       }
-      Walk(id);
+      Walk(id, s);
     }
     // Consumers the walk did not reach (a step past the schedule's end).
     while (next_ < reduces_.size()) Place(StepOf(collectives_[reduces_[next_]].at));
@@ -118,13 +175,7 @@ class Combiner {
   void CountReaders() {
     const size_t n = module_.instruction_count();
     deps_.assign(n, -1);
-    readers_.assign(n, 0);
-    for (const ir::InstructionId id : schedule_) {
-      if (!module_.contains(id)) continue;
-      for (ir::InstructionId op : module_.instruction(id).operands) {
-        ++readers_[static_cast<size_t>(op.value())];
-      }
-    }
+    readers_.assign(schedule_.readers.begin(), schedule_.readers.end());
     for (size_t c : reduces_) {
       for (ir::InstructionId id : NeedsOf(collectives_[c])) ++readers_[static_cast<size_t>(id.value())];
     }
@@ -144,8 +195,9 @@ class Combiner {
   // The group all-reduce `c` joins (a new one when none has room and is
   // independent of it).
   size_t TargetFor(const PredictedCollective& pc, const Bits& needs, Bits& of_key) {
-    for (size_t w = 0; w < of_key.size(); ++w) {
-      uint64_t free = of_key[w] & ~(w < needs.size() ? needs[w] : 0);
+    // Words below needs' prefix hold no group it is independent of.
+    for (size_t w = needs.full_words(); w < of_key.end_word(); ++w) {
+      uint64_t free = of_key.Word(w) & ~needs.Word(w);
       for (; free != 0; free &= free - 1) {
         const size_t g = 64 * w + static_cast<size_t>(__builtin_ctzll(free));
         if (groups_[g].bytes + pc.result_bytes <= threshold_) return g;
@@ -153,7 +205,7 @@ class Combiner {
     }
     const ir::ComputationId comp = module_.instruction(pc.at).computation;
     groups_.push_back(CombinedAllReduce{comp, pc.axes, 0, 0, {}});
-    SetBit(of_key, groups_.size() - 1);
+    of_key.Set(groups_.size() - 1);
     return groups_.size() - 1;
   }
 
@@ -168,7 +220,7 @@ class Combiner {
       needs.clear();
       for (ir::InstructionId id : NeedsOf(pc)) {
         const int32_t d = deps_[static_cast<size_t>(id.value())];
-        if (d >= 0) Merge(needs, sets_.Get(d));
+        if (d >= 0) needs.Merge(sets_.Get(d));
         Read(id);
       }
       const ir::ComputationId comp = module_.instruction(pc.at).computation;
@@ -177,16 +229,18 @@ class Combiner {
       g.bytes += pc.result_bytes;
       g.step = std::max(g.step, StepOf(pc.at));
       g.members.push_back(c);
-      SetBit(placed_here_, target);
+      placed_here_.Set(target);
     }
   }
 
   // Instruction `id`'s set: the union of its operands' sets and the groups
   // placed here, shared with the one operand that holds it all when nothing
   // is added.
-  void Walk(ir::InstructionId id) {
+  void Walk(ir::InstructionId id, size_t step) {
     const size_t i = static_cast<size_t>(id.value());
-    const std::vector<ir::InstructionId>& operands = module_.instruction(id).operands;
+    const absl::Span<const ir::InstructionId> operands(
+        schedule_.operands.data() + schedule_.operands_start[step],
+        schedule_.operands_start[step + 1] - schedule_.operands_start[step]);
     int32_t only = deps_[i];
     bool single = placed_here_.empty();
     for (ir::InstructionId op : operands) {
@@ -202,10 +256,10 @@ class Combiner {
     } else {
       const int32_t made = sets_.Make(placed_here_);
       Bits& bits = sets_.Mutable(made);
-      if (deps_[i] >= 0) Merge(bits, sets_.Get(deps_[i]));
+      if (deps_[i] >= 0) bits.Merge(sets_.Get(deps_[i]));
       for (ir::InstructionId op : operands) {
         const int32_t d = deps_[static_cast<size_t>(op.value())];
-        if (d >= 0) Merge(bits, sets_.Get(d));
+        if (d >= 0) bits.Merge(sets_.Get(d));
       }
       sets_.Drop(deps_[i]);
       deps_[i] = made;
@@ -215,7 +269,7 @@ class Combiner {
   }
 
   const ir::Module& module_;
-  const std::vector<ir::InstructionId>& schedule_;
+  const CombinerSchedule& schedule_;
   const std::vector<ir::ScheduleStep>& step_of_;
   const std::vector<PredictedCollective>& collectives_;
   const int64_t threshold_;
@@ -233,11 +287,45 @@ class Combiner {
 
 }  // namespace
 
+CombinerSchedule CombinerSchedule::Of(const ir::Program& program,
+                                      const std::vector<ir::ScheduleStep>& step_of) {
+  const ir::Module& module = program.module;
+  const std::vector<ir::InstructionId>& steps = program.schedule.instructions;
+  CombinerSchedule out;
+  out.instruction.resize(steps.size());
+  out.own_step.assign(steps.size(), 0);
+  out.operands_start.reserve(steps.size() + 1);
+  out.readers.assign(module.instruction_count(), 0);
+  for (size_t s = 0; s < steps.size(); ++s) {
+    out.operands_start.push_back(static_cast<uint32_t>(out.operands.size()));
+    const ir::InstructionId id = steps[s];
+    if (!module.contains(id)) continue;
+    out.instruction[s] = id;
+    const size_t i = static_cast<size_t>(id.value());
+    out.own_step[s] = i < step_of.size() && step_of[i] == static_cast<ir::ScheduleStep>(s);
+    for (ir::InstructionId op : module.instruction(id).operands) {
+      out.operands.push_back(op);
+      ++out.readers[static_cast<size_t>(op.value())];
+    }
+  }
+  out.operands_start.push_back(static_cast<uint32_t>(out.operands.size()));
+  return out;
+}
+
 std::vector<CombinedAllReduce> CombineAllReduces(const ir::Program& program,
                                                  const std::vector<ir::ScheduleStep>& step_of,
                                                  const std::vector<PredictedCollective>& collectives,
                                                  int64_t threshold_bytes) {
-  return Combiner(program, step_of, collectives, threshold_bytes).Run();
+  return CombineAllReduces(program, step_of, CombinerSchedule::Of(program, step_of), collectives,
+                           threshold_bytes);
+}
+
+std::vector<CombinedAllReduce> CombineAllReduces(const ir::Program& program,
+                                                 const std::vector<ir::ScheduleStep>& step_of,
+                                                 const CombinerSchedule& schedule,
+                                                 const std::vector<PredictedCollective>& collectives,
+                                                 int64_t threshold_bytes) {
+  return Combiner(program, step_of, schedule, collectives, threshold_bytes).Run();
 }
 
 }  // namespace memplan::predictor

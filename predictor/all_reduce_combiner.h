@@ -26,12 +26,33 @@ struct CombinedAllReduce {
   std::vector<size_t> members;  // indices into the collectives, in joining order
 };
 
+// What the combiner's walk reads of the program, in flat arrays (the same
+// for every candidate: built once per program): per schedule step, whether
+// the walk visits it, whether it is its instruction's own step, and its
+// instruction's operands; per instruction, its scheduled readers.
+struct CombinerSchedule {
+  std::vector<ir::InstructionId> instruction;  // per step (invalid: not in the module)
+  std::vector<uint8_t> own_step;               // per step: step_of(instruction) == step
+  std::vector<uint32_t> operands_start;        // per step, and one past the last
+  std::vector<ir::InstructionId> operands;
+  std::vector<int32_t> readers;                // per instruction: scheduled operand uses
+
+  static CombinerSchedule Of(const ir::Program& program,
+                             const std::vector<ir::ScheduleStep>& step_of);
+};
+
 // The groups `collectives`' all-reduces form (other kinds are ignored), in
 // the order they were made. `step_of` gives each instruction's schedule step
 // (-1: unscheduled; an id past its end counts as unscheduled); a group never
 // grows past `threshold_bytes` unless one all-reduce alone does.
 std::vector<CombinedAllReduce> CombineAllReduces(const ir::Program& program,
                                                  const std::vector<ir::ScheduleStep>& step_of,
+                                                 const std::vector<PredictedCollective>& collectives,
+                                                 int64_t threshold_bytes);
+// The same with `schedule` = CombinerSchedule::Of(program, step_of).
+std::vector<CombinedAllReduce> CombineAllReduces(const ir::Program& program,
+                                                 const std::vector<ir::ScheduleStep>& step_of,
+                                                 const CombinerSchedule& schedule,
                                                  const std::vector<PredictedCollective>& collectives,
                                                  int64_t threshold_bytes);
 

@@ -140,7 +140,7 @@ std::optional<AxesSharding> Propagator::DotOperandWant(const ir::Instruction& in
   const auto& attrs = module_.attributes(inst);
   if (!attrs.dot || k > 1) return std::nullopt;
   const ir::DotDimensionNumbers& dn = *attrs.dot;
-  const size_t rank = OperandShape(inst, k).dims.size();
+  const size_t rank = OperandRank(inst, k);
   AxesSharding want;
   want.dims.assign(rank, 0);
   const auto& batch = k == 0 ? dn.lhs_batch : dn.rhs_batch;
@@ -151,7 +151,7 @@ std::optional<AxesSharding> Propagator::DotOperandWant(const ir::Instruction& in
   }
   // Free dims come after the batch dims, lhs's then rhs's.
   if (k == 1) {
-    const size_t lrank = OperandShape(inst, 0).dims.size();
+    const size_t lrank = OperandRank(inst, 0);
     out += lrank - dn.lhs_batch.size() - dn.lhs_contracting.size();
   }
   for (size_t d = 0; d < rank; ++d) {
@@ -230,13 +230,15 @@ std::vector<AxesSharding> Propagator::OperandWant(const ir::Instruction& inst, s
     return TupleOperandWant(inst, k, result);
   }
   if (inst.opcode == Opcode::kOptimizationBarrier) return result;
-  const ir::Shape& op_shape = OperandShape(inst, k);
-  if (result.size() != 1 || !op_shape.IsArray()) return {};
+  // The operand's shape from the graph's tables (not its instruction).
+  const size_t op = static_cast<size_t>(inst.operands[k].value());
+  if (result.size() != 1 || !graph_.is_array[op]) return {};
   const AxesSharding& r = result[0];
   if (IsElementwise(inst.opcode)) {
-    if (op_shape.dims.size() != inst.shape.dims.size()) return {};
+    const size_t op_rank = graph_.rank[op];
+    if (op_rank != inst.shape.dims.size()) return {};
     AxesSharding want;
-    want.dims.assign(op_shape.dims.size(), 0);
+    want.dims.assign(op_rank, 0);
     for (size_t d = 0; d < want.dims.size(); ++d) want.dims[d] = r.Dim(d);
     return {want};
   }

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <set>
+#include <mutex>
 #include <tuple>
 #include <utility>
 
@@ -14,14 +14,16 @@ namespace memplan::predictor {
 
 using Info = Predictor::ValueInfo;
 
-namespace {
-
 // The temp buffer list's storage, the temp packing's and LivePeak's
-// working arrays, one set per thread and kept between candidates: ranking
-// models one candidate after another, and with memplan's fixed mmap
-// threshold (ir/malloc_settings.h) fresh arrays would be fresh mappings
-// faulted in every time. Each is rewritten (or cleared) before it is read.
-struct TempPackingScratch {
+// working arrays, kept between candidates: ranking models one candidate
+// after another, and with memplan's fixed mmap threshold
+// (ir/malloc_settings.h) fresh arrays would be fresh mappings faulted in
+// every time. Each is rewritten (or cleared) before it is read. A Run
+// borrows one set from a process-wide pool and gives it back at its end,
+// so a thread started for one ranking finds the arrays an earlier
+// ranking's thread grew (the pool holds as many sets as Runs ever ran at
+// once).
+struct ModelScratch {
   std::vector<TempBuffer> temp;  // a MemoryModel's temp_ between its Runs
   std::vector<TempBuffer> resident;     // its resident_ between its Runs
   std::vector<int64_t> value_bytes;     // its value_bytes_ between its Runs
@@ -38,12 +40,56 @@ struct TempPackingScratch {
   std::vector<int64_t> per_step;                             // LivePeak's
 };
 
-TempPackingScratch& ThreadTempScratch() {
-  thread_local TempPackingScratch scratch;
-  return scratch;
+namespace {
+
+// The sets no Run holds now.
+struct ScratchPool {
+  std::mutex mu;
+  std::vector<std::unique_ptr<ModelScratch>> idle;
+};
+
+ScratchPool& Pool() {
+  static ScratchPool pool;
+  return pool;
 }
 
+// One set for the life of a Run: an idle one (the last given back), or a
+// new one.
+class ScratchLease {
+ public:
+  ScratchLease() {
+    ScratchPool& pool = Pool();
+    std::lock_guard<std::mutex> lock(pool.mu);
+    if (!pool.idle.empty()) {
+      scratch_ = std::move(pool.idle.back());
+      pool.idle.pop_back();
+    }
+    if (scratch_ == nullptr) scratch_ = std::make_unique<ModelScratch>();
+  }
+  ~ScratchLease() {
+    ScratchPool& pool = Pool();
+    std::lock_guard<std::mutex> lock(pool.mu);
+    pool.idle.push_back(std::move(scratch_));
+  }
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+  ModelScratch& get() { return *scratch_; }
+
+ private:
+  std::unique_ptr<ModelScratch> scratch_;
+};
+
 }  // namespace
+
+size_t ReleaseIdleModelScratch() {
+  ScratchPool& pool = Pool();
+  std::vector<std::unique_ptr<ModelScratch>> idle;
+  {
+    std::lock_guard<std::mutex> lock(pool.mu);
+    idle.swap(pool.idle);
+  }
+  return idle.size();
+}
 
 ir::ScheduleStep MemoryModel::StepOf(ir::InstructionId id) const {
   if (!id.valid() || id.value() >= static_cast<int64_t>(p_.step_of_.size())) return -1;
@@ -51,13 +97,17 @@ ir::ScheduleStep MemoryModel::StepOf(ir::InstructionId id) const {
 }
 
 int64_t MemoryModel::ArgumentBytes() const {
-  const ir::Module& module = p_.program_.module;
-  const ir::Computation& entry = *module.entry_computation();
-  int64_t bytes = 0;
-  for (size_t i = 0; i < entry.parameters.size(); ++i) {
-    if (!entry.parameters[i].valid()) continue;
-    bytes += ShardBytesFast(module.instruction(entry.parameters[i]).shape,
-                            out_.argument_shardings[i]);
+  const std::vector<const ir::Shape*>& shapes = p_.parameter_shapes_;
+  const auto& shardings = out_.argument_shardings;
+  int64_t bytes = 0, last = 0;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (shapes[i] == nullptr) continue;
+    // A parameter shaped and sharded as the one before it (every layer's
+    // weight) has its bytes.
+    if (!p_.parameter_same_shape_[i] || !(shardings[i] == shardings[i - 1])) {
+      last = ShardBytesFast(*shapes[i], shardings[i]);
+    }
+    bytes += last;
   }
   return bytes;
 }
@@ -79,46 +129,28 @@ int64_t MemoryModel::OutputBytes() const {
 // Donated parameters count in argument, output and alias alike (XLA's
 // memory_analysis): alias is the aliased parameters' shard bytes.
 int64_t MemoryModel::AliasBytes() const {
-  const ir::Module& module = p_.program_.module;
-  const ir::Computation& entry = *module.entry_computation();
-  std::set<int64_t> params;
-  for (const ir::InputOutputAlias& a : module.header.input_output_aliases) {
-    params.insert(a.parameter_number);
-  }
-  if (params.empty()) {
-    for (const ir::Allocation& a : p_.program_.allocations) {
-      if (a.is_entry_parameter() && a.maybe_live_out) params.insert(*a.parameter_number);
-    }
-  }
   int64_t bytes = 0;
-  for (int64_t p : params) {
-    if (p < 0 || p >= static_cast<int64_t>(entry.parameters.size())) continue;
-    if (!entry.parameters[static_cast<size_t>(p)].valid()) continue;
-    bytes += ShardBytesFast(module.instruction(entry.parameters[static_cast<size_t>(p)]).shape,
-                            out_.argument_shardings[static_cast<size_t>(p)]);
+  for (size_t p : p_.aliased_parameters_) {
+    bytes += ShardBytesFast(*p_.parameter_shapes_[p], out_.argument_shardings[p]);
   }
   return bytes;
 }
 
 std::vector<MemoryModel::Combined> MemoryModel::CombineAllReduces() const {
-  return predictor::CombineAllReduces(p_.program_, p_.step_of_, collectives_,
-                                      p_.options_.all_reduce_combine_threshold_bytes);
+  return predictor::CombineAllReduces(p_.program_, p_.step_of_, *p_.combiner_schedule_,
+                                      collectives_, p_.options_.all_reduce_combine_threshold_bytes);
 }
 
 void MemoryModel::OutputCapacities(std::vector<int64_t>& cap) const {
-  const auto& values = p_.values_;
   cap.assign(p_.program_.allocations.size(), -1);
-  for (size_t a = 0; a < p_.allocation_values_.size(); ++a) {
-    for (int32_t v : p_.allocation_values_[a]) {
-      if (values[v].cls == Info::Class::kOutput && values[v].live_out) {
-        cap[a] = std::max(cap[a], ValueBytes(static_cast<size_t>(v)));
-      }
-    }
+  for (const auto& [a, v] : p_.live_out_outputs_) {
+    int64_t& c = cap[static_cast<size_t>(a)];
+    c = std::max(c, ValueBytes(static_cast<size_t>(v)));
   }
 }
 
 void MemoryModel::CollectTempBuffers(const std::vector<Combined>& combined) {
-  TempPackingScratch& s = ThreadTempScratch();
+  ModelScratch& s = *scratch_;
   std::vector<int64_t>& cap = s.cap;
   std::vector<ir::ScheduleStep>& end = s.end;
   OutputCapacities(cap);
@@ -209,7 +241,7 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
   temp_.reserve(temp_.size() + values.size());
   // Output allocations keep the values that still fit the allocation's
   // output; larger ones move to the temp arena.
-  std::vector<int64_t>& index = ThreadTempScratch().index;
+  std::vector<int64_t>& index = scratch_->index;
   index.assign(values.size(), -1);
   for (size_t v = 0; v < values.size(); ++v) {
     const Info& info = values[v];
@@ -244,7 +276,7 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
 // analyzer::BestFitHeapSize. Events are bucketed by step (counting sort)
 // when the steps span no more than a few times the buffer count.
 const std::vector<analyzer::PackingInterval>& MemoryModel::TempIntervals() const {
-  TempPackingScratch& s = ThreadTempScratch();
+  ModelScratch& s = *scratch_;
   const size_t n = temp_.size();
   ir::ScheduleStep lo = temp_[0].start, hi = temp_[0].start;
   for (const Buffer& b : temp_) {
@@ -332,7 +364,7 @@ int64_t MemoryModel::PackTemp() {
     }
   }
   const int64_t heap =
-      analyzer::BestFitHeapSize(TempIntervals(), alignment, ThreadTempScratch().packing);
+      analyzer::BestFitHeapSize(TempIntervals(), alignment, scratch_->packing);
   if (memo_ != nullptr) memo_->Keep(temp_, alignment, heap);
   return heap;
 }
@@ -376,7 +408,7 @@ int64_t MemoryModel::PackTempReference() const {
 int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
   // Bytes added and removed per step, summed per step in a table when the
   // steps span no more than a few times the buffer count, else sorted.
-  std::vector<std::pair<ir::ScheduleStep, int64_t>>& deltas = ThreadTempScratch().deltas;
+  std::vector<std::pair<ir::ScheduleStep, int64_t>>& deltas = scratch_->deltas;
   deltas.clear();
   deltas.reserve(2 * (temp_.size() + resident_.size()));
   auto add = [&](const std::vector<Buffer>& list) {
@@ -398,7 +430,7 @@ int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
   }
   const uint64_t range = static_cast<uint64_t>(hi - lo) + 1;
   if (range <= 4 * deltas.size() + 1024) {
-    std::vector<int64_t>& per_step = ThreadTempScratch().per_step;
+    std::vector<int64_t>& per_step = scratch_->per_step;
     per_step.assign(range, 0);
     for (const auto& [step, bytes] : deltas) per_step[static_cast<size_t>(step - lo)] += bytes;
     for (size_t k = 0; k < per_step.size(); ++k) {
@@ -439,9 +471,11 @@ void MemoryModel::SummarizeCollectives(const std::vector<Combined>& combined) {
 
 void MemoryModel::Run(PackingMemo* memo) {
   memo_ = memo;
-  // This thread's storage for the candidate's lists, emptied here and given
+  // Storage for the candidate's lists from the pool, emptied here and given
   // back at the end of Run for the next candidate.
-  TempPackingScratch& scratch = ThreadTempScratch();
+  ScratchLease lease;
+  ModelScratch& scratch = lease.get();
+  scratch_ = &scratch;
   temp_.swap(scratch.temp);
   temp_.clear();
   resident_.swap(scratch.resident);
@@ -464,6 +498,7 @@ void MemoryModel::Run(PackingMemo* memo) {
   temp_.swap(scratch.temp);  // the storage back for the next candidate
   resident_.swap(scratch.resident);
   value_bytes_.swap(scratch.value_bytes);
+  scratch_ = nullptr;
   std::vector<std::vector<size_t>> members;
   members.reserve(combined.size());
   for (const Combined& c : combined) members.push_back(c.members);

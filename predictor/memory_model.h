@@ -14,6 +14,12 @@
 #include "predictor/propagation.h"
 
 namespace memplan::predictor {
+// Working arrays a MemoryModel::Run borrows from a process-wide pool and
+// gives back at its end (memory_model.cc).
+struct ModelScratch;
+// Frees the pool's sets no Run holds now; returns how many. The next Run
+// then starts from empty arrays (tests compare it with reused ones).
+size_t ReleaseIdleModelScratch();
 
 // Bytes one device holds of the entry root's leaves under `outputs` (one
 // per leaf), plus the root tuple's table when the root is a tuple.
@@ -88,7 +94,7 @@ class MemoryModel {
   // The temp arena's best-fit size (analyzer::BestFitHeapSize over
   // TempIntervals(); the reference path when options ask for it).
   int64_t PackTemp();
-  // The intervals, in this thread's scratch (valid until its next call).
+  // The intervals, in Run's borrowed scratch (valid until its next call).
   const std::vector<analyzer::PackingInterval>& TempIntervals() const;
   // The same size from analyzer's event-driven heap simulator (slower).
   int64_t PackTempReference() const;
@@ -107,6 +113,7 @@ class MemoryModel {
   std::vector<int64_t> ways_;  // by axis mask: product of those axes' sizes
   std::vector<int64_t> value_bytes_;  // by value index: Scaled (when filled)
   bool packing_scaled_ = false;
+  ModelScratch* scratch_ = nullptr;  // borrowed for the length of Run
 };
 
 }  // namespace memplan::predictor

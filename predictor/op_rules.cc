@@ -37,7 +37,7 @@ std::vector<AxesSharding> Propagator::Elementwise(const ir::Instruction& inst) {
   AxisMask best_axes = 0;
   std::vector<AxesSharding> ops(inst.operands.size());
   for (size_t k = 0; k < inst.operands.size(); ++k) {
-    if (OperandShape(inst, k).dims.size() != rank || OperandLeaves(inst, k).size() != 1) continue;
+    if (OperandRank(inst, k) != rank || OperandLeaves(inst, k).size() != 1) continue;
     ops[k] = Operand(inst, k);
     if (best < 0 || sizes_.MoreWays(ops[k].UsedAxes(), best_axes)) {
       best = static_cast<int>(k);
@@ -56,7 +56,7 @@ std::vector<AxesSharding> Propagator::Elementwise(const ir::Instruction& inst) {
   }
   Refine(inst, 0, inst.shape, result);
   for (size_t k = 0; k < inst.operands.size(); ++k) {
-    if (OperandShape(inst, k).dims.size() == rank) Reshard(inst, k, result);
+    if (OperandRank(inst, k) == rank) Reshard(inst, k, result);
   }
   return {result};
 }
@@ -255,8 +255,8 @@ void Propagator::DropConflictingAxis(const ir::Instruction& inst, AxisMask bit, 
 AxesSharding Propagator::Contract(const ir::Instruction& inst, const DimRoles& roles) {
   AxesSharding lhs = Resolved(inst, 0);
   AxesSharding rhs = Resolved(inst, 1);
-  lhs.dims.resize(OperandShape(inst, 0).dims.size(), 0);
-  rhs.dims.resize(OperandShape(inst, 1).dims.size(), 0);
+  lhs.dims.resize(OperandRank(inst, 0), 0);
+  rhs.dims.resize(OperandRank(inst, 1), 0);
   const AxisMask all = lhs.UsedAxes() | rhs.UsedAxes();
   for (size_t a = 0; a < 32; ++a) {
     const AxisMask bit = AxisMask{1} << a;
@@ -285,8 +285,8 @@ AxesSharding Propagator::Dot(const ir::Instruction& inst) {
   const auto& attrs = module_.attributes(inst);
   if (!attrs.dot || inst.operands.size() < 2) return Unknown(inst)[0];
   const ir::DotDimensionNumbers& dn = *attrs.dot;
-  const size_t lrank = OperandShape(inst, 0).dims.size();
-  const size_t rrank = OperandShape(inst, 1).dims.size();
+  const size_t lrank = OperandRank(inst, 0);
+  const size_t rrank = OperandRank(inst, 1);
   DimRoles roles;
   int64_t out = 0;
   for (size_t k = 0; k < dn.lhs_batch.size() && k < dn.rhs_batch.size(); ++k) {
@@ -351,7 +351,7 @@ std::vector<AxesSharding> Propagator::Reduce(const ir::Instruction& inst) {
     AxesSharding op = Resolved(inst, k);
     AxesSharding r;
     r.partial = 0;
-    for (size_t d = 0; d < OperandShape(inst, k).dims.size(); ++d) {
+    for (size_t d = 0; d < OperandRank(inst, k); ++d) {
       const bool reduced = std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) != dims.end();
       if (reduced) {
         r.partial |= op.Dim(d);

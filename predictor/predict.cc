@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "ir/status_macros.h"
+#include "predictor/all_reduce_combiner.h"
 #include "predictor/memory_model.h"
 #include "predictor/shared_predictions.h"
 #include "predictor/size_questions.h"
@@ -95,6 +97,41 @@ void Predictor::IndexSchedule() {
   }
 }
 
+void Predictor::IndexParameterShapes() {
+  const ir::Module& module = program_.module;
+  const ir::Computation& entry = *module.entry_computation();
+  auto element_bits = [](const ir::Shape& s) { return s.layout ? s.layout->element_size_bits : 0; };
+  parameter_shapes_.assign(entry.parameters.size(), nullptr);
+  parameter_same_shape_.assign(entry.parameters.size(), 0);
+  for (size_t i = 0; i < entry.parameters.size(); ++i) {
+    if (!entry.parameters[i].valid()) continue;
+    const ir::Shape& shape = module.instruction(entry.parameters[i]).shape;
+    parameter_shapes_[i] = &shape;
+    const ir::Shape* before = i > 0 ? parameter_shapes_[i - 1] : nullptr;
+    parameter_same_shape_[i] = before != nullptr && shape.IsArray() && before->IsArray() &&
+                               shape.dtype == before->dtype && shape.dims == before->dims &&
+                               element_bits(shape) == element_bits(*before);
+  }
+}
+
+void Predictor::IndexAliasedParameters() {
+  std::set<int64_t> params;
+  for (const ir::InputOutputAlias& a : program_.module.header.input_output_aliases) {
+    params.insert(a.parameter_number);
+  }
+  if (params.empty()) {
+    for (const ir::Allocation& a : program_.allocations) {
+      if (a.is_entry_parameter() && a.maybe_live_out) params.insert(*a.parameter_number);
+    }
+  }
+  aliased_parameters_.clear();
+  for (int64_t p : params) {
+    if (p < 0 || p >= static_cast<int64_t>(parameter_shapes_.size())) continue;
+    if (parameter_shapes_[static_cast<size_t>(p)] == nullptr) continue;
+    aliased_parameters_.push_back(static_cast<size_t>(p));
+  }
+}
+
 void Predictor::BuildValueTable() {
   const ir::Program& program = program_;
   ir::ScheduleStep latest_end = 0;
@@ -145,6 +182,13 @@ void Predictor::BuildValueTable() {
       FindInPlaceSharing(&values_, allocation_values_[a]);
     }
   }
+  for (size_t a = 0; a < allocation_values_.size(); ++a) {
+    for (int32_t v : allocation_values_[a]) {
+      if (values_[v].cls == ValueInfo::Class::kOutput && values_[v].live_out) {
+        live_out_outputs_.emplace_back(static_cast<int32_t>(a), v);
+      }
+    }
+  }
 }
 
 absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& program,
@@ -171,7 +215,11 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
     p->parameter_ranks_.push_back(
         id.valid() ? static_cast<int64_t>(program.module.instruction(id).shape.dims.size()) : 0);
   }
+  p->IndexParameterShapes();
+  p->IndexAliasedParameters();
   p->IndexSchedule();
+  p->combiner_schedule_ =
+      std::make_unique<const CombinerSchedule>(CombinerSchedule::Of(program, p->step_of_));
   p->BuildValueTable();
   return p;
 }
@@ -191,12 +239,11 @@ absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::SharedFor(
     return shared;
   }
   const std::string structure_key = SharedPredictions::StructureKey(mesh.sizes.size(), arguments);
-  const SharedList<AxesSharding> expanded(arguments.Expand());
   if (auto structure = shared_->FindStructure(structure_key, mesh)) {
-    shared = Resize(*structure, plan, mesh, expanded);
+    shared = Resize(*structure, plan, mesh);
     same_structure_.fetch_add(1, std::memory_order_relaxed);
   } else {
-    ASSIGN_OR_RETURN(shared, Share(plan, mesh, expanded, &structure));
+    ASSIGN_OR_RETURN(shared, Share(plan, mesh, SharedList(arguments.Expand()), &structure));
     if (structure) shared_->InsertStructure(structure_key, std::move(structure));
     computed_.fetch_add(1, std::memory_order_relaxed);
   }
@@ -343,10 +390,11 @@ absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::Share(
   PackingMemo* memo = nullptr;
   if (kept) {
     kept->answers.FinishRecording();
+    kept->arguments = plan_arguments;
     kept->leaves = leaves;
     kept->root_leaves = root_leaves;
     kept->collective_list = prop.collectives;
-    kept->collective_shards = std::move(prop.collective_shards);
+    kept->collective_bytes = CollectiveByteTerms::Of(prop.collective_shards);
     kept->unknown = prop.unknown;
     memo = &kept->packing;
     *structure = kept;
@@ -358,17 +406,14 @@ absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::Share(
 }
 
 std::shared_ptr<const SharedPrediction> Predictor::Resize(
-    const StructuralPrediction& structure, const ir::ResolvedPlan& plan, const MeshSizes& mesh,
-    const SharedList<AxesSharding>& arguments) const {
+    const StructuralPrediction& structure, const ir::ResolvedPlan& plan,
+    const MeshSizes& mesh) const {
   std::vector<PredictedCollective> collectives = structure.collective_list;
-  for (size_t i = 0; i < collectives.size(); ++i) {
-    const CollectiveShards& s = structure.collective_shards[i];
-    collectives[i].operand_bytes = ShardBytes(*s.shape, s.operand, mesh);
-    collectives[i].result_bytes = ShardBytes(*s.shape, s.result, mesh);
-  }
+  structure.collective_bytes.SetBytes(mesh, collectives);
   SubAxes identity;
   identity.mesh = mesh;
-  return Model(plan, mesh, arguments, arguments, structure.leaves, structure.root_leaves,
+  return Model(plan, mesh, structure.arguments, structure.arguments, structure.leaves,
+               structure.root_leaves,
                std::move(collectives), structure.unknown, &structure.packing, identity);
 }
 

@@ -111,6 +111,7 @@ struct Prediction {
 
 class SharedPredictions;
 struct ArgumentAxes;
+struct CombinerSchedule;
 struct SharedPrediction;
 struct StructuralPrediction;
 class PackingMemo;
@@ -175,6 +176,8 @@ class Predictor {
   // in-place sharing).
   void IndexSchedule();
   void BuildValueTable();
+  void IndexParameterShapes();  // parameter_shapes_, parameter_same_shape_
+  void IndexAliasedParameters();  // aliased_parameters_
   // The shared prediction of a candidate: found by its key, resized from
   // one of the same structure, or computed (and kept for both).
   absl::StatusOr<std::shared_ptr<const SharedPrediction>> SharedFor(const ir::ResolvedPlan& plan,
@@ -195,11 +198,10 @@ class Predictor {
       std::shared_ptr<const StructuralPrediction>* structure) const;
   // The prediction of a candidate of `structure`'s structure whose mesh
   // answers its questions alike: the collectives' bytes and the memory
-  // model for `mesh`.
+  // model for `mesh`; its arguments are the structure's.
   std::shared_ptr<const SharedPrediction> Resize(const StructuralPrediction& structure,
                                                  const ir::ResolvedPlan& plan,
-                                                 const MeshSizes& mesh,
-                                                 const SharedList<AxesSharding>& arguments) const;
+                                                 const MeshSizes& mesh) const;
   // The memory model over a propagation's results, on `sub`'s axes
   // (`arguments` on the plan's axes, `model_arguments` on sub's); the
   // collectives and shardings kept are read back on the plan's axes.
@@ -217,16 +219,29 @@ class Predictor {
   PropagationGraph graph_;
   analyzer::MemoryStats unsharded_;
   std::vector<ir::ScheduleStep> step_of_;  // per instruction; -1 unscheduled
+  // The schedule as the all-reduce combiner walks it (all_reduce_combiner.h).
+  std::unique_ptr<const CombinerSchedule> combiner_schedule_;
   // Per entry parameter: its array's rank (0 for a missing instruction);
   // read per candidate argument, kept here so that reading a plan does not
   // visit every parameter's instruction.
   std::vector<int64_t> parameter_ranks_;
+  // Per entry parameter: its shape (null for a missing instruction), and
+  // whether it is an array of the element type, packed width and dimensions
+  // of the parameter before it (then equal shardings give equal bytes).
+  std::vector<const ir::Shape*> parameter_shapes_;
+  std::vector<uint8_t> parameter_same_shape_;
+  // The entry parameters donated to an output (an input-output alias, or
+  // without any, a live-out parameter allocation), ascending, each once.
+  std::vector<size_t> aliased_parameters_;
   std::vector<ValueInfo> values_;
   // Per instruction: the value (values_ index) of its whole array result
   // (leaf 0, shape index {}); -1 when there is none.
   std::vector<int32_t> value_of_;
   // Per allocation index in program.allocations: values in it (values_ index).
   std::vector<std::vector<int32_t>> allocation_values_;
+  // (allocation, value) for every live-out value of the output class, by
+  // allocation: what an output allocation's capacity is the largest of.
+  std::vector<std::pair<int32_t, int32_t>> live_out_outputs_;
   ir::ScheduleStep max_step_ = 0;
   std::unique_ptr<SharedPredictions> shared_;  // null: nothing shared
   mutable std::atomic<int64_t> same_sizes_{0}, same_structure_{0}, computed_{0},

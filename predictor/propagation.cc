@@ -68,9 +68,14 @@ PropagationGraph PropagationGraph::Build(const ir::Module& module) {
   const size_t n = module.instruction_count();
   graph.leaf_count.resize(n);
   graph.scheduled_as.resize(n);
+  graph.rank.resize(n);
+  graph.is_array.resize(n);
   for (const ir::Instruction& inst : module.instructions()) {
-    graph.leaf_count[static_cast<size_t>(inst.id.value())] = CountLeaves(inst.shape);
-    graph.scheduled_as[static_cast<size_t>(inst.id.value())] = inst.id;
+    const size_t i = static_cast<size_t>(inst.id.value());
+    graph.leaf_count[i] = CountLeaves(inst.shape);
+    graph.scheduled_as[i] = inst.id;
+    graph.rank[i] = static_cast<uint32_t>(inst.shape.dims.size());
+    graph.is_array[i] = inst.shape.IsArray();
   }
   for (const ir::Instruction& inst : module.instructions()) {
     if (inst.opcode != ir::Opcode::kFusion) continue;
@@ -189,6 +194,10 @@ AxesSharding Propagator::Operand(const ir::Instruction& inst, size_t k) const {
 
 const ir::Shape& Propagator::OperandShape(const ir::Instruction& inst, size_t k) const {
   return module_.instruction(inst.operands[k]).shape;
+}
+
+size_t Propagator::OperandRank(const ir::Instruction& inst, size_t k) const {
+  return graph_.rank[static_cast<size_t>(inst.operands[k].value())];
 }
 
 std::vector<AxesSharding> Propagator::Rule(const ir::Instruction& inst) {

@@ -52,6 +52,10 @@ struct PropagationGraph {
   // Per instruction: the scheduled instruction that stands for it (itself
   // outside fusions).
   std::vector<ir::InstructionId> scheduled_as;
+  // Per instruction: its shape's rank (dims.size()), read for operands
+  // without visiting their instructions.
+  std::vector<uint32_t> rank;
+  std::vector<uint8_t> is_array;  // per instruction: shape.IsArray()
 
   static PropagationGraph Build(const ir::Module& module);
 };

@@ -49,6 +49,8 @@ class Propagator {
   const std::vector<AxesSharding>& OperandLeaves(const ir::Instruction& inst, size_t k) const;
   AxesSharding Operand(const ir::Instruction& inst, size_t k) const;
   const ir::Shape& OperandShape(const ir::Instruction& inst, size_t k) const;
+  // OperandShape(inst, k).dims.size(), from the graph's table.
+  size_t OperandRank(const ir::Instruction& inst, size_t k) const;
 
   // Brings operand `k` (array) to `want`, recording the collectives: partial
   // sums reduced (reduce-scatter where `want` splits a partial axis, else

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "predictor/collective_bytes.h"
 #include "predictor/packing_memo.h"
 #include "predictor/predict.h"
 #include "predictor/shared_list.h"
@@ -68,10 +69,14 @@ struct SharedPrediction {
 // `answers` as recorded: the propagation, its collectives' bytes aside.
 struct StructuralPrediction {
   SizeAnswers answers;
+  // The arguments as mesh axes: every candidate of the structure has these
+  // (the structure's key holds each one), so they are kept once, not read
+  // out again per candidate.
+  SharedList<AxesSharding> arguments;
   InstructionShardings leaves;
   std::vector<AxesSharding> root_leaves;
   std::vector<PredictedCollective> collective_list;  // bytes: of the recorded mesh
-  std::vector<CollectiveShards> collective_shards;   // what the bytes are computed from
+  CollectiveByteTerms collective_bytes;              // what the bytes are computed from
   std::vector<UnknownPropagation> unknown;
   // The last temp packing of a candidate of this entry.
   mutable PackingMemo packing;

@@ -1,9 +1,11 @@
-// Prediction keeps per-candidate arrays in per-thread scratch between
-// candidates (predictor/memory_model.cc). A candidate predicted on a thread
-// that has modelled other programs' candidates first (larger and smaller
-// ones, in both orders) gets byte-for-byte what a fresh thread, whose
-// scratch is empty, computes for it alone; and so on the benchmarks'
-// synthetic program, whose arrays are larger than any corpus program's.
+// Prediction keeps per-candidate arrays between candidates in a pool of
+// scratch sets that each memory-model run borrows (predictor/memory_model.cc).
+// A candidate predicted with a set that has modelled other programs'
+// candidates first (larger and smaller ones, in both orders) gets
+// byte-for-byte what a new predictor computes for it alone on a new thread
+// with a new, empty set (the pool's idle sets freed first); and so on the
+// benchmarks' synthetic program, whose arrays are larger than any corpus
+// program's.
 #include <optional>
 #include <string>
 #include <thread>
@@ -12,6 +14,7 @@
 #include "bench/synthetic_program.h"
 #include "gtest/gtest.h"
 #include "parsers/load_program.h"
+#include "predictor/memory_model.h"
 #include "predictor/predict.h"
 #include "tests/predict_corpus.h"
 #include "tests/prediction_compare.h"
@@ -21,9 +24,10 @@ namespace memplan::test {
 namespace {
 
 // The prediction of `plan` by a new predictor (nothing shared with other
-// candidates) on a new thread (fresh thread-local scratch).
+// candidates) on a new thread, with a new scratch set (the pool emptied).
 absl::StatusOr<predictor::Prediction> PredictOnFreshThread(const ir::Program& program,
                                                            const ir::ResolvedPlan& plan) {
+  predictor::ReleaseIdleModelScratch();
   std::optional<absl::StatusOr<predictor::Prediction>> result;
   std::thread t([&] {
     auto p = predictor::Predictor::Create(program);

@@ -1,0 +1,147 @@
+// The all-reduce combiner (predictor/all_reduce_combiner.h) against a
+// direct reading of its rule on random all-reduces: each, in order of its
+// consumer's step (then index), joins the first group of its computation
+// and axes with room of which no member's consumer it reads (checked by
+// walking operands from what it reads), else starts a group. The combiner
+// keeps its dependence sets compressed (a prefix of the groups plus bits);
+// many groups, long dependent runs and independent neighbours together
+// exercise both parts.
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench/synthetic_program.h"
+#include "gtest/gtest.h"
+#include "predictor/all_reduce_combiner.h"
+
+namespace memplan::test {
+namespace {
+
+using predictor::CollectiveKind;
+using predictor::PredictedCollective;
+
+// Per instruction: the schedule step it is first scheduled at (-1: none).
+std::vector<ir::ScheduleStep> StepOf(const ir::Program& program) {
+  std::vector<ir::ScheduleStep> step(program.module.instruction_count(), -1);
+  for (size_t s = 0; s < program.schedule.instructions.size(); ++s) {
+    const ir::InstructionId id = program.schedule.instructions[s];
+    if (step[static_cast<size_t>(id.value())] < 0) {
+      step[static_cast<size_t>(id.value())] = static_cast<ir::ScheduleStep>(s);
+    }
+  }
+  return step;
+}
+
+// Per instruction: every instruction it reads, transitively, and itself.
+std::vector<std::vector<bool>> Ancestors(const ir::Module& module) {
+  const size_t n = module.instruction_count();
+  std::vector<std::vector<bool>> up(n, std::vector<bool>(n, false));
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<ir::InstructionId> stack = {ir::InstructionId(static_cast<int64_t>(i))};
+    while (!stack.empty()) {
+      const ir::InstructionId id = stack.back();
+      stack.pop_back();
+      if (up[i][static_cast<size_t>(id.value())]) continue;
+      up[i][static_cast<size_t>(id.value())] = true;
+      for (ir::InstructionId op : module.instruction(id).operands) stack.push_back(op);
+    }
+  }
+  return up;
+}
+
+std::vector<predictor::CombinedAllReduce> Reference(
+    const ir::Program& program, const std::vector<ir::ScheduleStep>& step,
+    const std::vector<std::vector<bool>>& up, const std::vector<PredictedCollective>& list,
+    int64_t threshold) {
+  const ir::Module& module = program.module;
+  std::vector<size_t> order;
+  for (size_t c = 0; c < list.size(); ++c) {
+    if (list[c].kind == CollectiveKind::kAllReduce) order.push_back(c);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return step[static_cast<size_t>(list[a].at.value())] <
+           step[static_cast<size_t>(list[b].at.value())];
+  });
+  std::vector<predictor::CombinedAllReduce> groups;
+  for (size_t c : order) {
+    const PredictedCollective& pc = list[c];
+    std::vector<ir::InstructionId> reads;
+    if (pc.source.valid()) reads.push_back(pc.source);
+    else reads = module.instruction(pc.at).operands;
+    auto depends = [&](const predictor::CombinedAllReduce& g) {
+      for (size_t m : g.members) {
+        for (ir::InstructionId r : reads) {
+          const size_t reader = static_cast<size_t>(r.value());
+          if (up[reader][static_cast<size_t>(list[m].at.value())]) return true;
+        }
+      }
+      return false;
+    };
+    const ir::ComputationId comp = module.instruction(pc.at).computation;
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
+      return g.computation == comp && g.axes == pc.axes && g.bytes + pc.result_bytes <= threshold &&
+             !depends(g);
+    });
+    if (g == groups.end()) g = groups.insert(groups.end(), {comp, pc.axes, 0, 0, {}});
+    g->bytes += pc.result_bytes;
+    g->step = std::max(g->step, step[static_cast<size_t>(pc.at.value())]);
+    g->members.push_back(c);
+  }
+  return groups;
+}
+
+void ExpectCombinerMatches(const ir::Program& program, size_t reduces, uint32_t seed) {
+  const ir::Module& module = program.module;
+  const std::vector<ir::ScheduleStep> step = StepOf(program);
+  const std::vector<std::vector<bool>> up = Ancestors(module);
+  // Consumers: scheduled instructions with operands.
+  std::vector<ir::InstructionId> consumers;
+  for (ir::InstructionId id : program.schedule.instructions) {
+    if (!module.instruction(id).operands.empty()) consumers.push_back(id);
+  }
+  ASSERT_FALSE(consumers.empty());
+  std::mt19937 rng(seed);
+  for (int trial = 0; trial < 4; ++trial) {
+    std::vector<PredictedCollective> list;
+    for (size_t k = 0; k < reduces; ++k) {
+      PredictedCollective pc;
+      pc.kind = rng() % 7 == 0 ? CollectiveKind::kAllGather : CollectiveKind::kAllReduce;
+      pc.at = consumers[rng() % consumers.size()];
+      const auto& operands = module.instruction(pc.at).operands;
+      if (rng() % 2 == 0) pc.source = operands[rng() % operands.size()];
+      pc.first_at = pc.at;
+      pc.axes = trial == 0 ? 1 : 1 + rng() % 2;
+      pc.result_bytes = pc.operand_bytes = 1 + static_cast<int64_t>(rng() % 100);
+      list.push_back(pc);
+    }
+    // Trial 3: room for every one (only dependence keeps groups apart).
+    const int64_t threshold = trial == 3 ? int64_t{1} << 40 : 300;
+    const auto got = predictor::CombineAllReduces(program, step, list, threshold);
+    const auto want = Reference(program, step, up, list, threshold);
+    ASSERT_EQ(got.size(), want.size()) << "seed " << seed << " trial " << trial;
+    for (size_t g = 0; g < got.size(); ++g) {
+      EXPECT_EQ(got[g].members, want[g].members) << "group " << g << " trial " << trial;
+      EXPECT_EQ(got[g].bytes, want[g].bytes) << "group " << g;
+      EXPECT_EQ(got[g].step, want[g].step) << "group " << g;
+      EXPECT_EQ(got[g].axes, want[g].axes) << "group " << g;
+    }
+  }
+}
+
+// A residual chain: all-reduces of later layers read earlier ones' results
+// (long dependent runs, hundreds of groups) beside independent ones within
+// a layer.
+TEST(AllReduceCombiner, MatchesTheRuleOnARandomChain) {
+  bench::Generated g = bench::GenerateResidualMlp(150, 8, 16);
+  ExpectCombinerMatches(g.program, 500, 1);
+}
+
+// Independent branches folded one after another: many combine.
+TEST(AllReduceCombiner, MatchesTheRuleOnARandomFanIn) {
+  bench::Generated g = bench::GenerateFanIn(120, 8, 16);
+  ExpectCombinerMatches(g.program, 400, 2);
+}
+
+}  // namespace
+}  // namespace memplan::test
