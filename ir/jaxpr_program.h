@@ -8,7 +8,8 @@
 //   - values: every entry parameter (its own parameter allocation); every
 //     array an instruction defines, except get-tuple-element, tuple,
 //     constant and the parameters of loop bodies and branches (they alias
-//     their operands); a loop's or conditional's outputs are values of the
+//     their operands), and, with fold_dot_transposes, a transpose its dot
+//     computes (the dot's value is the transposed result's buffer); a loop's or conditional's outputs are values of the
 //     loop (leaf by leaf); the root tuple's index table;
 //   - live ranges: from the defining step to the last step reading the
 //     value, through the tuples and get-tuple-elements that forward it (a
@@ -37,6 +38,13 @@ struct JaxprProgramOptions {
   // only by one elementwise instruction or reduction of its computation
   // owns no buffer (its consumer computes it).
   bool fuse_elementwise = true;
+  // XLA's algebraic simplifier: a transpose swapping the two free
+  // dimensions of a canonical dot read by it alone is that dot with its
+  // operands swapped, one buffer (the unfused weight gradient, dot then
+  // transpose, is otherwise two buffers held at once). Off by default
+  // until the cases it makes worse are taken apart (docs/accuracy.md,
+  // "Jaxprs under shardings").
+  bool fold_dot_transposes = false;
 };
 
 // The Program of `jaxpr` (input_format "jaxpr"). Errors as LowerJaxpr's.

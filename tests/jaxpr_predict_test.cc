@@ -43,8 +43,9 @@ double Percent(int64_t predicted, int64_t truth) {
 }
 
 // The jaxpr of `dir` as a Program, its arguments donated as the
-// single-device compile's were.
-absl::StatusOr<ir::Program> JaxprProgram(const std::string& dir) {
+// single-device compile's were; with `fold`, transposes of dots folded
+// into them (ir::JaxprProgramOptions::fold_dot_transposes).
+absl::StatusOr<ir::Program> JaxprProgram(const std::string& dir, bool fold) {
   llvm::Expected<llvm::json::Value> truth = llvm::json::parse(ReadFileOrDie(dir + "/truth.json"));
   if (!truth) return absl::InvalidArgumentError(llvm::toString(truth.takeError()));
   const llvm::json::Object& t = *truth->getAsObject();
@@ -62,6 +63,7 @@ absl::StatusOr<ir::Program> JaxprProgram(const std::string& dir) {
       options.donated[number] = donated_tops.count(o.getString("top").getValueOr("").str()) > 0;
     }
   }
+  options.fold_dot_transposes = fold;
   const std::string path = dir + "/" + t.getString("jaxpr_file")->str();
   auto source = parsers::SourceText::FromString(path, ReadFileOrDie(path));
   absl::StatusOr<ir::JaxprModule> jaxpr = parsers::ParseJaxpr(*source);
@@ -72,11 +74,17 @@ absl::StatusOr<ir::Program> JaxprProgram(const std::string& dir) {
 class JaxprPredict : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
+    rows_ = new std::vector<JaxprRow>();
+    folded_rows_ = new std::vector<JaxprRow>();
+    PredictCorpus(false, rows_);
+    PredictCorpus(true, folded_rows_);
+  }
+  // Every corpus case predicted from its program's jaxpr, appended to `rows`.
+  static void PredictCorpus(bool fold, std::vector<JaxprRow>* rows) {
     auto corpus = LoadCorpus(SourcePath("samples/sharded"));
     ASSERT_TRUE(corpus.ok()) << corpus.status();
-    rows_ = new std::vector<JaxprRow>();
     for (const CorpusProgram& p : *corpus) {
-      absl::StatusOr<ir::Program> program = JaxprProgram(p.dir);
+      absl::StatusOr<ir::Program> program = JaxprProgram(p.dir, fold);
       ASSERT_TRUE(program.ok()) << p.name << ": " << program.status();
       programs_.push_back(std::make_unique<ir::Program>(*std::move(program)));
       auto predictor = predictor::Predictor::Create(*programs_.back());
@@ -87,20 +95,24 @@ class JaxprPredict : public ::testing::Test {
         JaxprRow row{c, prediction->devices.front()};
         row.footprint_error = Percent(row.d.device_footprint_bytes, c.truth.footprint());
         row.temp_error = Percent(row.d.temp_bytes, c.truth.temp_bytes);
-        rows_->push_back(row);
+        rows->push_back(row);
       }
     }
   }
   static void TearDownTestSuite() {
     delete rows_;
     rows_ = nullptr;
+    delete folded_rows_;
+    folded_rows_ = nullptr;
     programs_.clear();
   }
   static std::vector<JaxprRow>* rows_;
+  static std::vector<JaxprRow>* folded_rows_;  // fold_dot_transposes
   static std::vector<std::unique_ptr<ir::Program>> programs_;
 };
 
 std::vector<JaxprRow>* JaxprPredict::rows_ = nullptr;
+std::vector<JaxprRow>* JaxprPredict::folded_rows_ = nullptr;
 std::vector<std::unique_ptr<ir::Program>> JaxprPredict::programs_;
 
 std::string Table(const std::vector<JaxprRow>& rows) {
@@ -131,6 +143,36 @@ TEST_F(JaxprPredict, PrintsTheTable) {
   std::printf("%s", Table(*rows_).c_str());
   // Six programs, 6 candidates each, 8 for the MoE (samples/sharded/README.md).
   EXPECT_EQ(rows_->size(), 38u);
+}
+
+// The same with transposes of dots folded into their dots
+// (docs/accuracy.md, "Jaxprs under shardings", the second table).
+TEST_F(JaxprPredict, PrintsTheTableWithDotTransposesFolded) {
+  ASSERT_NE(folded_rows_, nullptr);
+  std::printf("%s", Table(*folded_rows_).c_str());
+  EXPECT_EQ(folded_rows_->size(), 38u);
+}
+
+// The mlp's four weight gradients are each dot_general then transpose in
+// the jaxpr; XLA computes each as one dot with swapped operands
+// (jit_mlp_train_step.cpu_after_optimizations.txt, dot.3 ... dot). Folded,
+// no transpose of a dot owns a value; unfolded, all four do.
+TEST(JaxprProgramFold, ATransposeOfADotOwnsNoBuffer) {
+  const std::string dir = SourcePath("samples/sharded/mlp_train_step");
+  auto count = [&](bool fold) {
+    absl::StatusOr<ir::Program> program = JaxprProgram(dir, fold);
+    EXPECT_TRUE(program.ok()) << program.status();
+    if (!program.ok()) return -1;
+    int n = 0;
+    for (const ir::Value& v : program->values) {
+      const ir::Instruction& inst = program->module.instruction(v.instruction);
+      if (inst.opcode != ir::Opcode::kTranspose || inst.operands.size() != 1) continue;
+      n += program->module.instruction(inst.operands[0]).opcode == ir::Opcode::kDot;
+    }
+    return n;
+  };
+  EXPECT_EQ(count(false), 4);
+  EXPECT_EQ(count(true), 0);
 }
 
 // A jaxpr's invars are the compiled program's parameters, in order, with
@@ -218,6 +260,62 @@ TEST_F(JaxprPredict, FootprintErrorsStayWithinTheMeasuredFigures) {
       {"transformer_train_adam tp8", 10},
   };
   for (const JaxprRow& r : *rows_) {
+    const std::string key = r.c.program + " " + r.c.candidate;
+    auto it = held.find(key);
+    ASSERT_NE(it, held.end()) << key;
+    EXPECT_LE(std::fabs(r.footprint_error), it->second) << key << ": " << r.footprint_error << "%";
+  }
+}
+
+// The same held figures with transposes of dots folded into their dots
+// (ir::JaxprProgramOptions::fold_dot_transposes, off by default): each
+// case at its |error| rounded up. The fold takes the median 24.3% -> 16.4%
+// and makes five cases worse than the default figures above (mlp fsdp8,
+// fsdp4_tp2, transformer_train_adam dp2_tp4, dp4_tp2, fsdp4_tp2;
+// docs/accuracy.md says why), which is why it is not the default yet.
+TEST_F(JaxprPredict, FoldedFootprintErrorsStayWithinTheMeasuredFigures) {
+  ASSERT_NE(folded_rows_, nullptr);
+  const std::map<std::string, double> held = {
+      {"convnet_train_step dp2_tp4", 7},
+      {"convnet_train_step dp4_tp2", 33},
+      {"convnet_train_step dp8", 33},
+      {"convnet_train_step fsdp4_tp2", 1},
+      {"convnet_train_step fsdp8", 4},
+      {"convnet_train_step tp8", 9},
+      {"mlp_train_step dp2_tp4", 16},
+      {"mlp_train_step dp4_tp2", 17},
+      {"mlp_train_step dp8", 17},
+      {"mlp_train_step fsdp4_tp2", 13},
+      {"mlp_train_step fsdp8", 5},
+      {"mlp_train_step tp8", 13},
+      {"moe_train_step dp2_ep4", 12},
+      {"moe_train_step dp2_tp4", 6},
+      {"moe_train_step dp4_tp2", 16},
+      {"moe_train_step dp8", 17},
+      {"moe_train_step ep8", 21},
+      {"moe_train_step fsdp4_tp2", 1},
+      {"moe_train_step fsdp8", 7},
+      {"moe_train_step tp8", 1},
+      {"scan_layers_train_step dp2_tp4", 23},
+      {"scan_layers_train_step dp4_tp2", 23},
+      {"scan_layers_train_step dp8", 22},
+      {"scan_layers_train_step fsdp4_tp2", 33},
+      {"scan_layers_train_step fsdp8", 29},
+      {"scan_layers_train_step tp8", 30},
+      {"transformer_fwd dp2_tp4", 45},
+      {"transformer_fwd dp4_tp2", 58},
+      {"transformer_fwd dp8", 63},
+      {"transformer_fwd fsdp4_tp2", 72},
+      {"transformer_fwd fsdp8", 73},
+      {"transformer_fwd tp8", 34},
+      {"transformer_train_adam dp2_tp4", 8},
+      {"transformer_train_adam dp4_tp2", 6},
+      {"transformer_train_adam dp8", 7},
+      {"transformer_train_adam fsdp4_tp2", 19},
+      {"transformer_train_adam fsdp8", 17},
+      {"transformer_train_adam tp8", 10},
+  };
+  for (const JaxprRow& r : *folded_rows_) {
     const std::string key = r.c.program + " " + r.c.candidate;
     auto it = held.find(key);
     ASSERT_NE(it, held.end()) << key;
