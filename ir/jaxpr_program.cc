@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/jaxpr_copies.h"
 #include "ir/status_macros.h"
 
 namespace memplan::ir {
@@ -473,6 +474,9 @@ absl::StatusOr<Program> BuildJaxprProgram(const JaxprModule& jaxpr, const JaxprP
   program.source_files = {jaxpr.source_name};
   program.module = std::move(module);
   DonateJaxprArguments(options.donated, &program.module);
+  if (options.copy_donated_parameters) {
+    CopyDonatedParameters(&program.module);
+  }
   const JaxprSteps steps = ScheduleJaxprProgram(options, program);
   AllocateJaxprValues(AddJaxprValues(steps, program), program);
   return program;

@@ -45,6 +45,10 @@ struct JaxprProgramOptions {
   // until the cases it makes worse are taken apart (docs/accuracy.md,
   // "Jaxprs under shardings").
   bool fold_dot_transposes = false;
+  // XLA's copy insertion: a donated parameter with a reader its output
+  // does not depend on is copied first (ir/jaxpr_copies.h). Off by default
+  // for the same reason as fold_dot_transposes.
+  bool copy_donated_parameters = false;
 };
 
 // The Program of `jaxpr` (input_format "jaxpr"). Errors as LowerJaxpr's.
