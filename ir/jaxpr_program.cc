@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/jaxpr_copies.h"
+#include "ir/jaxpr_cpu_bf16.h"
 #include "ir/status_macros.h"
 
 namespace memplan::ir {
@@ -477,6 +478,7 @@ absl::StatusOr<Program> BuildJaxprProgram(const JaxprModule& jaxpr, const JaxprP
   if (options.copy_donated_parameters) {
     CopyDonatedParameters(&program.module);
   }
+  if (options.cpu_bf16_in_f32) ComputeBf16InF32(&program.module);
   const JaxprSteps steps = ScheduleJaxprProgram(options, program);
   AllocateJaxprValues(AddJaxprValues(steps, program), program);
   return program;

@@ -49,6 +49,10 @@ struct JaxprProgramOptions {
   // does not depend on is copied first (ir/jaxpr_copies.h). Off by default
   // for the same reason as fold_dot_transposes.
   bool copy_donated_parameters = false;
+  // XLA's CPU backend only: bf16 computed in f32, the weights dots read
+  // converted to f32 first (ir/jaxpr_cpu_bf16.h). Off: other backends
+  // compute bf16 as bf16.
+  bool cpu_bf16_in_f32 = false;
 };
 
 // The Program of `jaxpr` (input_format "jaxpr"). Errors as LowerJaxpr's.
