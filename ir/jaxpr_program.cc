@@ -9,6 +9,7 @@
 
 #include "ir/jaxpr_copies.h"
 #include "ir/jaxpr_cpu_bf16.h"
+#include "ir/jaxpr_dot_fold.h"
 #include "ir/status_macros.h"
 
 namespace memplan::ir {
@@ -34,12 +35,9 @@ bool Forwards(const Instruction& inst, const Module& module) {
 }
 
 // Whether `user` passes on the buffer of its operand `k` (a fused
-// instruction reads its operands where its consumer runs; a transpose
-// folded into its dot is the dot's buffer).
-bool ForwardsOperand(const Instruction& user, size_t k, const Module& module, const std::vector<bool>& fused,
-                     const std::vector<bool>& folded) {
-  const size_t u = static_cast<size_t>(user.id.value());
-  if (fused[u] || folded[u]) return true;
+// instruction reads its operands where its consumer runs).
+bool ForwardsOperand(const Instruction& user, size_t k, const Module& module, const std::vector<bool>& fused) {
+  if (fused[static_cast<size_t>(user.id.value())]) return true;
   if (!Forwards(user, module)) return false;
   return user.opcode != Opcode::kDynamicUpdateSlice || k == 0;
 }
@@ -85,55 +83,6 @@ std::vector<bool> FusedIntoConsumer(const Module& module, const std::vector<Inst
   return fused;
 }
 
-// Whether `transpose` swaps the two non-batch dimensions of a canonical
-// dot (batch dimensions first, one free dimension per side).
-bool SwapsDotFreeDimensions(const Module& module, const Instruction& transpose, const Instruction& dot) {
-  const HloAttributes& attrs = module.attributes(dot);
-  if (!attrs.dot.has_value() || dot.operands.size() != 2) return false;
-  const DotDimensionNumbers& d = *attrs.dot;
-  const size_t batch = d.lhs_batch.size();
-  if (d.rhs_batch.size() != batch || dot.shape.dims.size() != batch + 2) return false;
-  for (size_t b = 0; b < batch; ++b) {
-    if (d.lhs_batch[b] != static_cast<int64_t>(b) || d.rhs_batch[b] != static_cast<int64_t>(b)) return false;
-  }
-  const Shape& lhs = module.instruction(dot.operands[0]).shape;
-  const Shape& rhs = module.instruction(dot.operands[1]).shape;
-  if (lhs.dims.size() != batch + d.lhs_contracting.size() + 1 ||
-      rhs.dims.size() != batch + d.rhs_contracting.size() + 1) {
-    return false;
-  }
-  std::vector<int64_t> swap(batch + 2);
-  for (size_t i = 0; i < swap.size(); ++i) swap[i] = static_cast<int64_t>(i);
-  std::swap(swap[batch], swap[batch + 1]);
-  return module.attributes(transpose).dimensions == swap;
-}
-
-// XLA's algebraic simplifier rewrites transpose(dot(a, b)), the dot read by
-// the transpose alone and canonical (batch dimensions first, one free
-// dimension per side, the transpose swapping the two free ones), as
-// dot(b, a): one instruction, one buffer (the weight gradients of
-// samples/sharded/mlp_train_step: the jaxpr's dot_general then transpose
-// is XLA's dot.3 with swapped operands). True for each such transpose:
-// it writes nothing of its own, its dot computes the transposed result.
-std::vector<bool> FoldedIntoDot(const Module& module, const std::vector<InstructionId>& sequence) {
-  std::vector<int32_t> user_count(module.instruction_count(), 0);
-  for (InstructionId id : sequence) {
-    for (InstructionId op : module.instruction(id).operands) ++user_count[static_cast<size_t>(op.value())];
-  }
-  std::vector<bool> folded(module.instruction_count(), false);
-  for (InstructionId id : sequence) {
-    const Instruction& inst = module.instruction(id);
-    if (inst.opcode != Opcode::kTranspose || inst.operands.size() != 1) continue;
-    const Instruction& dot = module.instruction(inst.operands[0]);
-    if (dot.opcode != Opcode::kDot || dot.is_root || dot.computation != inst.computation ||
-        user_count[static_cast<size_t>(dot.id.value())] != 1) {
-      continue;
-    }
-    folded[static_cast<size_t>(id.value())] = SwapsDotFreeDimensions(module, inst, dot);
-  }
-  return folded;
-}
-
 // XLA's HloLiveRange order: a loop's condition and body, a conditional's
 // branches, flattened before the instruction that runs them.
 void Flatten(const Module& module, ComputationId c, std::vector<InstructionId>* sequence) {
@@ -156,7 +105,7 @@ void Flatten(const Module& module, ComputationId c, std::vector<InstructionId>* 
 // tuples and get-tuple-elements; a loop body's or branch's root until its
 // caller; the entry root until `last`.
 std::vector<ScheduleStep> LastUse(const Module& module, const std::vector<InstructionId>& sequence,
-                                  const std::vector<bool>& fused, const std::vector<bool>& folded,
+                                  const std::vector<bool>& fused,
                                   const std::vector<ScheduleStep>& step, ScheduleStep last) {
   const size_t n = module.instruction_count();
   // (user, operand number) per instruction.
@@ -174,7 +123,7 @@ std::vector<ScheduleStep> LastUse(const Module& module, const std::vector<Instru
     ScheduleStep e = step[i];
     for (const auto& [u, k] : users[i]) {
       const size_t j = static_cast<size_t>(u.value());
-      e = std::max(e, ForwardsOperand(module.instruction(u), k, module, fused, folded) ? end[j] : step[j]);
+      e = std::max(e, ForwardsOperand(module.instruction(u), k, module, fused) ? end[j] : step[j]);
     }
     // The entry's result lives to the end; a body's or branch's result is
     // copied into its loop state or conditional result when it ends.
@@ -185,17 +134,16 @@ std::vector<ScheduleStep> LastUse(const Module& module, const std::vector<Instru
 }
 
 // The (instruction, index) that defines each output leaf of the entry root.
-std::set<std::pair<int64_t, int64_t>> OutputLeaves(const Module& module, const std::vector<bool>& folded) {
+std::set<std::pair<int64_t, int64_t>> OutputLeaves(const Module& module) {
   std::set<std::pair<int64_t, int64_t>> out;
   const Instruction& root = module.instruction(module.entry_computation()->root);
-  // The buffer an output is: through reshapes, in-place updates and
-  // transposes folded into their dot to their operand, through get-tuple-elements of tuples and of loops (whose
+  // The buffer an output is: through reshapes and in-place updates to
+  // their operand, through get-tuple-elements of tuples and of loops (whose
   // state is their initial tuple) to the element.
   auto resolve = [&](InstructionId x) {
     for (int hops = 0; hops < 1 << 20; ++hops) {
       const Instruction& inst = module.instruction(x);
-      if ((inst.opcode == Opcode::kReshape || inst.opcode == Opcode::kDynamicUpdateSlice ||
-           folded[static_cast<size_t>(x.value())]) &&
+      if ((inst.opcode == Opcode::kReshape || inst.opcode == Opcode::kDynamicUpdateSlice) &&
           !inst.operands.empty()) {
         x = inst.operands[0];
         continue;
@@ -335,7 +283,6 @@ struct JaxprSteps {
   std::vector<ScheduleStep> step;  // by instruction
   std::vector<ScheduleStep> end;   // by instruction: last use
   std::vector<bool> fused;         // by instruction: folded into its consumer
-  std::vector<bool> folded;        // by instruction: a transpose its dot computes
   ScheduleStep last = 0;
 };
 
@@ -353,9 +300,7 @@ JaxprSteps ScheduleJaxprProgram(const JaxprProgramOptions& options, Program& pro
   program.has_live_ranges = true;
   steps.fused = options.fuse_elementwise ? FusedIntoConsumer(m, sequence)
                                          : std::vector<bool>(m.instruction_count(), false);
-  steps.folded = options.fold_dot_transposes ? FoldedIntoDot(m, sequence)
-                                             : std::vector<bool>(m.instruction_count(), false);
-  steps.end = LastUse(m, sequence, steps.fused, steps.folded, steps.step, steps.last);
+  steps.end = LastUse(m, sequence, steps.fused, steps.step, steps.last);
   return steps;
 }
 
@@ -383,7 +328,7 @@ bool HoldsNoBuffer(const Module& m, const Instruction& inst) {
 // apart); returns, by value, whether each is an entry output.
 std::vector<bool> AddJaxprValues(const JaxprSteps& steps, Program& program) {
   const Module& m = program.module;
-  const std::set<std::pair<int64_t, int64_t>> outputs = OutputLeaves(m, steps.folded);
+  const std::set<std::pair<int64_t, int64_t>> outputs = OutputLeaves(m);
   auto add_value = [&](const Instruction& inst, ShapeIndex index, const Shape& shape, bool output) {
     Value v;
     v.id = ValueId(static_cast<int64_t>(program.values.size()));
@@ -404,7 +349,7 @@ std::vector<bool> AddJaxprValues(const JaxprSteps& steps, Program& program) {
     const Instruction& inst = m.instruction(id);
     const bool entry_root = inst.is_root && inst.computation == m.entry;
     if (steps.fused[static_cast<size_t>(id.value())] && outputs.count({id.value(), -1}) == 0) continue;
-    if (HoldsNoBuffer(m, inst) || steps.folded[static_cast<size_t>(id.value())]) continue;
+    if (HoldsNoBuffer(m, inst)) continue;
     if (!inst.shape.IsTuple() || inst.opcode == Opcode::kTuple) {
       add_value(inst, {}, inst.shape, entry_root);
       is_output.push_back(entry_root || outputs.count({id.value(), -1}) > 0);
@@ -475,9 +420,8 @@ absl::StatusOr<Program> BuildJaxprProgram(const JaxprModule& jaxpr, const JaxprP
   program.source_files = {jaxpr.source_name};
   program.module = std::move(module);
   DonateJaxprArguments(options.donated, &program.module);
-  if (options.copy_donated_parameters) {
-    CopyDonatedParameters(&program.module);
-  }
+  if (options.fold_dot_transposes) FoldTransposesIntoDots(&program.module);
+  if (options.copy_donated_parameters) CopyDonatedParameters(&program.module);
   if (options.cpu_bf16_in_f32) ComputeBf16InF32(&program.module);
   const JaxprSteps steps = ScheduleJaxprProgram(options, program);
   AllocateJaxprValues(AddJaxprValues(steps, program), program);

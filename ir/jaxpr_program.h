@@ -8,8 +8,7 @@
 //   - values: every entry parameter (its own parameter allocation); every
 //     array an instruction defines, except get-tuple-element, tuple,
 //     constant and the parameters of loop bodies and branches (they alias
-//     their operands), and, with fold_dot_transposes, a transpose its dot
-//     computes (the dot's value is the transposed result's buffer); a loop's or conditional's outputs are values of the
+//     their operands); a loop's or conditional's outputs are values of the
 //     loop (leaf by leaf); the root tuple's index table;
 //   - live ranges: from the defining step to the last step reading the
 //     value, through the tuples and get-tuple-elements that forward it (a
@@ -39,11 +38,11 @@ struct JaxprProgramOptions {
   // owns no buffer (its consumer computes it).
   bool fuse_elementwise = true;
   // XLA's algebraic simplifier: a transpose swapping the two free
-  // dimensions of a canonical dot read by it alone is that dot with its
-  // operands swapped, one buffer (the unfused weight gradient, dot then
-  // transpose, is otherwise two buffers held at once). Off by default
-  // until the cases it makes worse are taken apart (docs/accuracy.md,
-  // "Jaxprs under shardings").
+  // dimensions of a canonical dot read by it alone becomes that dot with
+  // its operands swapped (ir/jaxpr_dot_fold.h): the unfused weight
+  // gradient, dot then transpose, is otherwise two buffers held at once.
+  // Off by default until the cases it makes worse are taken apart
+  // (docs/accuracy.md, "Jaxprs under shardings").
   bool fold_dot_transposes = false;
   // XLA's copy insertion: a donated parameter with a reader its output
   // does not depend on is copied first (ir/jaxpr_copies.h). Off by default

@@ -163,8 +163,9 @@ TEST_F(JaxprPredict, PrintsTheTableWithXlaRules) {
 
 // The mlp's four weight gradients are each dot_general then transpose in
 // the jaxpr; XLA computes each as one dot with swapped operands
-// (jit_mlp_train_step.cpu_after_optimizations.txt, dot.3 ... dot). Folded,
-// no transpose of a dot owns a value; unfolded, all four do.
+// (jit_mlp_train_step.cpu_after_optimizations.txt, dot.3 ... dot). Folded
+// (ir/jaxpr_dot_fold.h), no transpose of a dot owns a value; unfolded, all
+// four do.
 TEST(JaxprProgramRules, ATransposeOfADotOwnsNoBuffer) {
   const std::string dir = SourcePath("samples/sharded/mlp_train_step");
   auto count = [&](bool fold) {
