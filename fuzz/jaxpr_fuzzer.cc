@@ -72,6 +72,7 @@ void Lower(const memplan::ir::JaxprModule& module) {
     options.fold_dot_transposes = !fuse;
     options.copy_donated_parameters = !fuse;
     options.cpu_bf16_in_f32 = !fuse;
+    options.share_output_operands = !fuse;
     absl::StatusOr<ir::Program> program = ir::BuildJaxprProgram(module, options);
     if (!program.ok()) continue;
     const ir::Module& m = program->module;

@@ -199,17 +199,20 @@ int64_t PackOffsets(std::vector<Value*>& temps) {
 // when it dies before that output is written and fits there. Each
 // temporary, by start, takes the smallest such allocation free of the
 // temporaries already in it. Returns the temporaries left over.
-std::vector<Value*> PlaceInOutputs(std::vector<Value*> temps, Program* program) {
+std::vector<Value*> PlaceInOutputs(std::vector<Value*> temps, bool share_operands, Program* program) {
   struct Slot {
     Allocation* allocation;
     ScheduleStep output_start;
+    bool elementwise = false;
     ScheduleStep busy_until = -1;
   };
   std::vector<Slot> slots;
   for (Allocation& a : program->allocations) {
     if (!a.maybe_live_out || a.is_entry_parameter() || a.values.size() != 1) continue;
     const Value& out = program->values[static_cast<size_t>(a.values.front().value())];
-    if (out.live_range) slots.push_back({&a, out.live_range->start});
+    const Opcode opcode = program->module.instruction(out.instruction).opcode;
+    const bool elementwise = IsLoopFusible(opcode) && opcode != Opcode::kBroadcast && opcode != Opcode::kIota;
+    if (out.live_range) slots.push_back({&a, out.live_range->start, elementwise});
   }
   // Bounded work: past this many (temporary, slot) pairs nothing is placed.
   if (slots.empty() || temps.size() * slots.size() > (size_t{1} << 26)) return temps;
@@ -220,6 +223,35 @@ std::vector<Value*> PlaceInOutputs(std::vector<Value*> temps, Program* program) 
   std::sort(temps.begin(), temps.end(), [](const Value* a, const Value* b) {
     return std::make_pair(a->live_range->start, a->id.value()) < std::make_pair(b->live_range->start, b->id.value());
   });
+  auto place = [](Slot& slot, Value* v) {
+    slot.busy_until = std::max(slot.busy_until, v->live_range->end);
+    v->allocation = slot.allocation->id;
+    v->offset = 0;
+    slot.allocation->values.push_back(v->id);
+  };
+  if (share_operands) {
+    // In-place first: an elementwise output written over a same-sized
+    // temporary it reads last; the output allocation holds that temporary
+    // from its start, and others only before it.
+    std::vector<bool> taken(temps.size(), false);
+    for (Slot& slot : slots) {
+      if (!slot.elementwise) continue;
+      for (size_t t = 0; t < temps.size(); ++t) {
+        const Value* v = temps[t];
+        if (taken[t] || v->size != slot.allocation->size || v->live_range->end != slot.output_start) continue;
+        taken[t] = true;
+        place(slot, temps[t]);
+        slot.output_start = v->live_range->start;
+        break;
+      }
+    }
+    std::vector<Value*> rest;
+    for (size_t t = 0; t < temps.size(); ++t) {
+      if (!taken[t]) rest.push_back(temps[t]);
+    }
+    temps = std::move(rest);
+    for (Slot& slot : slots) slot.busy_until = -1;
+  }
   std::vector<Value*> left;
   for (Value* v : temps) {
     Slot* chosen = nullptr;
@@ -368,7 +400,7 @@ std::vector<bool> AddJaxprValues(const JaxprSteps& steps, Program& program) {
 
 // Parameters and outputs get allocations of their own; temps share one,
 // packed by live range, after those the outputs can hold are placed there.
-void AllocateJaxprValues(const std::vector<bool>& is_output, Program& program) {
+void AllocateJaxprValues(const std::vector<bool>& is_output, bool share_operands, Program& program) {
   const Module& m = program.module;
   std::vector<Value*> temps;
   for (size_t v = 0; v < program.values.size(); ++v) {
@@ -390,7 +422,7 @@ void AllocateJaxprValues(const std::vector<bool>& is_output, Program& program) {
     value.allocation = a.id;
     program.allocations.push_back(std::move(a));
   }
-  temps = PlaceInOutputs(std::move(temps), &program);
+  temps = PlaceInOutputs(std::move(temps), share_operands, &program);
   if (!temps.empty()) {
     Allocation a;
     a.id = AllocationId(static_cast<int64_t>(program.allocations.size()));
@@ -424,7 +456,7 @@ absl::StatusOr<Program> BuildJaxprProgram(const JaxprModule& jaxpr, const JaxprP
   if (options.copy_donated_parameters) CopyDonatedParameters(&program.module);
   if (options.cpu_bf16_in_f32) ComputeBf16InF32(&program.module);
   const JaxprSteps steps = ScheduleJaxprProgram(options, program);
-  AllocateJaxprValues(AddJaxprValues(steps, program), program);
+  AllocateJaxprValues(AddJaxprValues(steps, program), options.share_output_operands, program);
   return program;
 }
 

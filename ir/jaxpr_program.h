@@ -48,6 +48,10 @@ struct JaxprProgramOptions {
   // does not depend on is copied first (ir/jaxpr_copies.h). Off by default
   // for the same reason as fold_dot_transposes.
   bool copy_donated_parameters = false;
+  // XLA's buffer assignment: an elementwise output is written over a
+  // same-sized temporary it reads last, which then lives in the output's
+  // allocation (ir/jaxpr_program.cc PlaceInOutputs).
+  bool share_output_operands = false;
   // XLA's CPU backend only: bf16 computed in f32, the weights dots read
   // converted to f32 first (ir/jaxpr_cpu_bf16.h). Off: other backends
   // compute bf16 as bf16.

@@ -184,6 +184,39 @@ TEST(JaxprProgramRules, ATransposeOfADotOwnsNoBuffer) {
   EXPECT_EQ(count(true), 0);
 }
 
+// mlp_train_step's SGD updates are elementwise outputs, each reading its
+// weight gradient last; XLA writes each update over its gradient
+// (jit_mlp_train_step.cpu_after_optimizations-buffer-assignment.txt:
+// dot.3 and multiply_subtract_fusion.1 in allocation 3, maybe-live-out).
+// With share_output_operands the four gradient dots are in the updates'
+// output allocations; without, in the temp arena.
+TEST(JaxprProgramRules, AnElementwiseOutputTakesTheOperandItReadsLast) {
+  const std::string dir = SourcePath("samples/sharded/mlp_train_step");
+  auto source = parsers::SourceText::FromString(dir, ReadFileOrDie(dir + "/jit_mlp_train_step.jaxpr.txt"));
+  absl::StatusOr<ir::JaxprModule> jaxpr = parsers::ParseJaxpr(*source);
+  ASSERT_TRUE(jaxpr.ok()) << jaxpr.status();
+  auto gradients_in_outputs = [&](bool share) {
+    ir::JaxprProgramOptions options;
+    options.fold_dot_transposes = true;
+    options.share_output_operands = share;
+    absl::StatusOr<ir::Program> program = ir::BuildJaxprProgram(*jaxpr, options);
+    EXPECT_TRUE(program.ok()) << program.status();
+    if (!program.ok()) return -1;
+    int n = 0;
+    for (const ir::Value& v : program->values) {
+      const ir::Instruction& inst = program->module.instruction(v.instruction);
+      // The weight-gradient dots: the only 4 MiB dots (2048 x 512 or
+      // 512 x 2048 f32; the others are 256 x 2048 or 256 x 512).
+      if (inst.opcode != ir::Opcode::kDot || v.size != 4 * 2048 * 512) continue;
+      const ir::Allocation& a = program->allocations[static_cast<size_t>(v.allocation.value())];
+      n += a.maybe_live_out && !a.is_entry_parameter();
+    }
+    return n;
+  };
+  EXPECT_EQ(gradients_in_outputs(true), 4);
+  EXPECT_LT(gradients_in_outputs(false), 4);
+}
+
 // transformer_fwd's dots read seven bf16 weights; XLA's CPU compile
 // converts each to f32 first (wrapped_convert.1 ... .7), computes every
 // intermediate in f32 and returns its bf16 outputs as bf16.
