@@ -195,18 +195,56 @@ int64_t PackOffsets(std::vector<Value*>& temps) {
   return size;
 }
 
+// An output allocation temporaries may share: the output's first step,
+// whether an elementwise instruction makes it, and until when the
+// temporaries placed so far hold it.
+struct OutputSlot {
+  Allocation* allocation;
+  ScheduleStep output_start;
+  bool elementwise = false;
+  ScheduleStep busy_until = -1;
+};
+
+void PlaceInSlot(OutputSlot& slot, Value* v) {
+  slot.busy_until = std::max(slot.busy_until, v->live_range->end);
+  v->allocation = slot.allocation->id;
+  v->offset = 0;
+  slot.allocation->values.push_back(v->id);
+}
+
+// XLA's in-place sharing: an elementwise output is written over a
+// same-sized temporary it reads last (the temporary dies at the output's
+// step). Each such slot takes the first such temporary (temps by start),
+// which holds it from its start; others may use it only before then.
+// Returns the temporaries not placed.
+std::vector<Value*> ShareWithOutputs(std::vector<Value*> temps, std::vector<OutputSlot>& slots) {
+  std::vector<bool> taken(temps.size(), false);
+  for (OutputSlot& slot : slots) {
+    if (!slot.elementwise) continue;
+    for (size_t t = 0; t < temps.size(); ++t) {
+      Value* v = temps[t];
+      if (taken[t] || v->size != slot.allocation->size || v->live_range->end != slot.output_start) continue;
+      taken[t] = true;
+      PlaceInSlot(slot, v);
+      slot.output_start = v->live_range->start;
+      slot.busy_until = -1;
+      break;
+    }
+  }
+  std::vector<Value*> rest;
+  for (size_t t = 0; t < temps.size(); ++t) {
+    if (!taken[t]) rest.push_back(temps[t]);
+  }
+  return rest;
+}
+
 // XLA's buffer assignment puts a temporary into an output's allocation
-// when it dies before that output is written and fits there. Each
-// temporary, by start, takes the smallest such allocation free of the
-// temporaries already in it. Returns the temporaries left over.
+// when it dies before that output is written and fits there (with
+// share_operands, after ShareWithOutputs). Each temporary, by start, takes
+// the smallest such allocation free of the temporaries already in it.
+// Returns the temporaries left over.
 std::vector<Value*> PlaceInOutputs(std::vector<Value*> temps, bool share_operands, Program* program) {
-  struct Slot {
-    Allocation* allocation;
-    ScheduleStep output_start;
-    bool elementwise = false;
-    ScheduleStep busy_until = -1;
-  };
-  std::vector<Slot> slots;
+  std::vector<OutputSlot> slots;
   for (Allocation& a : program->allocations) {
     if (!a.maybe_live_out || a.is_entry_parameter() || a.values.size() != 1) continue;
     const Value& out = program->values[static_cast<size_t>(a.values.front().value())];
@@ -216,46 +254,18 @@ std::vector<Value*> PlaceInOutputs(std::vector<Value*> temps, bool share_operand
   }
   // Bounded work: past this many (temporary, slot) pairs nothing is placed.
   if (slots.empty() || temps.size() * slots.size() > (size_t{1} << 26)) return temps;
-  std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) {
+  std::sort(slots.begin(), slots.end(), [](const OutputSlot& a, const OutputSlot& b) {
     return std::make_pair(a.allocation->size, a.allocation->id.value()) <
            std::make_pair(b.allocation->size, b.allocation->id.value());
   });
   std::sort(temps.begin(), temps.end(), [](const Value* a, const Value* b) {
     return std::make_pair(a->live_range->start, a->id.value()) < std::make_pair(b->live_range->start, b->id.value());
   });
-  auto place = [](Slot& slot, Value* v) {
-    slot.busy_until = std::max(slot.busy_until, v->live_range->end);
-    v->allocation = slot.allocation->id;
-    v->offset = 0;
-    slot.allocation->values.push_back(v->id);
-  };
-  if (share_operands) {
-    // In-place first: an elementwise output written over a same-sized
-    // temporary it reads last; the output allocation holds that temporary
-    // from its start, and others only before it.
-    std::vector<bool> taken(temps.size(), false);
-    for (Slot& slot : slots) {
-      if (!slot.elementwise) continue;
-      for (size_t t = 0; t < temps.size(); ++t) {
-        const Value* v = temps[t];
-        if (taken[t] || v->size != slot.allocation->size || v->live_range->end != slot.output_start) continue;
-        taken[t] = true;
-        place(slot, temps[t]);
-        slot.output_start = v->live_range->start;
-        break;
-      }
-    }
-    std::vector<Value*> rest;
-    for (size_t t = 0; t < temps.size(); ++t) {
-      if (!taken[t]) rest.push_back(temps[t]);
-    }
-    temps = std::move(rest);
-    for (Slot& slot : slots) slot.busy_until = -1;
-  }
+  if (share_operands) temps = ShareWithOutputs(std::move(temps), slots);
   std::vector<Value*> left;
   for (Value* v : temps) {
-    Slot* chosen = nullptr;
-    for (Slot& slot : slots) {
+    OutputSlot* chosen = nullptr;
+    for (OutputSlot& slot : slots) {
       if (slot.allocation->size < v->size) continue;
       if (v->live_range->end < slot.output_start && slot.busy_until < v->live_range->start) {
         chosen = &slot;
@@ -266,12 +276,9 @@ std::vector<Value*> PlaceInOutputs(std::vector<Value*> temps, bool share_operand
       left.push_back(v);
       continue;
     }
-    chosen->busy_until = v->live_range->end;
-    v->allocation = chosen->allocation->id;
-    v->offset = 0;
-    chosen->allocation->values.push_back(v->id);
+    PlaceInSlot(*chosen, v);
   }
-  for (Slot& slot : slots) std::sort(slot.allocation->values.begin(), slot.allocation->values.end());
+  for (OutputSlot& slot : slots) std::sort(slot.allocation->values.begin(), slot.allocation->values.end());
   return left;
 }
 
