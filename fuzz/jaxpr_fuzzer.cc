@@ -68,6 +68,11 @@ void Lower(const memplan::ir::JaxprModule& module) {
     options.lowering.max_instructions = 1 << 16;
     options.donated = {true, false, true};
     options.fuse_elementwise = fuse;
+    // The XLA rules that are options (ir/jaxpr_program.h), on the second pass.
+    options.fold_dot_transposes = !fuse;
+    options.copy_donated_parameters = !fuse;
+    options.cpu_bf16_in_f32 = !fuse;
+    options.share_output_operands = !fuse;
     absl::StatusOr<ir::Program> program = ir::BuildJaxprProgram(module, options);
     if (!program.ok()) continue;
     const ir::Module& m = program->module;

@@ -7,6 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include "ir/jaxpr_copies.h"
+#include "ir/jaxpr_cpu_bf16.h"
+#include "ir/jaxpr_dot_fold.h"
 #include "ir/status_macros.h"
 
 namespace memplan::ir {
@@ -192,35 +195,77 @@ int64_t PackOffsets(std::vector<Value*>& temps) {
   return size;
 }
 
+// An output allocation temporaries may share: the output's first step,
+// whether an elementwise instruction makes it, and until when the
+// temporaries placed so far hold it.
+struct OutputSlot {
+  Allocation* allocation;
+  ScheduleStep output_start;
+  bool elementwise = false;
+  ScheduleStep busy_until = -1;
+};
+
+void PlaceInSlot(OutputSlot& slot, Value* v) {
+  slot.busy_until = std::max(slot.busy_until, v->live_range->end);
+  v->allocation = slot.allocation->id;
+  v->offset = 0;
+  slot.allocation->values.push_back(v->id);
+}
+
+// XLA's in-place sharing: an elementwise output is written over a
+// same-sized temporary it reads last (the temporary dies at the output's
+// step). Each such slot takes the first such temporary (temps by start),
+// which holds it from its start; others may use it only before then.
+// Returns the temporaries not placed.
+std::vector<Value*> ShareWithOutputs(std::vector<Value*> temps, std::vector<OutputSlot>& slots) {
+  std::vector<bool> taken(temps.size(), false);
+  for (OutputSlot& slot : slots) {
+    if (!slot.elementwise) continue;
+    for (size_t t = 0; t < temps.size(); ++t) {
+      Value* v = temps[t];
+      if (taken[t] || v->size != slot.allocation->size || v->live_range->end != slot.output_start) continue;
+      taken[t] = true;
+      PlaceInSlot(slot, v);
+      slot.output_start = v->live_range->start;
+      slot.busy_until = -1;
+      break;
+    }
+  }
+  std::vector<Value*> rest;
+  for (size_t t = 0; t < temps.size(); ++t) {
+    if (!taken[t]) rest.push_back(temps[t]);
+  }
+  return rest;
+}
+
 // XLA's buffer assignment puts a temporary into an output's allocation
-// when it dies before that output is written and fits there. Each
-// temporary, by start, takes the smallest such allocation free of the
-// temporaries already in it. Returns the temporaries left over.
-std::vector<Value*> PlaceInOutputs(std::vector<Value*> temps, Program* program) {
-  struct Slot {
-    Allocation* allocation;
-    ScheduleStep output_start;
-    ScheduleStep busy_until = -1;
-  };
-  std::vector<Slot> slots;
+// when it dies before that output is written and fits there (with
+// share_operands, after ShareWithOutputs). Each temporary, by start, takes
+// the smallest such allocation free of the temporaries already in it.
+// Returns the temporaries left over.
+std::vector<Value*> PlaceInOutputs(std::vector<Value*> temps, bool share_operands, Program* program) {
+  std::vector<OutputSlot> slots;
   for (Allocation& a : program->allocations) {
     if (!a.maybe_live_out || a.is_entry_parameter() || a.values.size() != 1) continue;
     const Value& out = program->values[static_cast<size_t>(a.values.front().value())];
-    if (out.live_range) slots.push_back({&a, out.live_range->start});
+    const Opcode opcode = program->module.instruction(out.instruction).opcode;
+    const bool elementwise = IsLoopFusible(opcode) && opcode != Opcode::kBroadcast && opcode != Opcode::kIota;
+    if (out.live_range) slots.push_back({&a, out.live_range->start, elementwise});
   }
   // Bounded work: past this many (temporary, slot) pairs nothing is placed.
   if (slots.empty() || temps.size() * slots.size() > (size_t{1} << 26)) return temps;
-  std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) {
+  std::sort(slots.begin(), slots.end(), [](const OutputSlot& a, const OutputSlot& b) {
     return std::make_pair(a.allocation->size, a.allocation->id.value()) <
            std::make_pair(b.allocation->size, b.allocation->id.value());
   });
   std::sort(temps.begin(), temps.end(), [](const Value* a, const Value* b) {
     return std::make_pair(a->live_range->start, a->id.value()) < std::make_pair(b->live_range->start, b->id.value());
   });
+  if (share_operands) temps = ShareWithOutputs(std::move(temps), slots);
   std::vector<Value*> left;
   for (Value* v : temps) {
-    Slot* chosen = nullptr;
-    for (Slot& slot : slots) {
+    OutputSlot* chosen = nullptr;
+    for (OutputSlot& slot : slots) {
       if (slot.allocation->size < v->size) continue;
       if (v->live_range->end < slot.output_start && slot.busy_until < v->live_range->start) {
         chosen = &slot;
@@ -231,12 +276,9 @@ std::vector<Value*> PlaceInOutputs(std::vector<Value*> temps, Program* program) 
       left.push_back(v);
       continue;
     }
-    chosen->busy_until = v->live_range->end;
-    v->allocation = chosen->allocation->id;
-    v->offset = 0;
-    chosen->allocation->values.push_back(v->id);
+    PlaceInSlot(*chosen, v);
   }
-  for (Slot& slot : slots) std::sort(slot.allocation->values.begin(), slot.allocation->values.end());
+  for (OutputSlot& slot : slots) std::sort(slot.allocation->values.begin(), slot.allocation->values.end());
   return left;
 }
 
@@ -365,7 +407,7 @@ std::vector<bool> AddJaxprValues(const JaxprSteps& steps, Program& program) {
 
 // Parameters and outputs get allocations of their own; temps share one,
 // packed by live range, after those the outputs can hold are placed there.
-void AllocateJaxprValues(const std::vector<bool>& is_output, Program& program) {
+void AllocateJaxprValues(const std::vector<bool>& is_output, bool share_operands, Program& program) {
   const Module& m = program.module;
   std::vector<Value*> temps;
   for (size_t v = 0; v < program.values.size(); ++v) {
@@ -387,7 +429,7 @@ void AllocateJaxprValues(const std::vector<bool>& is_output, Program& program) {
     value.allocation = a.id;
     program.allocations.push_back(std::move(a));
   }
-  temps = PlaceInOutputs(std::move(temps), &program);
+  temps = PlaceInOutputs(std::move(temps), share_operands, &program);
   if (!temps.empty()) {
     Allocation a;
     a.id = AllocationId(static_cast<int64_t>(program.allocations.size()));
@@ -417,8 +459,11 @@ absl::StatusOr<Program> BuildJaxprProgram(const JaxprModule& jaxpr, const JaxprP
   program.source_files = {jaxpr.source_name};
   program.module = std::move(module);
   DonateJaxprArguments(options.donated, &program.module);
+  if (options.fold_dot_transposes) FoldTransposesIntoDots(&program.module);
+  if (options.copy_donated_parameters) CopyDonatedParameters(&program.module);
+  if (options.cpu_bf16_in_f32) ComputeBf16InF32(&program.module);
   const JaxprSteps steps = ScheduleJaxprProgram(options, program);
-  AllocateJaxprValues(AddJaxprValues(steps, program), program);
+  AllocateJaxprValues(AddJaxprValues(steps, program), options.share_output_operands, program);
   return program;
 }
 

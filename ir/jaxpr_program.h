@@ -37,6 +37,25 @@ struct JaxprProgramOptions {
   // only by one elementwise instruction or reduction of its computation
   // owns no buffer (its consumer computes it).
   bool fuse_elementwise = true;
+  // XLA's algebraic simplifier: a transpose swapping the two free
+  // dimensions of a canonical dot read by it alone becomes that dot with
+  // its operands swapped (ir/jaxpr_dot_fold.h): the unfused weight
+  // gradient, dot then transpose, is otherwise two buffers held at once.
+  // Off by default until the cases it makes worse are taken apart
+  // (docs/accuracy.md, "Jaxprs under shardings").
+  bool fold_dot_transposes = false;
+  // XLA's copy insertion: a donated parameter with a reader its output
+  // does not depend on is copied first (ir/jaxpr_copies.h). Off by default
+  // for the same reason as fold_dot_transposes.
+  bool copy_donated_parameters = false;
+  // XLA's buffer assignment: an elementwise output is written over a
+  // same-sized temporary it reads last, which then lives in the output's
+  // allocation (ir/jaxpr_program.cc PlaceInOutputs).
+  bool share_output_operands = false;
+  // XLA's CPU backend only: bf16 computed in f32, the weights dots read
+  // converted to f32 first (ir/jaxpr_cpu_bf16.h). Off: other backends
+  // compute bf16 as bf16.
+  bool cpu_bf16_in_f32 = false;
 };
 
 // The Program of `jaxpr` (input_format "jaxpr"). Errors as LowerJaxpr's.

@@ -19,6 +19,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
+#include "ir/jaxpr_copies.h"
+#include "ir/jaxpr_cpu_bf16.h"
+#include "ir/jaxpr_lowering.h"
 #include "ir/jaxpr_program.h"
 #include "llvm/Support/JSON.h"
 #include "parsers/jaxpr_parser.h"
@@ -43,8 +46,11 @@ double Percent(int64_t predicted, int64_t truth) {
 }
 
 // The jaxpr of `dir` as a Program, its arguments donated as the
-// single-device compile's were.
-absl::StatusOr<ir::Program> JaxprProgram(const std::string& dir) {
+// single-device compile's were, bf16 computed in f32 as XLA's CPU backend
+// does (the corpus's compiles are CPU compiles); with `xla_rules`, the rules of XLA's
+// compile that are not yet the default (ir::JaxprProgramOptions:
+// fold_dot_transposes, copy_donated_parameters).
+absl::StatusOr<ir::Program> JaxprProgram(const std::string& dir, bool xla_rules) {
   llvm::Expected<llvm::json::Value> truth = llvm::json::parse(ReadFileOrDie(dir + "/truth.json"));
   if (!truth) return absl::InvalidArgumentError(llvm::toString(truth.takeError()));
   const llvm::json::Object& t = *truth->getAsObject();
@@ -62,6 +68,10 @@ absl::StatusOr<ir::Program> JaxprProgram(const std::string& dir) {
       options.donated[number] = donated_tops.count(o.getString("top").getValueOr("").str()) > 0;
     }
   }
+  options.fold_dot_transposes = xla_rules;
+  options.copy_donated_parameters = xla_rules;
+  // The corpus is compiled by XLA's CPU backend.
+  options.cpu_bf16_in_f32 = true;
   const std::string path = dir + "/" + t.getString("jaxpr_file")->str();
   auto source = parsers::SourceText::FromString(path, ReadFileOrDie(path));
   absl::StatusOr<ir::JaxprModule> jaxpr = parsers::ParseJaxpr(*source);
@@ -72,11 +82,17 @@ absl::StatusOr<ir::Program> JaxprProgram(const std::string& dir) {
 class JaxprPredict : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
+    rows_ = new std::vector<JaxprRow>();
+    xla_rows_ = new std::vector<JaxprRow>();
+    PredictCorpus(false, rows_);
+    PredictCorpus(true, xla_rows_);
+  }
+  // Every corpus case predicted from its program's jaxpr, appended to `rows`.
+  static void PredictCorpus(bool xla_rules, std::vector<JaxprRow>* rows) {
     auto corpus = LoadCorpus(SourcePath("samples/sharded"));
     ASSERT_TRUE(corpus.ok()) << corpus.status();
-    rows_ = new std::vector<JaxprRow>();
     for (const CorpusProgram& p : *corpus) {
-      absl::StatusOr<ir::Program> program = JaxprProgram(p.dir);
+      absl::StatusOr<ir::Program> program = JaxprProgram(p.dir, xla_rules);
       ASSERT_TRUE(program.ok()) << p.name << ": " << program.status();
       programs_.push_back(std::make_unique<ir::Program>(*std::move(program)));
       auto predictor = predictor::Predictor::Create(*programs_.back());
@@ -87,20 +103,24 @@ class JaxprPredict : public ::testing::Test {
         JaxprRow row{c, prediction->devices.front()};
         row.footprint_error = Percent(row.d.device_footprint_bytes, c.truth.footprint());
         row.temp_error = Percent(row.d.temp_bytes, c.truth.temp_bytes);
-        rows_->push_back(row);
+        rows->push_back(row);
       }
     }
   }
   static void TearDownTestSuite() {
     delete rows_;
     rows_ = nullptr;
+    delete xla_rows_;
+    xla_rows_ = nullptr;
     programs_.clear();
   }
   static std::vector<JaxprRow>* rows_;
+  static std::vector<JaxprRow>* xla_rows_;  // JaxprProgram(dir, true)
   static std::vector<std::unique_ptr<ir::Program>> programs_;
 };
 
 std::vector<JaxprRow>* JaxprPredict::rows_ = nullptr;
+std::vector<JaxprRow>* JaxprPredict::xla_rows_ = nullptr;
 std::vector<std::unique_ptr<ir::Program>> JaxprPredict::programs_;
 
 std::string Table(const std::vector<JaxprRow>& rows) {
@@ -131,6 +151,134 @@ TEST_F(JaxprPredict, PrintsTheTable) {
   std::printf("%s", Table(*rows_).c_str());
   // Six programs, 6 candidates each, 8 for the MoE (samples/sharded/README.md).
   EXPECT_EQ(rows_->size(), 38u);
+}
+
+// The same with the XLA rules not yet the default (docs/accuracy.md,
+// "Jaxprs under shardings", the second table).
+TEST_F(JaxprPredict, PrintsTheTableWithXlaRules) {
+  ASSERT_NE(xla_rows_, nullptr);
+  std::printf("%s", Table(*xla_rows_).c_str());
+  EXPECT_EQ(xla_rows_->size(), 38u);
+}
+
+// The mlp's four weight gradients are each dot_general then transpose in
+// the jaxpr; XLA computes each as one dot with swapped operands
+// (jit_mlp_train_step.cpu_after_optimizations.txt, dot.3 ... dot). Folded
+// (ir/jaxpr_dot_fold.h), no transpose of a dot owns a value; unfolded, all
+// four do.
+TEST(JaxprProgramRules, ATransposeOfADotOwnsNoBuffer) {
+  const std::string dir = SourcePath("samples/sharded/mlp_train_step");
+  auto count = [&](bool fold) {
+    absl::StatusOr<ir::Program> program = JaxprProgram(dir, fold);
+    EXPECT_TRUE(program.ok()) << program.status();
+    if (!program.ok()) return -1;
+    int n = 0;
+    for (const ir::Value& v : program->values) {
+      const ir::Instruction& inst = program->module.instruction(v.instruction);
+      if (inst.opcode != ir::Opcode::kTranspose || inst.operands.size() != 1) continue;
+      n += program->module.instruction(inst.operands[0]).opcode == ir::Opcode::kDot;
+    }
+    return n;
+  };
+  EXPECT_EQ(count(false), 4);
+  EXPECT_EQ(count(true), 0);
+}
+
+// mlp_train_step's SGD updates are elementwise outputs, each reading its
+// weight gradient last; XLA writes each update over its gradient
+// (jit_mlp_train_step.cpu_after_optimizations-buffer-assignment.txt:
+// dot.3 and multiply_subtract_fusion.1 in allocation 3, maybe-live-out).
+// With share_output_operands the four gradient dots are in the updates'
+// output allocations; without, in the temp arena.
+TEST(JaxprProgramRules, AnElementwiseOutputTakesTheOperandItReadsLast) {
+  const std::string dir = SourcePath("samples/sharded/mlp_train_step");
+  auto source = parsers::SourceText::FromString(dir, ReadFileOrDie(dir + "/jit_mlp_train_step.jaxpr.txt"));
+  absl::StatusOr<ir::JaxprModule> jaxpr = parsers::ParseJaxpr(*source);
+  ASSERT_TRUE(jaxpr.ok()) << jaxpr.status();
+  auto gradients_in_outputs = [&](bool share) {
+    ir::JaxprProgramOptions options;
+    options.fold_dot_transposes = true;
+    options.share_output_operands = share;
+    absl::StatusOr<ir::Program> program = ir::BuildJaxprProgram(*jaxpr, options);
+    EXPECT_TRUE(program.ok()) << program.status();
+    if (!program.ok()) return -1;
+    int n = 0;
+    for (const ir::Value& v : program->values) {
+      const ir::Instruction& inst = program->module.instruction(v.instruction);
+      // The weight-gradient dots: the only 4 MiB dots (2048 x 512 or
+      // 512 x 2048 f32; the others are 256 x 2048 or 256 x 512).
+      if (inst.opcode != ir::Opcode::kDot || v.size != 4 * 2048 * 512) continue;
+      const ir::Allocation& a = program->allocations[static_cast<size_t>(v.allocation.value())];
+      n += a.maybe_live_out && !a.is_entry_parameter();
+    }
+    return n;
+  };
+  EXPECT_EQ(gradients_in_outputs(true), 4);
+  EXPECT_LT(gradients_in_outputs(false), 4);
+}
+
+// transformer_fwd's dots read seven bf16 weights; XLA's CPU compile
+// converts each to f32 first (wrapped_convert.1 ... .7), computes every
+// intermediate in f32 and returns its bf16 outputs as bf16.
+TEST(JaxprProgramRules, ComputesBf16InF32AsXlaCpuDoes) {
+  const std::string dir = SourcePath("samples/sharded/transformer_fwd");
+  absl::StatusOr<ir::Program> program = JaxprProgram(dir, false);
+  ASSERT_TRUE(program.ok()) << program.status();
+  ir::Module module = program->module;
+  int bf16_before = 0;
+  for (const ir::Instruction& inst : module.instructions()) bf16_before += inst.shape.dtype == ir::DType::kBF16;
+  EXPECT_EQ(ir::ComputeBf16InF32(&module), 0);  // JaxprProgram already did
+  ir::JaxprProgramOptions plain;
+  auto source = parsers::SourceText::FromString(dir, ReadFileOrDie(dir + "/jit_transformer_fwd.jaxpr.txt"));
+  absl::StatusOr<ir::JaxprModule> jaxpr = parsers::ParseJaxpr(*source);
+  ASSERT_TRUE(jaxpr.ok()) << jaxpr.status();
+  absl::StatusOr<ir::Module> lowered = ir::LowerJaxpr(*jaxpr, plain.lowering);
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  int bf16_lowered = 0;
+  for (const ir::Instruction& inst : lowered->instructions()) bf16_lowered += inst.shape.dtype == ir::DType::kBF16;
+  EXPECT_EQ(ir::ComputeBf16InF32(&*lowered), 7);
+  int bf16_after = 0, f32_converts = 0;
+  for (const ir::Instruction& inst : lowered->instructions()) {
+    bf16_after += inst.shape.dtype == ir::DType::kBF16;
+    f32_converts += inst.opcode == ir::Opcode::kConvert && inst.shape.dtype == ir::DType::kF32 &&
+                    lowered->instruction(inst.operands[0]).opcode == ir::Opcode::kParameter &&
+                    lowered->instruction(inst.operands[0]).shape.dtype == ir::DType::kBF16;
+  }
+  // Left bf16: the 20 parameters and what defines the outputs.
+  EXPECT_LT(bf16_after, bf16_lowered);
+  EXPECT_EQ(bf16_after, bf16_before);
+  EXPECT_GE(f32_converts, 7);
+  // No dot reads a bf16 weight any more.
+  for (const ir::Instruction& inst : lowered->instructions()) {
+    if (inst.opcode != ir::Opcode::kDot) continue;
+    for (ir::InstructionId op : inst.operands) {
+      EXPECT_FALSE(lowered->instruction(op).opcode == ir::Opcode::kParameter) << inst.name;
+    }
+  }
+}
+
+// transformer_train_adam donates its parameters; the backward pass reads
+// w_fc1, w_fc2 and w_o for an activation gradient their Adam updates do not
+// depend on, so XLA copies those three (copy.40, copy.41, copy.43 of
+// jit_transformer_train_adam.cpu_after_optimizations.txt) and no other
+// weight: parameters 0, 1 and 3 in tree_leaves order.
+TEST(JaxprProgramRules, CopiesTheDonatedWeightsXlaCopies) {
+  const std::string dir = SourcePath("samples/sharded/transformer_train_adam");
+  absl::StatusOr<ir::Program> program = JaxprProgram(dir, false);
+  ASSERT_TRUE(program.ok()) << program.status();
+  ir::Module module = program->module;
+  const std::vector<int64_t> copied = ir::CopyDonatedParameters(&module);
+  EXPECT_EQ(copied, (std::vector<int64_t>{0, 1, 3}));
+  // Every reader of a copied parameter now reads its copy.
+  const ir::InstructionId w_fc1 = module.entry_computation()->parameters[0];
+  for (const ir::Instruction& inst : module.instructions()) {
+    if (inst.opcode == ir::Opcode::kCopy) continue;
+    for (ir::InstructionId op : inst.operands) EXPECT_NE(op, w_fc1) << inst.name;
+  }
+  // The mlp donates nothing: nothing to copy.
+  absl::StatusOr<ir::Program> mlp = JaxprProgram(SourcePath("samples/sharded/mlp_train_step"), false);
+  ASSERT_TRUE(mlp.ok()) << mlp.status();
+  EXPECT_TRUE(ir::CopyDonatedParameters(&mlp->module).empty());
 }
 
 // A jaxpr's invars are the compiled program's parameters, in order, with
@@ -171,7 +319,9 @@ TEST_F(JaxprPredict, OutputBytesAreExact) {
 // median 2.6% -> 1.8%): mlp fsdp4_tp2 -12.2% -> -8.2% here, convnet fsdp8
 // +44.6% -> +45.3% and moe fsdp4_tp2 -9.2% -> +19.0% (the unfused jaxpr
 // program's temporaries, too large on most cases, no longer hidden by the
-// gradient freed early); docs/accuracy.md says so.
+// gradient freed early); docs/accuracy.md says so. Tightened when bf16
+// was computed in f32 as XLA's CPU backend does (ir/jaxpr_cpu_bf16.h):
+// transformer_fwd -33%..-72% -> -5.6%..+4.9%, no other case moves.
 TEST_F(JaxprPredict, FootprintErrorsStayWithinTheMeasuredFigures) {
   ASSERT_NE(rows_, nullptr);
   const std::map<std::string, double> held = {
@@ -201,15 +351,14 @@ TEST_F(JaxprPredict, FootprintErrorsStayWithinTheMeasuredFigures) {
       {"scan_layers_train_step fsdp4_tp2", 41},
       {"scan_layers_train_step fsdp8", 31},
       {"scan_layers_train_step tp8", 31},
-      {"transformer_fwd dp2_tp4", 45},
-      {"transformer_fwd dp4_tp2", 58},
-      {"transformer_fwd dp8", 63},
-      {"transformer_fwd fsdp4_tp2", 72},
-      {"transformer_fwd fsdp8", 73},
-      // 4 until the heads kept 4 of tp's 8 ways (predictor/sub_axes.h):
-      // the heads gathered whole (too large) hid the bf16 temporaries the
-      // jaxpr lacks (too small), as on every other transformer_fwd case.
-      {"transformer_fwd tp8", 34},
+      {"transformer_fwd dp2_tp4", 5},
+      {"transformer_fwd dp4_tp2", 4},
+      {"transformer_fwd dp8", 1},
+      {"transformer_fwd fsdp4_tp2", 1},
+      {"transformer_fwd fsdp8", 6},
+      // 34 before bf16 was computed in f32 as on XLA's CPU (the other
+      // transformer_fwd cases were at -44% to -72%).
+      {"transformer_fwd tp8", 1},
       {"transformer_train_adam dp2_tp4", 4},
       {"transformer_train_adam dp4_tp2", 1},
       {"transformer_train_adam dp8", 7},
@@ -218,6 +367,61 @@ TEST_F(JaxprPredict, FootprintErrorsStayWithinTheMeasuredFigures) {
       {"transformer_train_adam tp8", 10},
   };
   for (const JaxprRow& r : *rows_) {
+    const std::string key = r.c.program + " " + r.c.candidate;
+    auto it = held.find(key);
+    ASSERT_NE(it, held.end()) << key;
+    EXPECT_LE(std::fabs(r.footprint_error), it->second) << key << ": " << r.footprint_error << "%";
+  }
+}
+
+// The same held figures with the XLA rules not yet the default
+// (JaxprProgram(dir, true)): each case at its |error| rounded up. They
+// make three cases worse than the default figures above (mlp fsdp8,
+// fsdp4_tp2, transformer_train_adam dp4_tp2; docs/accuracy.md says why),
+// which is why they are not the default yet.
+TEST_F(JaxprPredict, XlaRulesFootprintErrorsStayWithinTheMeasuredFigures) {
+  ASSERT_NE(xla_rows_, nullptr);
+  const std::map<std::string, double> held = {
+      {"convnet_train_step dp2_tp4", 7},
+      {"convnet_train_step dp4_tp2", 33},
+      {"convnet_train_step dp8", 33},
+      {"convnet_train_step fsdp4_tp2", 1},
+      {"convnet_train_step fsdp8", 4},
+      {"convnet_train_step tp8", 9},
+      {"mlp_train_step dp2_tp4", 16},
+      {"mlp_train_step dp4_tp2", 17},
+      {"mlp_train_step dp8", 17},
+      {"mlp_train_step fsdp4_tp2", 13},
+      {"mlp_train_step fsdp8", 5},
+      {"mlp_train_step tp8", 13},
+      {"moe_train_step dp2_ep4", 12},
+      {"moe_train_step dp2_tp4", 6},
+      {"moe_train_step dp4_tp2", 16},
+      {"moe_train_step dp8", 17},
+      {"moe_train_step ep8", 21},
+      {"moe_train_step fsdp4_tp2", 1},
+      {"moe_train_step fsdp8", 7},
+      {"moe_train_step tp8", 1},
+      {"scan_layers_train_step dp2_tp4", 23},
+      {"scan_layers_train_step dp4_tp2", 23},
+      {"scan_layers_train_step dp8", 22},
+      {"scan_layers_train_step fsdp4_tp2", 33},
+      {"scan_layers_train_step fsdp8", 29},
+      {"scan_layers_train_step tp8", 30},
+      {"transformer_fwd dp2_tp4", 5},
+      {"transformer_fwd dp4_tp2", 4},
+      {"transformer_fwd dp8", 1},
+      {"transformer_fwd fsdp4_tp2", 1},
+      {"transformer_fwd fsdp8", 6},
+      {"transformer_fwd tp8", 1},
+      {"transformer_train_adam dp2_tp4", 2},
+      {"transformer_train_adam dp4_tp2", 3},
+      {"transformer_train_adam dp8", 1},
+      {"transformer_train_adam fsdp4_tp2", 11},
+      {"transformer_train_adam fsdp8", 7},
+      {"transformer_train_adam tp8", 7},
+  };
+  for (const JaxprRow& r : *xla_rows_) {
     const std::string key = r.c.program + " " + r.c.candidate;
     auto it = held.find(key);
     ASSERT_NE(it, held.end()) << key;
