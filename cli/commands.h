@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "ir/jaxpr_program.h"
+
 namespace memplan::cli {
 
 inline constexpr int kExitOk = 0;
@@ -149,6 +151,8 @@ struct PredictFlags {
   std::string path;
   std::string module;
   std::string plan;
+  // How a jaxpr PROGRAM is lowered (--jaxpr-rules); the plan adds donation.
+  ir::JaxprProgramOptions jaxpr;
   PredictFormat format = PredictFormat::kText;
   std::string output = "-";
 };

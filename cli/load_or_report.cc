@@ -7,9 +7,11 @@
 namespace memplan::cli {
 
 std::optional<parsers::LoadedProgram> LoadOrReport(const std::string& path,
-                                                   const std::string& module) {
+                                                   const std::string& module,
+                                                   const ir::JaxprProgramOptions& jaxpr) {
   parsers::LoadOptions options;
   options.module = module;
+  options.jaxpr = jaxpr;
   absl::StatusOr<parsers::LoadedProgram> loaded = parsers::LoadProgram(path, options);
   if (!loaded.ok()) {
     PrintError(loaded.status());

@@ -11,10 +11,11 @@
 namespace memplan::cli {
 
 // parsers::LoadProgram(path) with `module` chosen from a dump directory
-// (empty: the largest). On failure prints "memplan: <error>" to stderr
+// (empty: the largest) and a jaxpr file lowered with `jaxpr`. On failure prints "memplan: <error>" to stderr
 // (PrintError) and returns nullopt; the caller exits with kExitBadInput.
 std::optional<parsers::LoadedProgram> LoadOrReport(const std::string& path,
-                                                   const std::string& module);
+                                                   const std::string& module,
+                                                   const ir::JaxprProgramOptions& jaxpr = {});
 
 }  // namespace memplan::cli
 

@@ -12,9 +12,11 @@
 namespace memplan::cli {
 
 absl::StatusOr<PlannedProgram> LoadPlannedProgram(const std::string& path,
-                                                  const std::string& module) {
+                                                  const std::string& module,
+                                                  const ir::JaxprProgramOptions& jaxpr) {
   parsers::LoadOptions load;
   load.module = module;
+  load.jaxpr = jaxpr;
   absl::StatusOr<parsers::LoadedProgram> loaded = parsers::LoadProgram(path, load);
   if (!loaded.ok()) return loaded.status();
   absl::StatusOr<std::vector<ir::EntryArgument>> arguments =

@@ -23,10 +23,12 @@ struct PlannedProgram {
 };
 
 // Loads `path` (`module` picks one module of a dump directory, empty for
-// the default) and reads its entry arguments. A load error is returned as
+// the default; a jaxpr file is lowered with `jaxpr`) and reads its entry
+// arguments. A load error is returned as
 // LoadProgram words it; an argument error is prefixed with `path`.
 absl::StatusOr<PlannedProgram> LoadPlannedProgram(const std::string& path,
-                                                  const std::string& module);
+                                                  const std::string& module,
+                                                  const ir::JaxprProgramOptions& jaxpr = {});
 
 // The plan at `path` resolved against `module`'s entry arguments and
 // outputs; errors name path:line:column.

@@ -17,16 +17,16 @@
 namespace memplan::cli {
 
 int RunPredict(const PredictFlags& flags) {
-  std::optional<parsers::LoadedProgram> loaded = LoadOrReport(flags.path, flags.module);
+  std::optional<parsers::LoadedProgram> loaded = LoadOrReport(flags.path, flags.module, flags.jaxpr);
   if (!loaded) return kExitBadInput;
   absl::StatusOr<ir::ResolvedPlan> plan = ReadPlanFile(flags.plan, loaded->program.module);
   if (!plan.ok()) return Fail(FromAbsl(plan.status().message()));
   if (loaded->program.input_format == "jaxpr") {
     // A jaxpr says nothing of donation: the plan's `donate` does.
-    std::vector<bool> donated;
-    for (const ir::ArgumentPlan& a : plan->arguments) donated.push_back(a.donated);
-    if (std::find(donated.begin(), donated.end(), true) != donated.end()) {
-      absl::StatusOr<ir::Program> program = parsers::LoadJaxprProgram(flags.path, donated);
+    ir::JaxprProgramOptions options = flags.jaxpr;
+    for (const ir::ArgumentPlan& a : plan->arguments) options.donated.push_back(a.donated);
+    if (std::find(options.donated.begin(), options.donated.end(), true) != options.donated.end()) {
+      absl::StatusOr<ir::Program> program = parsers::LoadJaxprProgram(flags.path, options);
       if (!program.ok()) return Fail(FromAbsl(program.status().message()));
       loaded->program = *std::move(program);
     }

@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/family_inputs.h"
+#include "ir/jaxpr_program.h"
 
 namespace memplan::cli {
 
@@ -29,6 +30,7 @@ struct PredictSweepFlags {
   std::vector<std::string> meshes;
   std::optional<int64_t> devices;        // every mesh of N devices instead
   FamilyInputFlags inputs;
+  ir::JaxprProgramOptions jaxpr;         // --jaxpr-rules, for a jaxpr PROGRAM
   PredictFormat format = PredictFormat::kText;
   std::string output = "-";
 };

@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "cli/family_input_flags.h"
+#include "cli/jaxpr_rules_flag.h"
 #include "cli/predict_commands.h"
 #include "cli/subcommand.h"
 #include "llvm/Support/CommandLine.h"
@@ -17,6 +18,8 @@ class PredictSubcommand : public Subcommand {
 
   int Run() override {
     if (args_.empty()) return kExitBadInput;
+    ir::JaxprProgramOptions jaxpr;
+    if (!jaxpr_rules_.Apply(&jaxpr)) return kExitBadInput;
     std::optional<std::vector<std::string>> files = PlanFilesOf("predict", args_, plans_);
     if (!files) return kExitBadInput;
     std::vector<std::string> plans = std::move(*files);
@@ -32,6 +35,7 @@ class PredictSubcommand : public Subcommand {
       flags.path = args_[0];
       flags.module = module_;
       flags.plan = plan_;
+      flags.jaxpr = jaxpr;
       flags.format = format_;
       flags.output = output_;
       return RunPredict(flags);
@@ -44,6 +48,7 @@ class PredictSubcommand : public Subcommand {
     flags.meshes.assign(meshes_.begin(), meshes_.end());
     if (devices_.getNumOccurrences() > 0) flags.devices = devices_;
     flags.inputs = inputs_.Flags();
+    flags.jaxpr = jaxpr;
     flags.format = format_;
     flags.output = output_;
     return RunPredictSweep(flags);
@@ -68,6 +73,7 @@ class PredictSubcommand : public Subcommand {
   cl::opt<int64_t> devices_{"devices", cl::sub(command_), cl::value_desc("N"),
                             cl::desc("Predict --family on every mesh of N devices")};
   FamilyInputOptions inputs_{command_};
+  JaxprRulesOption jaxpr_rules_{command_};
   cl::opt<PredictFormat> format_{
       "format", cl::sub(command_), cl::init(PredictFormat::kText), cl::desc("Output format"),
       cl::values(clEnumValN(PredictFormat::kText, "text", "aligned text"),

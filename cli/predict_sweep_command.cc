@@ -144,7 +144,7 @@ std::string CheckSweepFlags(const PredictSweepFlags& flags) {
 
 int RunPredictSweep(const PredictSweepFlags& flags) {
   if (std::string bad = CheckSweepFlags(flags); !bad.empty()) return Fail(bad);
-  absl::StatusOr<PlannedProgram> planned = LoadPlannedProgram(flags.path, flags.module);
+  absl::StatusOr<PlannedProgram> planned = LoadPlannedProgram(flags.path, flags.module, flags.jaxpr);
   if (!planned.ok()) return Fail(FromAbsl(planned.status().message()));
   const parsers::LoadedProgram* loaded = &planned->loaded;
   const ir::Module& module = loaded->program.module;

@@ -157,7 +157,7 @@ int RunRank(const RankFlags& flags) {
   if (!budget.ok()) return Fail(std::string(budget.status().message()));
   absl::StatusOr<simulator::PricingOptions> pricing = Pricing(flags, *hw);
   if (!pricing.ok()) return Fail(FromAbsl(pricing.status().message()));
-  absl::StatusOr<PlannedProgram> planned = LoadPlannedProgram(flags.path, flags.module);
+  absl::StatusOr<PlannedProgram> planned = LoadPlannedProgram(flags.path, flags.module, flags.jaxpr);
   if (!planned.ok()) return Fail(FromAbsl(planned.status().message()));
   const parsers::LoadedProgram* loaded = &planned->loaded;
   absl::StatusOr<simulator::Enumeration> enumeration = AllCandidates(flags, *planned);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/family_inputs.h"
+#include "ir/jaxpr_program.h"
 
 namespace memplan::cli {
 
@@ -27,6 +28,7 @@ enum class RankFormat { kText, kJson, kHtml };
 struct RankFlags {
   std::string path;
   std::string module;
+  ir::JaxprProgramOptions jaxpr;  // --jaxpr-rules, for a jaxpr PROGRAM
   int64_t devices = 0;
   std::string hw = "h100";
   std::optional<int64_t> nodes;

@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "cli/family_input_flags.h"
+#include "cli/jaxpr_rules_flag.h"
 #include "cli/rank_commands.h"
 #include "cli/subcommand.h"
 #include "llvm/Support/CommandLine.h"
@@ -23,6 +24,7 @@ class RankSubcommand : public Subcommand {
     if (!plans) return kExitBadInput;
     flags.plans = std::move(*plans);
     flags.module = module_;
+    if (!jaxpr_rules_.Apply(&flags.jaxpr)) return kExitBadInput;
     flags.devices = devices_;
     flags.hw = hw_;
     if (nodes_.getNumOccurrences() > 0) flags.nodes = nodes_;
@@ -59,6 +61,7 @@ class RankSubcommand : public Subcommand {
                                           "dp,fsdp,tp,dp+tp,fsdp+tp, those with inputs; none "
                                           "with --plans)")};
   FamilyInputOptions inputs_{command_};
+  JaxprRulesOption jaxpr_rules_{command_};
   cl::list<std::string> plans_{"plans", cl::sub(command_), cl::value_desc("file"),
                                cl::desc("Plan files to rank as well (docs/plan-format.md)")};
   cl::opt<std::string> overlap_{"overlap", cl::sub(command_), cl::init("per-collective"),

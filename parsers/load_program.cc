@@ -239,7 +239,7 @@ absl::StatusOr<LoadedProgram> LoadProgram(const std::string& path,
     chosen = loaded.modules[loaded.choice->index];
   } else if (std::filesystem::exists(path, ec)) {
     if (SniffAnalyzeInput(path) == AnalyzeInputKind::kJaxpr) {
-      ASSIGN_OR_RETURN(loaded.program, LoadJaxprProgram(path, {}));
+      ASSIGN_OR_RETURN(loaded.program, LoadJaxprProgram(path, options.jaxpr));
       return loaded;
     }
     chosen = ModuleForFile(path);
@@ -250,11 +250,10 @@ absl::StatusOr<LoadedProgram> LoadProgram(const std::string& path,
   return loaded;
 }
 
-absl::StatusOr<ir::Program> LoadJaxprProgram(const std::string& path, const std::vector<bool>& donated) {
+absl::StatusOr<ir::Program> LoadJaxprProgram(const std::string& path,
+                                             const ir::JaxprProgramOptions& options) {
   ASSIGN_OR_RETURN(std::shared_ptr<const SourceText> source, SourceText::FromFile(path));
   ASSIGN_OR_RETURN(ir::JaxprModule jaxpr, ParseJaxpr(*source));
-  ir::JaxprProgramOptions options;
-  options.donated = donated;
   return ir::BuildJaxprProgram(jaxpr, options);
 }
 

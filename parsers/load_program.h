@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "ir/jaxpr_program.h"
 #include "ir/program.h"
 #include "parsers/dump_files.h"
 #include "parsers/source_text.h"
@@ -18,6 +19,9 @@ struct LoadOptions {
   // For a dump directory: which module (see ChooseModule); empty: the one
   // with the most instructions.
   std::string module;
+  // For a jaxpr file: how it is lowered (which of XLA's rules apply, what
+  // is donated; ir/jaxpr_program.h). Default: none of the optional rules.
+  ir::JaxprProgramOptions jaxpr;
 };
 
 struct LoadedProgram {
@@ -36,14 +40,16 @@ struct LoadedProgram {
 // into the file as read. A file no sniff rule accepts is read by the first
 // text parser that can; else the error says what each expected where it
 // stopped. A regular file holding a jaxpr is lowered into a Program
-// (LoadJaxprProgram).
+// (LoadJaxprProgram with options.jaxpr).
 absl::StatusOr<LoadedProgram> LoadProgram(const std::string& path,
                                           const LoadOptions& options);
 
-// A jaxpr file as a Program (ir/jaxpr_program.h), `donated` per top-level
-// input. LoadProgram reads a regular file that sniffs as a jaxpr this way
-// (nothing donated). Errors name file:line:column as the jaxpr parser does.
-absl::StatusOr<ir::Program> LoadJaxprProgram(const std::string& path, const std::vector<bool>& donated);
+// A jaxpr file as a Program (ir/jaxpr_program.h), lowered with `options`
+// (donation per top-level input, XLA's optional rules). LoadProgram reads a
+// regular file that sniffs as a jaxpr this way. Errors name
+// file:line:column as the jaxpr parser does.
+absl::StatusOr<ir::Program> LoadJaxprProgram(const std::string& path,
+                                             const ir::JaxprProgramOptions& options);
 
 // `path` as read, once: standard input for "-" (ReadStandardInput), else
 // SourceText::FromFile (a FIFO or device read once, within its size bound,

@@ -429,6 +429,43 @@ TEST_F(JaxprPredict, XlaRulesFootprintErrorsStayWithinTheMeasuredFigures) {
   }
 }
 
+// `memplan predict FILE.jaxpr --jaxpr-rules=cpu-bf16` lowers the jaxpr as
+// the held table does for a CPU compile: transformer_fwd under dp8 (x,
+// input 19, sharded over dp; the rest replicated, as the compile recorded)
+// gives the table's footprint, and without the rule the default lowering's
+// (bf16 temporaries, smaller). An unknown rule is exit 2 naming the rules,
+// with no output file.
+TEST_F(JaxprPredict, CliJaxprRulesLowerAsTheTableDoes) {
+  const JaxprRow* dp8 = nullptr;
+  for (const JaxprRow& r : *rows_) {
+    if (r.c.program == "transformer_fwd" && r.c.candidate == "dp8") dp8 = &r;
+  }
+  ASSERT_NE(dp8, nullptr);
+  TempDir dir;
+  ASSERT_TRUE(WriteFile(dir.File("dp8.plan.yaml"), "mesh: {dp: 8}\narguments:\n  19: [dp, null, null]\n"));
+  const std::string jaxpr = SourcePath("samples/sharded/transformer_fwd/jit_transformer_fwd.jaxpr.txt");
+  auto footprint = [&](const std::vector<std::string>& extra) -> std::string {
+    std::vector<std::string> args = {MEMPLAN_BINARY, "predict", jaxpr, "--plan", dir.File("dp8.plan.yaml"),
+                                     "--format=json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const CommandResult r = RunCommand(args, dir.path());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const size_t at = r.out.find("\"device_footprint_bytes\": ");
+    if (at == std::string::npos) return "";
+    return r.out.substr(at, r.out.find_first_of(",\n", at) - at);
+  };
+  const std::string expected = "\"device_footprint_bytes\": " + std::to_string(dp8->d.device_footprint_bytes);
+  EXPECT_EQ(footprint({"--jaxpr-rules=cpu-bf16"}), expected);
+  EXPECT_NE(footprint({}), expected);
+  const CommandResult bad = RunCommand({MEMPLAN_BINARY, "predict", jaxpr, "--plan", dir.File("dp8.plan.yaml"),
+                                        "--jaxpr-rules=cpu-bf16,fold", "-o", dir.File("out.json")},
+                                       dir.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("unknown rule 'fold'"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("fold-dot-transposes"), std::string::npos) << bad.err;
+  EXPECT_FALSE(FileExists(dir.File("out.json")));
+}
+
 // `memplan predict` on a jaxpr file: plan keys are parameter numbers or the
 // jaxpr's own variable names (a jaxpr has no pytree paths). The mlp under
 // dp8 shards x (input 8, `k`) and y (input 9, `l`) over dp: XLA's argument
