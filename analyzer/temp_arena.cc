@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "analyzer/heap_simulator.h"
@@ -26,19 +28,19 @@ struct LiveRangeSizes {
   int64_t lower_bound = 0;
 };
 
-// The lifetimes in ticks PackLiveRanges packs, and the bound summed along
-// the calls (into sizes.lower_bound). Its working arrays (two events per
-// value, the live values by offset) are freed when it returns, before the
-// packer builds its own.
-std::vector<PackingInterval> LiveRangeIntervals(const std::vector<const ir::Value*>& values,
-                                                int64_t* buffers, LiveRangeSizes& sizes) {
-  struct Event {
-    ir::ScheduleStep step;
-    bool is_free;
-    ir::ValueId id;
-    uint32_t value;  // index into `values`
-  };
-  std::vector<Event> events;
+// A value's allocation (is_free false) or free in the heap's call stream.
+struct LiveRangeEvent {
+  ir::ScheduleStep step;
+  bool is_free;
+  ir::ValueId id;
+  uint32_t value;  // index into `values`
+};
+
+// Two events per value of `values` with a live range, in the order the heap
+// sees them (by step, allocations before frees, then by id); adds the number
+// of such values to *buffers.
+std::vector<LiveRangeEvent> SortedEvents(const std::vector<const ir::Value*>& values, int64_t* buffers) {
+  std::vector<LiveRangeEvent> events;
   events.reserve(2 * values.size());
   for (size_t i = 0; i < values.size(); ++i) {
     const ir::Value* v = values[i];
@@ -47,61 +49,93 @@ std::vector<PackingInterval> LiveRangeIntervals(const std::vector<const ir::Valu
     events.push_back({v->live_range->end, true, v->id, static_cast<uint32_t>(i)});
     ++*buffers;
   }
-  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+  std::sort(events.begin(), events.end(), [](const LiveRangeEvent& a, const LiveRangeEvent& b) {
     return std::tie(a.step, a.is_free, a.id) < std::tie(b.step, b.is_free, b.id);
   });
+  return events;
+}
+
+// The state of the walk over the events that LiveRangeIntervals makes.
+struct TickWalk {
+  explicit TickWalk(size_t values) : interval_of(values, -1), counted(values, false) {
+    intervals.reserve(values);  // at most one per value
+  }
   // Per value (by index in `values`): its interval, -1 when it has none (an
   // empty buffer, which takes no room and no tick); whether the bound counts
   // its bytes (allocated, not shared).
-  std::vector<int32_t> interval_of(values.size(), -1);
-  std::vector<bool> counted(values.size(), false);
+  std::vector<int32_t> interval_of;
+  std::vector<bool> counted;
   // Live values by offset: the canonical one first (its index in `values`).
   absl::flat_hash_map<int64_t, std::vector<uint32_t>> live_at_offset;
   std::vector<PackingInterval> intervals;
-  intervals.reserve(values.size());  // at most one per value
   int64_t tick = 0;
-  int64_t live = 0;
-  for (const Event& event : events) {
-    const ir::Value& v = *values[event.value];
-    std::vector<uint32_t>& same_offset = live_at_offset[v.offset];
-    if (event.is_free) {
-      same_offset.erase(std::remove(same_offset.begin(), same_offset.end(), event.value),
-                        same_offset.end());
-      const int32_t k = interval_of[event.value];
-      if (k >= 0 && intervals[static_cast<size_t>(k)].end < 0) {
-        intervals[static_cast<size_t>(k)].end = tick++;
-      }
-      if (counted[event.value]) live -= v.size;
-      continue;
-    }
-    same_offset.push_back(event.value);
-    const auto allocate = [&] {  // the best-fit heap's Alloc
-      if (v.size <= 0) return;
-      const auto k = static_cast<int32_t>(intervals.size());
-      interval_of[event.value] = k;
-      intervals.push_back({v.id.value(), v.size, tick++, -1, k});
-    };
-    if (same_offset.size() > 1) {  // ShareWith(id, canonical): no bytes for the bound
-      const int32_t canonical = interval_of[same_offset.front()];
-      if (canonical < 0) {  // sharing with nothing the heap knows: a buffer of its own
-        allocate();
-      } else {
-        const auto k = static_cast<int32_t>(intervals.size());
-        interval_of[event.value] = k;
-        intervals.push_back({v.id.value(), std::max<int64_t>(v.size, 0), tick++, -1,
-                             intervals[static_cast<size_t>(canonical)].group});
-      }
+  int64_t live = 0;  // the counted bytes live now
+};
+
+// The best-fit heap's Alloc of value `value` (`v`): a new interval of its own
+// group starting at the next tick; nothing for an empty value.
+void AllocateInterval(uint32_t value, const ir::Value& v, TickWalk& walk) {
+  if (v.size <= 0) return;
+  const auto k = static_cast<int32_t>(walk.intervals.size());
+  walk.interval_of[value] = k;
+  walk.intervals.push_back({v.id.value(), v.size, walk.tick++, -1, k});
+}
+
+// Value `value` (`v`) starts: it shares the group of the canonical value live
+// at its offset (no bytes for the bound), or is allocated and counted, raising
+// *lower_bound to the bytes live.
+void StartValue(uint32_t value, const ir::Value& v, TickWalk& walk, int64_t* lower_bound) {
+  std::vector<uint32_t>& same_offset = walk.live_at_offset[v.offset];
+  same_offset.push_back(value);
+  if (same_offset.size() > 1) {  // ShareWith(id, canonical): no bytes for the bound
+    const int32_t canonical = walk.interval_of[same_offset.front()];
+    if (canonical < 0) {  // sharing with nothing the heap knows: a buffer of its own
+      AllocateInterval(value, v, walk);
     } else {
-      allocate();
-      counted[event.value] = true;
-      live += v.size;
-      sizes.lower_bound = std::max(sizes.lower_bound, live);
+      const auto k = static_cast<int32_t>(walk.intervals.size());
+      walk.interval_of[value] = k;
+      walk.intervals.push_back({v.id.value(), std::max<int64_t>(v.size, 0), walk.tick++, -1,
+                                walk.intervals[static_cast<size_t>(canonical)].group});
+    }
+    return;
+  }
+  AllocateInterval(value, v, walk);
+  walk.counted[value] = true;
+  walk.live += v.size;
+  *lower_bound = std::max(*lower_bound, walk.live);
+}
+
+// Value `value` (`v`) is freed: its interval (if open) ends at the next tick.
+void EndValue(uint32_t value, const ir::Value& v, TickWalk& walk) {
+  std::vector<uint32_t>& same_offset = walk.live_at_offset[v.offset];
+  same_offset.erase(std::remove(same_offset.begin(), same_offset.end(), value), same_offset.end());
+  const int32_t k = walk.interval_of[value];
+  if (k >= 0 && walk.intervals[static_cast<size_t>(k)].end < 0) {
+    walk.intervals[static_cast<size_t>(k)].end = walk.tick++;
+  }
+  if (walk.counted[value]) walk.live -= v.size;
+}
+
+// The lifetimes in ticks PackLiveRanges packs, and the bound summed along
+// the calls (into sizes.lower_bound). Its working arrays (two events per
+// value, the live values by offset) are freed when it returns, before the
+// packer builds its own.
+std::vector<PackingInterval> LiveRangeIntervals(const std::vector<const ir::Value*>& values,
+                                                int64_t* buffers, LiveRangeSizes& sizes) {
+  const std::vector<LiveRangeEvent> events = SortedEvents(values, buffers);
+  TickWalk walk(values.size());
+  for (const LiveRangeEvent& event : events) {
+    const ir::Value& v = *values[event.value];
+    if (event.is_free) {
+      EndValue(event.value, v, walk);
+    } else {
+      StartValue(event.value, v, walk, &sizes.lower_bound);
     }
   }
-  for (PackingInterval& interval : intervals) {
-    if (interval.end < 0) interval.end = tick;
+  for (PackingInterval& interval : walk.intervals) {
+    if (interval.end < 0) interval.end = walk.tick;
   }
-  return intervals;
+  return std::move(walk.intervals);
 }
 
 LiveRangeSizes PackLiveRanges(const std::vector<const ir::Value*>& values, int64_t alignment,

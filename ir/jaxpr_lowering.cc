@@ -1,5 +1,6 @@
 #include "ir/jaxpr_lowering.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -293,82 +294,127 @@ class Lowering {
     return w;
   }
 
-  // scan: a while over (counter, consts, carry, xs, ys).
-  absl::Status Scan(ComputationId c, const JaxprEqn& eqn, const Ids& operands, Env& env, int32_t depth) {
-    const JaxprEqn::Called* body = CalleeOf(eqn, "jaxpr");
+  // How a scan's operands (consts, carry, xs) and outputs (carry, ys) divide.
+  struct ScanLayout { size_t consts, carry, xs, ys; };
+
+  // The scan's layout; nullopt when a param is missing, negative or does not fit.
+  std::optional<ScanLayout> ScanLayoutOf(const JaxprEqn& eqn, const Ids& operands,
+                                         const JaxprEqn::Called* body) const {
     const auto nc = IntParam(eqn, "num_consts");
     const auto ncarry = IntParam(eqn, "num_carry");
     const auto length = IntParam(eqn, "length");
     if (body == nullptr || !nc || !ncarry || !length || *nc < 0 || *ncarry < 0 ||
         static_cast<size_t>(*nc + *ncarry) > operands.size() ||
         static_cast<size_t>(*ncarry) > eqn.outvars.size() || !Takes(body->jaxpr, operands.size())) {
-      Plain(c, eqn, nullptr, operands, env);
-      return absl::OkStatus();
+      return std::nullopt;
     }
     const size_t consts = static_cast<size_t>(*nc), carry = static_cast<size_t>(*ncarry);
-    const size_t xs = operands.size() - consts - carry, ys = eqn.outvars.size() - carry;
+    return ScanLayout{consts, carry, operands.size() - consts - carry, eqn.outvars.size() - carry};
+  }
+
+  // The loop's initial tuple in `c`: (counter 0, operands, a zero broadcast per ys).
+  InstructionId ScanInit(ComputationId c, const JaxprEqn& eqn, const Ids& operands, const ScanLayout& l) {
     Ids state = {Constant(c, Scalar(DType::kS32))};
     state.insert(state.end(), operands.begin(), operands.end());
-    for (size_t k = 0; k < ys; ++k) {
-      const Shape full = ShapeOf(jaxpr_.var(eqn.outvars[carry + k]).aval);
+    for (size_t k = 0; k < l.ys; ++k) {
+      const Shape full = ShapeOf(jaxpr_.var(eqn.outvars[l.carry + k]).aval);
       const InstructionId zero = Constant(c, Scalar(full.dtype));
       const InstructionId b = Add(c, StrCat("ys.", k), Opcode::kBroadcast, full, {zero});
       module_.mutable_attributes(b).dimensions = {};
       state.push_back(b);
     }
-    const InstructionId init = Tuple(c, StrCat("scan.init.", eqn.id.value()), state);
-    const Shape shape = module_.instruction(init).shape;
-    auto [b, g] = TupleComputation(StrCat("scan_body.", eqn.id.value()), shape);
-    const InstructionId i = g[0];
-    const InstructionId index_zero = Constant(b, Scalar(DType::kS32));
-    auto indices = [&](const Shape& full) {
-      Ids at = {i};
-      for (size_t d = 1; d < full.dims.size(); ++d) at.push_back(index_zero);
-      return at;
-    };
-    const Jaxpr& body_jaxpr = jaxpr_.jaxpr(body->jaxpr);
-    Ids args(g.begin() + 1, g.begin() + 1 + static_cast<std::ptrdiff_t>(consts + carry));
-    for (size_t k = 0; k < xs; ++k) {
-      const InstructionId full = g[1 + consts + carry + k];
-      Shape one = module_.instruction(full).shape;
-      if (!one.dims.empty()) one.dims[0] = 1;
+    return Tuple(c, StrCat("scan.init.", eqn.id.value()), state);
+  }
+
+  // Start indices of row `i` in `rank` dims: (i, zero, zero, ...).
+  static Ids RowStart(InstructionId i, InstructionId zero, size_t rank) {
+    Ids at = {i};
+    for (size_t d = 1; d < rank; ++d) at.push_back(zero);
+    return at;
+  }
+
+  // `full`'s shape with its leading dim (if any) set to 1: one scan row.
+  Shape RowShape(InstructionId full) const {
+    Shape one = module_.instruction(full).shape;
+    if (!one.dims.empty()) one.dims[0] = 1;
+    return one;
+  }
+
+  // The body's arguments in `b`: consts, carry, then row g[0] of each xs as its invar.
+  Ids ScanBodyArgs(ComputationId b, const Ids& g, InstructionId index_zero, const Jaxpr& body_jaxpr,
+                   const ScanLayout& l) {
+    Ids args(g.begin() + 1, g.begin() + 1 + static_cast<std::ptrdiff_t>(l.consts + l.carry));
+    for (size_t k = 0; k < l.xs; ++k) {
+      const InstructionId full = g[1 + l.consts + l.carry + k];
+      const Shape one = RowShape(full);
       Ids ds_operands = {full};
-      for (InstructionId at : indices(one)) ds_operands.push_back(at);
+      for (InstructionId at : RowStart(g[0], index_zero, one.dims.size())) ds_operands.push_back(at);
       const InstructionId ds = Add(b, StrCat("xs.", k), Opcode::kDynamicSlice, one, ds_operands);
       module_.mutable_attributes(ds).dynamic_slice_sizes = one.dims;
-      const JaxprVar& slice = jaxpr_.var(body_jaxpr.invars[consts + carry + k]);
+      const JaxprVar& slice = jaxpr_.var(body_jaxpr.invars[l.consts + l.carry + k]);
       args.push_back(Add(b, slice.name, Opcode::kReshape, ShapeOf(slice.aval), {ds}));
     }
-    ASSIGN_OR_RETURN(Ids outs, Inline(b, body->jaxpr, args, depth + 1));
+    return args;
+  }
+
+  // The next state (counter + 1, consts, carry `outs`, xs, ys with row g[0] set from
+  // `outs`); shorter than `g` when `outs` has too few values.
+  Ids ScanNext(ComputationId b, const Ids& g, InstructionId index_zero, const Ids& outs, const ScanLayout& l) {
+    const InstructionId i = g[0];
     Ids next = {Add(b, "i.next", Opcode::kAdd, Scalar(DType::kS32), {i, Constant(b, Scalar(DType::kS32))})};
-    next.insert(next.end(), g.begin() + 1, g.begin() + 1 + static_cast<std::ptrdiff_t>(consts));
-    for (size_t k = 0; k < carry && k < outs.size(); ++k) next.push_back(outs[k]);
-    next.insert(next.end(), g.begin() + 1 + static_cast<std::ptrdiff_t>(consts + carry),
-                g.begin() + 1 + static_cast<std::ptrdiff_t>(consts + carry + xs));
-    for (size_t k = 0; k < ys && carry + k < outs.size(); ++k) {
-      const InstructionId full = g[1 + consts + carry + xs + k];
-      Shape one = module_.instruction(full).shape;
-      if (!one.dims.empty()) one.dims[0] = 1;
-      const InstructionId update = Add(b, StrCat("y.", k), Opcode::kReshape, one, {outs[carry + k]});
+    next.insert(next.end(), g.begin() + 1, g.begin() + 1 + static_cast<std::ptrdiff_t>(l.consts));
+    for (size_t k = 0; k < l.carry && k < outs.size(); ++k) next.push_back(outs[k]);
+    next.insert(next.end(), g.begin() + 1 + static_cast<std::ptrdiff_t>(l.consts + l.carry),
+                g.begin() + 1 + static_cast<std::ptrdiff_t>(l.consts + l.carry + l.xs));
+    for (size_t k = 0; k < l.ys && l.carry + k < outs.size(); ++k) {
+      const InstructionId full = g[1 + l.consts + l.carry + l.xs + k];
+      const Shape one = RowShape(full);
+      const InstructionId update = Add(b, StrCat("y.", k), Opcode::kReshape, one, {outs[l.carry + k]});
       Ids dus_operands = {full, update};
-      for (InstructionId at : indices(one)) dus_operands.push_back(at);
+      for (InstructionId at : RowStart(i, index_zero, one.dims.size())) dus_operands.push_back(at);
       next.push_back(Add(b, StrCat("ys.next.", k), Opcode::kDynamicUpdateSlice, module_.instruction(full).shape,
                          dus_operands));
     }
+    return next;
+  }
+
+  // The scan's loop body over `shape`; an error unless it returns carry + ys values.
+  absl::StatusOr<ComputationId> ScanBody(const JaxprEqn& eqn, const JaxprEqn::Called& body, const Shape& shape,
+                                         const ScanLayout& l, int32_t depth) {
+    auto [b, g] = TupleComputation(StrCat("scan_body.", eqn.id.value()), shape);
+    const InstructionId index_zero = Constant(b, Scalar(DType::kS32));
+    const Ids args = ScanBodyArgs(b, g, index_zero, jaxpr_.jaxpr(body.jaxpr), l);
+    ASSIGN_OR_RETURN(Ids outs, Inline(b, body.jaxpr, args, depth + 1));
+    const Ids next = ScanNext(b, g, index_zero, outs, l);
     if (next.size() != g.size()) {
       return absl::InvalidArgumentError(StrCat(jaxpr_.source_name, ":", eqn.input_line,
                                                ": scan body returns ", outs.size(), " values, expected ",
-                                               carry + ys));
+                                               l.carry + l.ys));
     }
     SetRoot(b, next, "scan.next");
+    return b;
+  }
+
+  // scan: a while over (counter, consts, carry, xs, ys); kUnknown when params misfit.
+  absl::Status Scan(ComputationId c, const JaxprEqn& eqn, const Ids& operands, Env& env, int32_t depth) {
+    const JaxprEqn::Called* body = CalleeOf(eqn, "jaxpr");
+    const std::optional<ScanLayout> layout = ScanLayoutOf(eqn, operands, body);
+    if (!layout) {
+      Plain(c, eqn, nullptr, operands, env);
+      return absl::OkStatus();
+    }
+    const ScanLayout& l = *layout;
+    const InstructionId init = ScanInit(c, eqn, operands, l);
+    const Shape shape = module_.instruction(init).shape;
+    ASSIGN_OR_RETURN(ComputationId b, ScanBody(eqn, *body, shape, l, depth));
     auto [cond, cg] = TupleComputation(StrCat("scan_cond.", eqn.id.value()), shape);
     const InstructionId lt = Add(cond, "i.lt", Opcode::kCompare, Scalar(DType::kPred),
                                  {cg[0], Constant(cond, Scalar(DType::kS32))});
     module_.mutable_attributes(lt).comparison_direction = "LT";
     SetRoot(cond, {lt}, "scan.cond");
     const InstructionId w = Loop(c, eqn, init, b, cond);
-    BindElements(c, eqn, w, 1 + consts, carry, 0, env);
-    BindElements(c, eqn, w, 1 + consts + carry + xs, ys, carry, env);
+    BindElements(c, eqn, w, 1 + l.consts, l.carry, 0, env);
+    BindElements(c, eqn, w, 1 + l.consts + l.carry + l.xs, l.ys, l.carry, env);
     return absl::OkStatus();
   }
 

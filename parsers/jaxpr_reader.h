@@ -95,6 +95,14 @@ class JaxprParser {
   // --- avals ------------------------------------------------------------
   // "f32[2,3]", "bool[]", "key<fry>[]", "f32<host>[4]", "f32[4@x,4]{V:x}".
   absl::StatusOr<ir::JaxprAval> ParseAval();
+  // Skips the "<fry>" / "<host>" tags after dtype `name`, appending the first
+  // tag of a "key" dtype to `dtype_name`.
+  absl::Status ParseAvalTags(std::string_view name, std::string& dtype_name);
+  // One dimension and its "@x" / "@(x,y)" mesh axes: its size, or -1 for a
+  // symbolic (named) dimension.
+  absl::StatusOr<int64_t> ParseAvalDim();
+  // Skips a "{V:x, U:(x,y)}" axes suffix, which must close on its line.
+  absl::Status SkipAvalAxes();
 
   // --- binders and operands ----------------------------------------------
   struct Scope {

@@ -35,63 +35,75 @@ char JaxprParser::CharAfterWord(std::string_view word) {
   return c;
 }
 
+absl::Status JaxprParser::ParseAvalTags(std::string_view name, std::string& dtype_name) {
+  while (Peek() == '<') {
+    const size_t close = text_.find('>', pos_);
+    if (close == std::string_view::npos || close - pos_ > 64) return Error("expected '>'");
+    if (dtype_name.find('<') == std::string::npos && name == "key") {
+      dtype_name += std::string(text_.substr(pos_, close + 1 - pos_));
+    }
+    pos_ = close + 1;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> JaxprParser::ParseAvalDim() {
+  int64_t dim = -1;
+  if (IsDigit(Peek())) {
+    dim = 0;
+    while (IsDigit(Peek())) {
+      if (dim > (INT64_MAX - 9) / 10) return Error("expected a dimension below 2^63");
+      dim = dim * 10 + (Peek() - '0');
+      ++pos_;
+    }
+  } else if (IsIdentStart(Peek())) {
+    ReadIdent();  // a symbolic dimension
+  } else {
+    return Error("expected a dimension (a number or a name)");
+  }
+  // "@x" or "@(x,y)": the mesh axes a dimension is sharded over.
+  if (Consume('@')) {
+    if (Consume('(')) {
+      const size_t close = text_.find(')', pos_);
+      if (close == std::string_view::npos) return Error("expected ')'");
+      pos_ = close + 1;
+    } else if (ReadIdent().empty()) {
+      return Error("expected a mesh axis name after '@'");
+    }
+  }
+  return dim;
+}
+
+absl::Status JaxprParser::SkipAvalAxes() {
+  if (Peek() != '{') return absl::OkStatus();
+  const size_t close = text_.find('}', pos_);
+  if (close == std::string_view::npos || text_.substr(pos_, close - pos_).find('\n') != std::string_view::npos) {
+    return Error("expected '}' closing the type's axes");
+  }
+  pos_ = close + 1;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ir::JaxprAval> JaxprParser::ParseAval() {
   ir::JaxprAval aval;
   const size_t start = pos_;
   std::string_view name = ReadIdent();
   if (name.empty()) return Error("expected a type such as f32[2,3]");
   aval.dtype_name = std::string(name);
-  // "<fry>" of an extended dtype, or "<host>" of a memory space.
-  while (Peek() == '<') {
-    const size_t close = text_.find('>', pos_);
-    if (close == std::string_view::npos || close - pos_ > 64) return Error("expected '>'");
-    if (aval.dtype_name.find('<') == std::string::npos && name == "key") {
-      aval.dtype_name += std::string(text_.substr(pos_, close + 1 - pos_));
-    }
-    pos_ = close + 1;
-  }
+  RETURN_IF_ERROR(ParseAvalTags(name, aval.dtype_name));
   if (!Consume('[')) return Error("expected '[' and the dimensions of the type");
   while (Peek() != ']') {
     if (!aval.dims.empty() || pos_ > 0) {
       while (Peek() == ' ') ++pos_;
     }
-    int64_t dim = -1;
-    if (IsDigit(Peek())) {
-      dim = 0;
-      while (IsDigit(Peek())) {
-        if (dim > (INT64_MAX - 9) / 10) return Error("expected a dimension below 2^63");
-        dim = dim * 10 + (Peek() - '0');
-        ++pos_;
-      }
-    } else if (IsIdentStart(Peek())) {
-      ReadIdent();  // a symbolic dimension
-    } else {
-      return Error("expected a dimension (a number or a name)");
-    }
-    // "@x" or "@(x,y)": the mesh axes a dimension is sharded over.
-    if (Consume('@')) {
-      if (Consume('(')) {
-        const size_t close = text_.find(')', pos_);
-        if (close == std::string_view::npos) return Error("expected ')'");
-        pos_ = close + 1;
-      } else if (ReadIdent().empty()) {
-        return Error("expected a mesh axis name after '@'");
-      }
-    }
+    ASSIGN_OR_RETURN(const int64_t dim, ParseAvalDim());
     aval.dims.push_back(dim);
     while (Peek() == ' ') ++pos_;
     if (Consume(',')) continue;
     if (Peek() != ']') return Error("expected ',' or ']' in the dimensions");
   }
   ++pos_;
-  // "{V:x, U:(x,y)}": varying / unreduced mesh axes.
-  if (Peek() == '{') {
-    const size_t close = text_.find('}', pos_);
-    if (close == std::string_view::npos || text_.substr(pos_, close - pos_).find('\n') != std::string_view::npos) {
-      return Error("expected '}' closing the type's axes");
-    }
-    pos_ = close + 1;
-  }
+  RETURN_IF_ERROR(SkipAvalAxes());  // "{V:x, U:(x,y)}": varying / unreduced mesh axes
   aval.known = true;
   aval.dtype = ir::JaxDTypeFromName(aval.dtype_name);
   aval.text = std::string(text_.substr(start, pos_ - start));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "ir/status_macros.h"
@@ -76,6 +77,52 @@ std::vector<std::vector<int64_t>> CoordinatesById(const ir::Mesh& mesh) {
   return coords;
 }
 
+// OK when tiled `canonical` tiles `rank` dimensions over all of `mesh`'s
+// devices; an error naming the mismatch otherwise.
+absl::Status CheckTilingFits(const ir::HloSharding& canonical, const ir::Mesh& mesh, int64_t rank) {
+  const int64_t data_rank = canonical.TiledDataRank();
+  if (data_rank != rank) {
+    return absl::InvalidArgumentError(absl::StrCat("sharding ", canonical.ToString(), " tiles ",
+                                                   data_rank, " dimensions; the array has ",
+                                                   rank));
+  }
+  const int64_t count = mesh.device_count();
+  if (canonical.tiles.device_count() != count) {
+    return absl::InvalidArgumentError(absl::StrCat("sharding ", canonical.ToString(), " covers ",
+                                                   canonical.tiles.device_count(),
+                                                   " devices; the mesh has ", count));
+  }
+  return absl::OkStatus();
+}
+
+// Row-major strides of a tile array of dims `tdims`.
+std::vector<int64_t> TileStrides(const std::vector<int64_t>& tdims) {
+  int64_t stride = 1;
+  std::vector<int64_t> strides(tdims.size());
+  for (size_t d = tdims.size(); d-- > 0;) {
+    strides[d] = stride;
+    stride *= tdims[d];
+  }
+  return strides;
+}
+
+// The mesh axes (by `coords`, CoordinatesById's rows) on which the devices of
+// tiles 1..`tiles`-1 along one tile dimension (`stride` apart in `devices`)
+// differ from the first device's; an error when one is not in the mesh.
+absl::StatusOr<AxisMask> AxesVaryingAlong(const std::vector<std::vector<int64_t>>& coords,
+                                          const std::vector<int64_t>& devices, int64_t stride, int64_t tiles) {
+  AxisMask mask = 0;
+  const auto& origin = coords[static_cast<size_t>(devices[0])];
+  for (int64_t j = 1; j < tiles; ++j) {
+    const auto& c = coords[static_cast<size_t>(devices[static_cast<size_t>(j * stride)])];
+    if (c.empty()) return absl::InvalidArgumentError("a device of the sharding is not in the mesh");
+    for (size_t a = 0; a < c.size(); ++a) {
+      if (c[a] != origin[a]) mask |= AxisMask{1} << a;
+    }
+  }
+  return mask;
+}
+
 }  // namespace
 
 absl::StatusOr<AxesSharding> AxesFromHloSharding(const ir::HloSharding& sharding,
@@ -92,42 +139,18 @@ absl::StatusOr<AxesSharding> AxesFromHloSharding(const ir::HloSharding& sharding
       return absl::InvalidArgumentError(
           absl::StrCat("sharding ", canonical.ToString(), " is not a tiled or replicated one"));
   }
-  const int64_t data_rank = canonical.TiledDataRank();
-  if (data_rank != rank) {
-    return absl::InvalidArgumentError(absl::StrCat("sharding ", canonical.ToString(), " tiles ",
-                                                   data_rank, " dimensions; the array has ",
-                                                   rank));
-  }
-  const int64_t count = mesh.device_count();
-  if (canonical.tiles.device_count() != count) {
-    return absl::InvalidArgumentError(absl::StrCat("sharding ", canonical.ToString(), " covers ",
-                                                   canonical.tiles.device_count(),
-                                                   " devices; the mesh has ", count));
-  }
+  RETURN_IF_ERROR(CheckTilingFits(canonical, mesh, rank));
   ASSIGN_OR_RETURN(std::vector<int64_t> devices, canonical.tiles.Devices());
   const std::vector<std::vector<int64_t>> coords = CoordinatesById(mesh);
   const std::vector<int64_t>& tdims = canonical.tiles.dims;
+  const std::vector<int64_t> strides = TileStrides(tdims);
+  MeshSizes sizes;
+  for (const auto& axis : mesh.axes) sizes.sizes.push_back(axis.size);
   out.dims.assign(static_cast<size_t>(rank), 0);
-  int64_t stride = 1;
-  std::vector<int64_t> strides(tdims.size());
-  for (size_t d = tdims.size(); d-- > 0;) {
-    strides[d] = stride;
-    stride *= tdims[d];
-  }
   AxisMask used = 0;
   for (int64_t d = 0; d < rank; ++d) {
     if (tdims[d] == 1) continue;
-    AxisMask mask = 0;
-    const auto& origin = coords[static_cast<size_t>(devices[0])];
-    for (int64_t j = 1; j < tdims[d]; ++j) {
-      const auto& c = coords[static_cast<size_t>(devices[static_cast<size_t>(j * strides[d])])];
-      if (c.empty()) return absl::InvalidArgumentError("a device of the sharding is not in the mesh");
-      for (size_t a = 0; a < c.size(); ++a) {
-        if (c[a] != origin[a]) mask |= AxisMask{1} << a;
-      }
-    }
-    MeshSizes sizes;
-    for (const auto& axis : mesh.axes) sizes.sizes.push_back(axis.size);
+    ASSIGN_OR_RETURN(const AxisMask mask, AxesVaryingAlong(coords, devices, strides[d], tdims[d]));
     if (sizes.Ways(mask) != tdims[d] || (mask & used)) {
       return absl::InvalidArgumentError(
           absl::StrCat("sharding ", canonical.ToString(), " splits dimension ", d,
