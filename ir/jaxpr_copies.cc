@@ -1,5 +1,7 @@
 #include "ir/jaxpr_copies.h"
 
+#include "ir/parameter_readers.h"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -71,23 +73,12 @@ std::vector<int64_t> CopyDonatedParameters(Module* module) {
     const InstructionId output = OutputInstruction(*module, alias.output_index);
     if (!param.valid() || !output.valid() || output == param) continue;
     if (!ReadOutsideOutput(*module, users, param, output)) continue;
-    Instruction copy;
-    copy.computation = entry_id;
-    copy.name = module->Intern(std::string(module->instruction(param).name) + ".copy");
-    copy.opcode = Opcode::kCopy;
-    copy.opcode_text = "copy";
-    copy.shape = module->instruction(param).shape;
-    copy.operands = {param};
-    copies.emplace_back(param, module->AddInstruction(std::move(copy)));
+    copies.emplace_back(param, AddReaderOf(module, entry_id, param, Opcode::kCopy, "copy", ".copy",
+                                           module->instruction(param).shape));
     copied.push_back(alias.parameter_number);
   }
   if (copies.empty()) return copied;
-  Computation& c = module->mutable_computation(entry_id);
   // Every reader reads the copy; the copies run after the last parameter.
-  size_t after = 0;
-  for (size_t k = 0; k < c.instructions.size(); ++k) {
-    if (module->instruction(c.instructions[k]).opcode == Opcode::kParameter) after = k + 1;
-  }
   for (const auto& pc : copies) {
     for (InstructionId u : users[static_cast<size_t>(pc.first.value())]) {
       for (InstructionId& op : module->mutable_instruction(u).operands) {
@@ -97,8 +88,7 @@ std::vector<int64_t> CopyDonatedParameters(Module* module) {
   }
   std::vector<InstructionId> inserted;
   for (const auto& pc : copies) inserted.push_back(pc.second);
-  c.instructions.insert(c.instructions.begin() + static_cast<std::ptrdiff_t>(after), inserted.begin(),
-                        inserted.end());
+  ScheduleAfterParameters(module, entry_id, inserted);
   return copied;
 }
 

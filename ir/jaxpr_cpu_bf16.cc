@@ -1,5 +1,7 @@
 #include "ir/jaxpr_cpu_bf16.h"
 
+#include "ir/parameter_readers.h"
+
 #include <string>
 #include <vector>
 
@@ -40,15 +42,9 @@ int ConvertDotParameters(Module* module) {
       for (InstructionId op : inst.operands) read_by_dot |= op == p;
     }
     if (!read_by_dot) continue;
-    Instruction convert;
-    convert.computation = entry;
-    convert.name = module->Intern(std::string(module->instruction(p).name) + ".f32");
-    convert.opcode = Opcode::kConvert;
-    convert.opcode_text = "convert";
-    convert.shape = module->instruction(p).shape;
-    convert.shape.dtype = DType::kF32;
-    convert.operands = {p};
-    converts.emplace_back(p, module->AddInstruction(std::move(convert)));
+    Shape f32 = module->instruction(p).shape;
+    f32.dtype = DType::kF32;
+    converts.emplace_back(p, AddReaderOf(module, entry, p, Opcode::kConvert, "convert", ".f32", f32));
   }
   if (converts.empty()) return 0;
   Computation& c = module->mutable_computation(entry);
@@ -61,14 +57,9 @@ int ConvertDotParameters(Module* module) {
       }
     }
   }
-  size_t after = 0;
-  for (size_t k = 0; k < c.instructions.size(); ++k) {
-    if (module->instruction(c.instructions[k]).opcode == Opcode::kParameter) after = k + 1;
-  }
   std::vector<InstructionId> inserted;
   for (const auto& pc : converts) inserted.push_back(pc.second);
-  c.instructions.insert(c.instructions.begin() + static_cast<std::ptrdiff_t>(after), inserted.begin(),
-                        inserted.end());
+  ScheduleAfterParameters(module, entry, inserted);
   return static_cast<int>(converts.size());
 }
 
