@@ -79,6 +79,17 @@ absl::StatusOr<ir::Program> JaxprProgram(const std::string& dir, bool xla_rules)
   return ir::BuildJaxprProgram(*jaxpr, options);
 }
 
+// Every row's footprint |error| is at most its case's held figure, and
+// every row has one.
+void ExpectWithinHeld(const std::vector<JaxprRow>& rows, const std::map<std::string, double>& held) {
+  for (const JaxprRow& r : rows) {
+    const std::string key = r.c.program + " " + r.c.candidate;
+    auto it = held.find(key);
+    ASSERT_NE(it, held.end()) << key;
+    EXPECT_LE(std::fabs(r.footprint_error), it->second) << key << ": " << r.footprint_error << "%";
+  }
+}
+
 class JaxprPredict : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -366,12 +377,7 @@ TEST_F(JaxprPredict, FootprintErrorsStayWithinTheMeasuredFigures) {
       {"transformer_train_adam fsdp8", 19},
       {"transformer_train_adam tp8", 10},
   };
-  for (const JaxprRow& r : *rows_) {
-    const std::string key = r.c.program + " " + r.c.candidate;
-    auto it = held.find(key);
-    ASSERT_NE(it, held.end()) << key;
-    EXPECT_LE(std::fabs(r.footprint_error), it->second) << key << ": " << r.footprint_error << "%";
-  }
+  ExpectWithinHeld(*rows_, held);
 }
 
 // The same held figures with the XLA rules not yet the default
@@ -421,12 +427,7 @@ TEST_F(JaxprPredict, XlaRulesFootprintErrorsStayWithinTheMeasuredFigures) {
       {"transformer_train_adam fsdp8", 7},
       {"transformer_train_adam tp8", 7},
   };
-  for (const JaxprRow& r : *xla_rows_) {
-    const std::string key = r.c.program + " " + r.c.candidate;
-    auto it = held.find(key);
-    ASSERT_NE(it, held.end()) << key;
-    EXPECT_LE(std::fabs(r.footprint_error), it->second) << key << ": " << r.footprint_error << "%";
-  }
+  ExpectWithinHeld(*xla_rows_, held);
 }
 
 // `memplan predict FILE.jaxpr --jaxpr-rules=cpu-bf16` lowers the jaxpr as
