@@ -15,11 +15,13 @@ import argparse
 import datetime
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 # memory_analysis() field -> `memplan analyze --format=json` field.
@@ -92,6 +94,8 @@ def worker(case: str, repo: Path, out_root: Path) -> int:
         outputs = compiled(*inputs)
         jax.block_until_ready(outputs)
         after = device.memory_stats() or {}
+        del outputs
+        step_times = time_steps(compiled, lambda: jax.tree_util.tree_map(concrete, c.args), jax)
         gpu = {
             "case": case,
             "device": device.device_kind,
@@ -104,11 +108,39 @@ def worker(case: str, repo: Path, out_root: Path) -> int:
             "peak_bytes_in_use": after.get("peak_bytes_in_use"),
             "peak_is_the_runs": after.get("peak_bytes_in_use", 0) > before.get("peak_bytes_in_use", 0),
             "inputs_bytes_in_use": before.get("bytes_in_use"),
+            "cost_analysis": cost_analysis(compiled),
+            # Wall time of one call after warm-up runs, fresh inputs each
+            # time (donated ones are consumed), outside the timing.
+            "step_seconds_median": sorted(step_times)[len(step_times) // 2],
+            "step_seconds_min": min(step_times),
+            "step_runs": len(step_times),
         }
         (case_dir / "truth-gpu.json").write_text(json.dumps(gpu, indent=2, sort_keys=True) + "\n")
         return 0
     finally:
         shutil.rmtree(dump_dir, ignore_errors=True)
+
+
+def time_steps(compiled, make_inputs, jax, warmup: int = 3, runs: int = 21) -> list[float]:
+    """Seconds per call of `compiled`, each on fresh inputs, after warm-ups."""
+    times = []
+    for i in range(warmup + runs):
+        inputs = make_inputs()
+        jax.block_until_ready(inputs)
+        start = time.perf_counter()
+        jax.block_until_ready(compiled(*inputs))
+        if i >= warmup:
+            times.append(time.perf_counter() - start)
+    return times
+
+
+def cost_analysis(compiled) -> dict:
+    """XLA's cost_analysis() of the compiled program, numbers only."""
+    cost = compiled.cost_analysis()
+    if isinstance(cost, (list, tuple)):  # older jax: one dict per device program
+        cost = cost[0] if cost else {}
+    return {k: v for k, v in dict(cost or {}).items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool)}
 
 
 # ---------------------------------------------------------------------------
@@ -140,6 +172,32 @@ def check_validate(memplan: str, case_dir: Path, log: list[str]) -> tuple[bool, 
     return ok, rank
 
 
+def check_cost(memplan: str, case_dir: Path, gpu: dict, preset: str | None, log: list[str]) -> str:
+    """A table row: `memplan cost`'s FLOPs and bytes accessed against XLA's
+    cost_analysis() of the GPU compile, and its predicted compute time on
+    the preset against the measured step, as signed errors (findings, not
+    gates: the targets are held on the CPU corpus)."""
+    xla = gpu.get("cost_analysis") or {}
+    result = run([memplan, "cost", str(case_dir), "--format=json"] + (["--hw", preset] if preset else []), log)
+    if result.returncode != 0 or not result.stdout:
+        return f"memplan cost failed: {result.stderr.strip()}"
+    (case_dir / "cost.json").write_text(result.stdout)
+    ours = json.loads(result.stdout)["xla"]
+
+    def signed(mine, theirs):
+        if not theirs:
+            return f"{mine} vs {theirs}"
+        return f"{100.0 * (mine - theirs) / theirs:+.2f}%"
+
+    predicted = json.loads(result.stdout)["compute_seconds"]
+    measured = gpu.get("step_seconds_median")
+    return (f"{signed(ours['flops'], xla.get('flops'))} | "
+            f"{signed(ours['bytes_accessed'], xla.get('bytes accessed'))} | "
+            f"{ours.get('custom_calls', 0)} | {1e6 * predicted:.1f} | "
+            f"{'-' if measured is None else f'{1e6 * measured:.1f}'} | "
+            f"{signed(predicted, measured)}")
+
+
 def gemm_plan(path: Path) -> list[dict]:
     ops = []
     for dtype, out_dtype in GEMM_TYPES:
@@ -153,25 +211,27 @@ def gemm_plan(path: Path) -> list[dict]:
 
 
 def preset_peaks(memplan: str, gpu_name: str, log: list[str]) -> tuple[str | None, dict]:
-    """The preset's dense peak FLOP/s per dtype, where `memplan hw show` has them."""
+    """The preset's dense peak FLOP/s per dtype, read from `memplan hw show`'s
+    YAML (its `device.peak_flops` block, values such as `989.5TFLOP/s`)."""
     preset = next((p for key, p in PRESETS if key in gpu_name), None)
     if preset is None:
         return None, {}
-    result = run([memplan, "hw", "show", preset, "--format=json"], log)
+    result = run([memplan, "hw", "show", preset], log)
     if result.returncode != 0:
         return preset, {}
-    peaks = {}
-
-    def walk(node, path):
-        if isinstance(node, dict):
-            for key, value in node.items():
-                walk(value, path + [str(key).lower()])
-        elif isinstance(node, (int, float)) and any("flop" in p for p in path):
-            for dtype in ("bf16", "f16", "f32"):
-                if path[-1] == dtype or path[-1].startswith(dtype + "_"):
-                    peaks.setdefault(dtype, float(node))
-
-    walk(json.loads(result.stdout), [])
+    peaks, in_block = {}, False
+    scale = {"T": 1e12, "P": 1e15, "G": 1e9}
+    for line in result.stdout.splitlines():
+        if re.match(r"^\s+peak_flops:", line):
+            in_block = True
+            continue
+        if in_block:
+            m = re.match(r"^\s+(\w+):\s*([0-9.]+)\s*([TPG])FLOP/s", line)
+            if not m:
+                if re.match(r"^\s+\w+:", line) and "TOPS" in line:
+                    continue  # int8's TOPS
+                break
+            peaks[m.group(1)] = float(m.group(2)) * scale[m.group(3)]
     return preset, peaks
 
 
@@ -199,13 +259,15 @@ def main() -> int:
     smi = run(["nvidia-smi", "--query-gpu=name,memory.total,driver_version", "--format=csv,noheader"], log)
     gpu_name = smi.stdout.strip().splitlines()[0] if smi.stdout.strip() else "unknown GPU"
     lines += [f"GPU: {gpu_name}", ""]
-    failures = []
+    failures, costs = [], []
+    preset, peaks = preset_peaks(args.memplan, gpu_name, log)
 
     lines += ["## Corpus programs on the GPU", "",
               "| case | analyze = memory_analysis | planned peak (B) | measured peak (B) | "
               "JAX peak_bytes_in_use (B) | note |", "|---|---|---|---|---|---|"]
     for case in cases:
-        result = run([sys.executable, __file__, "--repo", str(args.repo), "--out", str(out), "--worker", case], log)
+        result = run([sys.executable, __file__, "--repo", str(args.repo), "--out", str(out),
+                      "--memplan", args.memplan, "--worker", case], log)
         case_dir = out / case
         if result.returncode != 0:
             failures.append(f"{case}: compiling or running on the GPU failed")
@@ -223,11 +285,17 @@ def main() -> int:
             failures.append(f"{case}: memplan analyze differs from memory_analysis(): " + "; ".join(analyze_rows))
         if not validate_ok:
             failures.append(f"{case}: memplan validate: {rank.get('problem') or rank.get('error') or rank}")
+        costs.append(f"| {case} | {check_cost(args.memplan, case_dir, gpu, preset, log)} |")
         jax_peak = gpu.get("peak_bytes_in_use")
         note = "" if gpu.get("peak_is_the_runs") else "JAX's peak was set before the run (compilation)"
         lines.append(f"| {case} | {'yes' if analyze_ok else 'NO'} | {rank.get('planned_peak_bytes', '-')} | "
                      f"{rank.get('measured_peak_bytes', '-')} | {jax_peak} | {note} |")
 
+    lines += ["", "## memplan cost against XLA's cost_analysis() and the measured step (signed errors)", "",
+              f"Predicted: `memplan cost --hw {preset}` compute_seconds (roofline, no launch overheads). "
+              "Measured: median wall time of one call of the compiled program (21 calls after 3 warm-ups).", "",
+              "| case | FLOPs | bytes accessed | custom-calls | predicted (us) | measured (us) | time error |",
+              "|---|---|---|---|---|---|---|"] + costs
     lines += ["", "## Collectives", ""]
     bench = [args.memplan, "bench-collectives", "--backend=cuda", "--max-bytes=1GiB", "--format=json"]
     if args.gpus > 1:
@@ -255,7 +323,6 @@ def main() -> int:
     lines += ["", "## GEMMs against the hardware preset", ""]
     ops = gemm_plan(out / "gemm-plan.json")
     result = run([args.memplan, "validate", str(out / "gemm-plan.json"), "--backend=cuda", "--format=json"], log)
-    preset, peaks = preset_peaks(args.memplan, gpu_name, log)
     if result.returncode != 0 or not result.stdout:
         failures.append(f"GEMM sweep failed: {result.stderr.strip()}")
         lines.append("The GEMM sweep failed; see the log below.")
