@@ -31,7 +31,8 @@ ir::Opcode LookupOpcode(std::string_view name) {
   return it == kOpcodes->end() ? ir::Opcode::kUnknown : it->second;
 }
 
-// One operand: "%name", "name", or (older XLA) "shape %name".
+// One operand: "%name", "name", "%name#N" (element N of a tuple, newer
+// XLA), or (older XLA) "shape %name".
 bool ParseOperand(Scanner& s, InstructionNames& names) {
   const char* start = s.pos();
   if (s.Peek() != '%') {
@@ -50,7 +51,14 @@ bool ParseOperand(Scanner& s, InstructionNames& names) {
   const char* at = s.pos();
   const std::string_view name = s.ConsumeReference();
   if (name.empty()) return s.Fail("expected an operand name");
-  names.operands.push_back({name, at});
+  NameRef ref{name, at};
+  if (s.ConsumeChar('#')) {
+    if (!s.ConsumeInt(&ref.tuple_index) || ref.tuple_index < 0) {
+      return s.Fail("expected a tuple index (0, 1, ...) after '#'");
+    }
+    ref.element = std::string_view(name.data(), static_cast<size_t>(s.pos() - name.data()));
+  }
+  names.operands.push_back(ref);
   return true;
 }
 
@@ -155,10 +163,11 @@ absl::Status ParseHloInstructionText(
   }
   if (!ok) return source.ErrorAt(s.error_at(), s.error());
   for (const NameRef& ref : names.operands) {
-    const ir::InstructionId id = resolve_instruction(ref.name);
+    const std::string_view name = ref.tuple_index >= 0 ? ref.element : ref.name;
+    const ir::InstructionId id = resolve_instruction(name);
     if (!id.valid()) {
       return source.ErrorAt(ref.at, StrCat("expected the name of a known instruction, not '",
-                                           ref.name, "'"));
+                                           name, "'"));
     }
     instruction->operands.push_back(id);
   }

@@ -17,10 +17,16 @@
 
 namespace memplan::parsers::hlo_text {
 
-// A name as the text spells it (without '%') and where.
+// A name as the text spells it (without '%') and where. XLA prints a
+// get-tuple-element at its users as "%x#N" (and no line of its own): then
+// `name` is x, `tuple_index` N and `element` the whole "x#N".
 struct NameRef {
+  NameRef() = default;
+  NameRef(std::string_view name, const char* at) : name(name), at(at) {}
   std::string_view name;
   const char* at = nullptr;
+  int64_t tuple_index = -1;
+  std::string_view element;
 };
 
 struct CallRef {

@@ -1,6 +1,7 @@
 // The HLO module text: header, stack-frame tables, then computations
 // "[ENTRY] [%]name [(signature) -> shape] { instructions }", and the
 // resolution of the names instructions use into ids.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
@@ -104,6 +105,7 @@ class ModuleTextParser {
       module_.entry = id;
     }
     names_.clear();
+    tuple_elements_.clear();
     pending_operands_.clear();
     parameters_.clear();
     while (true) {
@@ -138,12 +140,17 @@ class ModuleTextParser {
     auto attributes = [&]() -> ir::HloAttributes& { return module_.mutable_attributes(id); };
     const hlo_text::InstructionSink sink{&instruction, attributes, &names_in_line_};
     if (!hlo_text::ParseInstruction(s_, warner_, sink)) return false;
+    // Before the instruction joins its computation: a tuple element it reads
+    // is listed before it.
+    if (!ResolveOperands(id)) return false;
     module_.mutable_computation(computation).instructions.push_back(id);
+    return FinishInstruction(id, computation);
+  }
 
-    instruction.operands.reserve(names_in_line_.operands.size());
-    for (const NameRef& ref : names_in_line_.operands) {
-      instruction.operands.push_back(Lookup(ref, id, instruction.operands.size(), false));
-    }
+  // The rest of ParseInstructionOf, once the operands are resolved (which
+  // may add instructions: `id` is looked up again).
+  bool FinishInstruction(ir::InstructionId id, ir::ComputationId computation) {
+    ir::Instruction& instruction = module_.mutable_instruction(id);
     for (const NameRef& ref : names_in_line_.control_predecessors) {
       instruction.control_predecessors.push_back(
           Lookup(ref, id, instruction.control_predecessors.size(), true));
@@ -170,6 +177,57 @@ class ModuleTextParser {
     return true;
   }
 
+  bool ResolveOperands(ir::InstructionId user) {
+    const std::vector<NameRef>& refs = names_in_line_.operands;
+    module_.mutable_instruction(user).operands.reserve(refs.size());
+    for (size_t k = 0; k < refs.size(); ++k) {
+      ir::InstructionId operand = Lookup(refs[k], user, k, false);
+      if (refs[k].tuple_index >= 0 && operand.valid() &&
+          !TupleElement(operand, refs[k], /*after_tuple=*/false, &operand)) {
+        return false;
+      }
+      module_.mutable_instruction(user).operands.push_back(operand);
+    }
+    return true;
+  }
+
+  // The get-tuple-element of `tuple` that `ref` ("x#N") names, made on first
+  // use: listed last so far (before the user about to be listed), or right
+  // after `tuple` when the user came first in the text.
+  bool TupleElement(ir::InstructionId tuple, const NameRef& ref, bool after_tuple,
+                    ir::InstructionId* out) {
+    const auto key = std::make_pair(tuple.value(), ref.tuple_index);
+    if (auto it = tuple_elements_.find(key); it != tuple_elements_.end()) {
+      *out = it->second;
+      return true;
+    }
+    const ir::Instruction& source = module_.instruction(tuple);
+    if (source.shape.dtype != ir::DType::kTuple ||
+        ref.tuple_index >= static_cast<int64_t>(source.shape.tuple_elements.size())) {
+      return s_.Fail(ref.at, StrCat("expected '", ref.name, "' to be a tuple of more than ",
+                                    ref.tuple_index, " elements (for '#", ref.tuple_index, "')"));
+    }
+    ir::Instruction element;
+    element.computation = source.computation;
+    element.name = ref.element;
+    element.opcode = ir::Opcode::kGetTupleElement;
+    element.opcode_text = ir::OpcodeName(ir::Opcode::kGetTupleElement);
+    element.shape = source.shape.tuple_elements[ref.tuple_index];
+    element.operands.push_back(tuple);
+    const ir::InstructionId id = module_.AddInstruction(std::move(element));
+    module_.mutable_attributes(id).tuple_index = ref.tuple_index;
+    std::vector<ir::InstructionId>& order =
+        module_.mutable_computation(module_.instruction(id).computation).instructions;
+    if (after_tuple) {
+      order.insert(std::find(order.begin(), order.end(), tuple) + 1, id);
+    } else {
+      order.push_back(id);
+    }
+    tuple_elements_.emplace(key, id);
+    *out = id;
+    return true;
+  }
+
   // The id `ref` names in the current computation; else an invalid id, and
   // the name waits for the end of the computation.
   ir::InstructionId Lookup(const NameRef& ref, ir::InstructionId user, size_t index, bool control) {
@@ -191,8 +249,13 @@ class ModuleTextParser {
         return s_.Fail(pending.name.at, StrCat("expected the name of an instruction of computation '",
                                                c.name, "', not '", pending.name.name, "'"));
       }
+      ir::InstructionId operand = it->second;
+      if (pending.name.tuple_index >= 0 &&
+          !TupleElement(operand, pending.name, /*after_tuple=*/true, &operand)) {
+        return false;
+      }
       ir::Instruction& user = module_.mutable_instruction(pending.user);
-      (pending.control ? user.control_predecessors : user.operands)[pending.index] = it->second;
+      (pending.control ? user.control_predecessors : user.operands)[pending.index] = operand;
     }
     // Only a name used before its definition can close a cycle.
     if (!pending_operands_.empty()) {
@@ -250,6 +313,8 @@ class ModuleTextParser {
   // Per computation: instructions by name, names used before definition,
   // (number, id) of its parameters.
   absl::flat_hash_map<absl::string_view, ir::InstructionId> names_;
+  // (tuple id, N) -> the get-tuple-element made for "x#N".
+  absl::flat_hash_map<std::pair<int64_t, int64_t>, ir::InstructionId> tuple_elements_;
   std::vector<PendingOperand> pending_operands_;
   std::vector<std::pair<int64_t, ir::InstructionId>> parameters_;
   std::vector<PendingCall> pending_calls_;

@@ -28,7 +28,11 @@ namespace memplan::parsers {
 // instructions are listed in text order (the schedule, when the header says
 // is_scheduled=true). Operands may name instructions defined later in the
 // same computation; called computations may be defined anywhere in the
-// module. Attributes memplan does not know are kept as text
+// module. An operand "%x#N" (newer XLA prints each get-tuple-element that
+// way at its users, with no line of its own) becomes one get-tuple-element
+// instruction per distinct (x, N) of a computation, named "x#N", listed
+// just before its first user (just after x when x comes later in the
+// text). Attributes memplan does not know are kept as text
 // (HloAttributes::unknown) and counted in `diagnostics`, as are unknown
 // opcodes and header attributes; they are never fatal.
 //
@@ -56,7 +60,8 @@ bool LooksLikeHloModuleText(std::string_view head);
 // and attributes index are left to the caller) and `attributes`.
 //
 // The names the line mentions become ids through the caller's resolvers:
-// `resolve_instruction` for operands and control predecessors,
+// `resolve_instruction` for operands and control predecessors (an operand
+// spelled "%x#N", a tuple's element N, is resolved as the name "x#N"),
 // `resolve_computation` for calls=, to_apply=, condition=, body=,
 // branch_computations= and the like (names without '%'). A resolver returns
 // an invalid id for a name it does not know, which fails the parse with a
