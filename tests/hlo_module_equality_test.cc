@@ -21,7 +21,9 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "gtest/gtest.h"
+#include "llvm/Support/JSON.h"
 #include "ir/strings.h"
 #include "parsers/hlo_proto_module.h"
 #include "parsers/hlo_text_parser.h"
@@ -42,7 +44,7 @@ struct CorpusCase {
 std::vector<CorpusCase> CorpusCases() {
   std::vector<CorpusCase> cases;
   const fs::path root = MEMPLAN_SOURCE_DIR;
-  for (const char* dir : {"samples/jax", "samples/hlo"}) {
+  for (const char* dir : {"samples/jax", "samples/hlo", "samples/jax_gpu"}) {
     std::vector<fs::path> texts;
     for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
       const std::string file = entry.path().filename().string();
@@ -52,7 +54,8 @@ std::vector<CorpusCase> CorpusCases() {
     for (const fs::path& text : texts) {
       std::string proto = text.string();
       proto.replace(proto.size() - 4, 4, ".hlo.pb");
-      std::string name = StrCat(text.parent_path().filename().string(), "_",
+      std::string name = StrCat(std::string_view(dir) == "samples/jax_gpu" ? "gpu_" : "",
+                                text.parent_path().filename().string(), "_",
                                 text.filename().string().find("before") != std::string::npos
                                     ? "before"
                                     : "after");
@@ -79,7 +82,16 @@ std::string Unescaped(std::string_view text) { return parsers::UnescapeHloString
 class Comparison {
  public:
   Comparison(const Module& text, const Module& proto) : text_(text), proto_(proto) {
-    for (const ir::Instruction& i : proto.instructions()) proto_by_name_[i.name] = i.id;
+    for (const ir::Instruction& i : text.instructions()) text_names_.insert(i.name);
+    // Newer XLA prints a get-tuple-element only at its users, as "%x#N":
+    // the text parser names it "x#N", the proto keeps XLA's name.
+    for (const ir::Instruction& i : proto.instructions()) {
+      if (i.opcode == ir::Opcode::kGetTupleElement && !i.operands.empty()) {
+        proto_alias_[i.id.value()] = StrCat(proto.instruction(i.operands[0]).name, "#",
+                                            proto.attributes(i.id).tuple_index);
+      }
+    }
+    for (const ir::Instruction& i : proto.instructions()) proto_by_name_[ProtoName(i.id)] = i.id;
     for (const ir::Computation& c : proto.computations()) proto_computations_[c.name] = c.id;
   }
 
@@ -137,9 +149,30 @@ class Comparison {
     }
   }
 
+  // The proto's name of `id`, or the "x#N" the text gives it (a
+  // get-tuple-element the text has as "x#N" only: the text parser names it so).
+  std::string_view ProtoName(ir::InstructionId id) const {
+    auto it = proto_alias_.find(id.value());
+    if (it == proto_alias_.end() || !text_names_.contains(it->second)) return proto_.instruction(id).name;
+    return it->second;
+  }
+
+  static std::vector<std::string_view> WithoutTupleElements(std::vector<std::string_view> names) {
+    names.erase(std::remove_if(names.begin(), names.end(),
+                               [](std::string_view n) { return n.find('#') != std::string_view::npos; }),
+                names.end());
+    return names;
+  }
+
   std::vector<std::string_view> Names(const Module& m, const std::vector<ir::InstructionId>& ids) {
     std::vector<std::string_view> names;
-    for (ir::InstructionId id : ids) names.push_back(id.valid() ? m.instruction(id).name : "<none>");
+    for (ir::InstructionId id : ids) {
+      if (!id.valid()) {
+        names.push_back("<none>");
+      } else {
+        names.push_back(&m == &proto_ ? ProtoName(id) : m.instruction(id).name);
+      }
+    }
     return names;
   }
 
@@ -147,8 +180,13 @@ class Comparison {
     auto it = proto_computations_.find(t.name);
     ASSERT_NE(it, proto_computations_.end()) << "computation " << t.name << " not in the proto";
     const ir::Computation& p = proto_.computation(it->second);
-    EXPECT_EQ(Names(text_, t.instructions), Names(proto_, p.instructions)) << "computation " << t.name;
-    EXPECT_EQ(text_.instruction(t.root).name, proto_.instruction(p.root).name) << t.name;
+    // The text does not say where XLA scheduled a get-tuple-element it
+    // prints only as "x#N" (memplan lists it before its first user): the
+    // order is compared without them, their set by the operands' names.
+    EXPECT_EQ(WithoutTupleElements(Names(text_, t.instructions)),
+              WithoutTupleElements(Names(proto_, p.instructions)))
+        << "computation " << t.name;
+    EXPECT_EQ(text_.instruction(t.root).name, ProtoName(p.root)) << t.name;
     EXPECT_EQ(Names(text_, t.parameters), Names(proto_, p.parameters)) << t.name;
   }
 
@@ -169,6 +207,22 @@ class Comparison {
     for (size_t k = 0; k < t.tuple_elements.size(); ++k) {
       ExpectSameShape(t.tuple_elements[k], p.tuple_elements[k], what);
     }
+  }
+
+  // The same text, or (XLA's GPU backend prints the JSON with its keys
+  // sorted, the proto keeps them in field order) the same JSON value.
+  static void ExpectSameBackendConfig(const std::string& t, std::string_view p) {
+    if (t == p) return;
+    llvm::Expected<llvm::json::Value> tj = llvm::json::parse(t);
+    llvm::Expected<llvm::json::Value> pj = llvm::json::parse(llvm::StringRef(p.data(), p.size()));
+    if (!tj || !pj) {
+      if (!tj) llvm::consumeError(tj.takeError());
+      if (!pj) llvm::consumeError(pj.takeError());
+      EXPECT_EQ(t, p) << "backend_config";
+      return;
+    }
+    EXPECT_TRUE(*tj == *pj) << "backend_config " << t << " vs " << p;
+    GlobalCoverage().Saw("backend_config as JSON");
   }
 
   void ExpectSameFrontendAttributes(std::string_view t, std::string_view p, std::string_view what) {
@@ -205,6 +259,13 @@ class Comparison {
                 proto_.computation(p.calls[k].computation).name);
       EXPECT_EQ(t.calls[k].role, p.calls[k].role) << "call " << k;
       GlobalCoverage().Saw(StrCat("call role ", static_cast<int>(t.calls[k].role)));
+    }
+    if (t.name.find('#') != std::string_view::npos) {
+      // Made from a "%x#N" operand: the text gives it no metadata.
+      EXPECT_TRUE(t.metadata.op_name.empty());
+      GlobalCoverage().Saw("get-tuple-element printed as x#N");
+      CompareAttributes(text_.attributes(t), proto_.attributes(p));
+      return;
     }
     EXPECT_EQ(Unescaped(t.metadata.op_type), p.metadata.op_type);
     EXPECT_EQ(Unescaped(t.metadata.op_name), p.metadata.op_name);
@@ -279,7 +340,8 @@ class Comparison {
     c.Saw("comparison direction", !t.comparison_direction.empty());
     // A quoted backend_config is escaped in the text; a braced one is as is.
     const bool quoted = !t.backend_config.empty() && t.backend_config.data()[-1] == '"';
-    EXPECT_EQ(quoted ? Unescaped(t.backend_config) : std::string(t.backend_config), p.backend_config);
+    ExpectSameBackendConfig(quoted ? Unescaped(t.backend_config) : std::string(t.backend_config),
+                            p.backend_config);
     c.Saw("backend_config", !t.backend_config.empty());
     ExpectSameFrontendAttributes(t.frontend_attributes, p.frontend_attributes, "instruction");
     // The same sharding, however each form writes its device order.
@@ -297,6 +359,8 @@ class Comparison {
   const Module& text_;
   const Module& proto_;
   absl::flat_hash_map<std::string_view, ir::InstructionId> proto_by_name_;
+  absl::flat_hash_map<int64_t, std::string> proto_alias_;  // id -> "x#N"
+  absl::flat_hash_set<std::string_view> text_names_;
   absl::flat_hash_map<std::string_view, ir::ComputationId> proto_computations_;
 };
 
@@ -336,8 +400,8 @@ INSTANTIATE_TEST_SUITE_P(Corpus, HloModuleEquality, ::testing::ValuesIn(CorpusCa
 
 TEST(HloModuleEqualityCorpus, HasEveryCase) {
   // 7 JAX training samples (conv_grad included), 7 samples/hlo cases before
-  // and after.
-  EXPECT_EQ(CorpusCases().size(), 21u);
+  // and after, 4 GPU-compiled JAX samples (samples/jax_gpu).
+  EXPECT_EQ(CorpusCases().size(), 25u);
 }
 
 // Runs after the corpus cases (gtest runs suites in definition order within
@@ -369,7 +433,8 @@ TEST(HloModuleEqualityCorpus, CoversEveryTypedAttributeAndCallRole) {
            "custom_call_target", "fusion kind", "comparison direction", "backend_config",
            "frontend_attributes", "metadata.op_name", "metadata.stack_frame_id", "stack frame",
            "layout", "header.entry_computation_layout", "header.input_output_alias",
-           "header.num_partitions>1", "header.is_scheduled"}) {
+           "header.num_partitions>1", "header.is_scheduled", "get-tuple-element printed as x#N",
+           "backend_config as JSON"}) {
     EXPECT_GT(seen.count(what) ? seen.at(what) : 0, 0) << what << " never compared";
   }
   using R = ir::CallRole;
