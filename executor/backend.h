@@ -90,6 +90,9 @@ class Backend {
 
   // Runs gemm.count GEMMs C = A B (column-major, no transposes); returns the
   // seconds they took together. DeadlineExceeded after `timeout_seconds`.
+  // A backend whose first GEMM of a shape pays a one-time cost (the CUDA
+  // backend: cuBLAS's algorithm choice, lazy kernel loading) runs that shape
+  // once, untimed, before the first timed ones.
   virtual absl::StatusOr<double> Gemm(const GemmOp& gemm, const void* a, const void* b, void* c,
                                       double timeout_seconds) = 0;
   // Runs the collective; returns seconds per iteration. DeadlineExceeded
