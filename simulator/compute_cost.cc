@@ -4,6 +4,8 @@
 #include <charconv>
 #include <string>
 
+#include "simulator/library_gemm.h"
+
 namespace memplan::simulator {
 namespace {
 
@@ -80,10 +82,11 @@ class Analyzer {
   // Adds a leaf instruction's time, run `scale` times, to the class totals.
   void Account(const InstructionCompute& c, double scale) {
     if (c.op_class == OpClass::kControl) return;  // its parts were accounted
+    // A leaf's executed counts are XLA's, but for a library GEMM's.
     if (c.op_class != OpClass::kCollective && c.op_class != OpClass::kNone &&
-        (c.seconds > 0 || c.xla.flops > 0 || c.xla.bytes_accessed > 0 || c.xla.transcendentals > 0)) {
-      executed_.push_back({c.instruction, c.op_class, scale, c.seconds, c.xla.flops,
-                           c.xla.transcendentals, c.xla.bytes_accessed});
+        (c.seconds > 0 || c.executed_flops > 0 || c.executed_bytes > 0 || c.xla.transcendentals > 0)) {
+      executed_.push_back({c.instruction, c.op_class, scale, c.seconds, c.executed_flops,
+                           c.xla.transcendentals, c.executed_bytes});
     }
     if (c.op_class == OpClass::kMatmul) matmul_seconds_ += scale * c.seconds;
     if (c.seconds > 0 && c.memory_seconds >= c.compute_seconds) {
@@ -109,7 +112,10 @@ class Analyzer {
                        i.opcode == Opcode::kConditional || i.opcode == Opcode::kAsyncStart)) {
       return Control(i, depth, scale, out);
     }
-    if (out.op_class == OpClass::kUnknown && i.opcode == Opcode::kCustomCall) return out;
+    if (i.opcode == Opcode::kCustomCall) {
+      if (std::optional<LibraryGemm> gemm = CublasGemm(module_, i)) return LibraryMatmul(*gemm, out);
+      return out;
+    }
     const Instruction* matmul = MatmulInside(i);
     if (matmul != nullptr) {
       out.op_class = OpClass::kMatmul;
@@ -131,6 +137,20 @@ class Analyzer {
     }
     out.compute_seconds += out.xla.transcendentals * options_.flops_per_transcendental / vector_rate;
     out.memory_seconds = out.xla.bytes_accessed / (hw_.hbm_bandwidth * e.memory);
+    out.seconds = std::max(out.compute_seconds, out.memory_seconds);
+    return out;
+  }
+
+  // A cuBLAS GEMM custom-call (simulator/library_gemm.h): a matmul with the
+  // dot's FLOPs and bytes, which XLA's counts (out.xla) leave at 0.
+  InstructionCompute LibraryMatmul(const LibraryGemm& gemm, InstructionCompute out) const {
+    out.op_class = OpClass::kMatmul;
+    out.precision = PrecisionOf(gemm.operand_dtype, options_);
+    out.executed_flops = gemm.flops;
+    out.executed_bytes = gemm.bytes_accessed;
+    const Efficiency& e = hw_.efficiency;
+    out.compute_seconds = gemm.flops / (hw_.PeakFlops(out.precision) * e.matmul);
+    out.memory_seconds = gemm.bytes_accessed / (hw_.hbm_bandwidth * e.memory);
     out.seconds = std::max(out.compute_seconds, out.memory_seconds);
     return out;
   }

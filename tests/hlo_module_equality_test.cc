@@ -400,8 +400,8 @@ INSTANTIATE_TEST_SUITE_P(Corpus, HloModuleEquality, ::testing::ValuesIn(CorpusCa
 
 TEST(HloModuleEqualityCorpus, HasEveryCase) {
   // 7 JAX training samples (conv_grad included), 7 samples/hlo cases before
-  // and after, 4 GPU-compiled JAX samples (samples/jax_gpu).
-  EXPECT_EQ(CorpusCases().size(), 25u);
+  // and after, 5 GPU-compiled JAX programs (samples/jax_gpu).
+  EXPECT_EQ(CorpusCases().size(), 26u);
 }
 
 // Runs after the corpus cases (gtest runs suites in definition order within
