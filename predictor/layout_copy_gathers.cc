@@ -38,8 +38,9 @@ bool GathersALayoutCopy(const ir::Module& module, const PredictedCollective& pc)
          ir::ByteSizeOf(value.shape) == ir::ByteSizeOf(copy.shape);
 }
 
-// The layout copies among `sources` that some instruction reads other than
-// through an all-gather of `gathers` (by instruction id).
+// The sources of `gathers` (layout copies) that some instruction of the
+// entry computation reads other than through one of `gathers`, by
+// instruction id.
 absl::flat_hash_set<int64_t> ReadDirectly(const ir::Module& module,
                                           const std::vector<const PredictedCollective*>& gathers) {
   absl::flat_hash_set<int64_t> sources;
