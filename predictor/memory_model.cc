@@ -9,6 +9,7 @@
 
 #include "analyzer/heap_simulator.h"
 #include "analyzer/interval_packing.h"
+#include "predictor/layout_copy_gathers.h"
 
 namespace memplan::predictor {
 
@@ -155,6 +156,12 @@ void MemoryModel::CollectTempBuffers(const std::vector<Combined>& combined) {
   std::vector<ir::ScheduleStep>& end = s.end;
   OutputCapacities(cap);
   AllReduceBuffers(combined, cap, end);
+  // A split layout copy that its readers take whole is made whole from its
+  // gathered value (predictor/layout_copy_gathers.h).
+  const LayoutCopyGathers copies = FindLayoutCopyGathers(
+      p_.program_.module, p_.step_of_, p_.value_of_, p_.values_, collectives_);
+  for (int32_t v : copies.made_whole) end[static_cast<size_t>(v)] = p_.values_[v].start - 1;
+  temp_.insert(temp_.end(), copies.gathered.begin(), copies.gathered.end());
   OtherCollectiveBuffers();
   ValueBuffers(cap, end);
 }
@@ -245,7 +252,7 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
   index.assign(values.size(), -1);
   for (size_t v = 0; v < values.size(); ++v) {
     const Info& info = values[v];
-    if (info.end < info.start) continue;
+    if (info.end < info.start || end[v] < info.start) continue;
     const int64_t size = ValueBytes(v);
     if (info.cls == Info::Class::kTemp) {
       index[v] = static_cast<int64_t>(temp_.size());
