@@ -23,7 +23,7 @@ class Propagator {
   Propagator(const ir::Module& module, const PropagationGraph& graph, const MeshSizes& mesh,
              Propagation* out, SizeAnswers* record = nullptr)
       : module_(module), graph_(graph), sizes_(mesh, record), out_(*out),
-        hints_(module.instruction_count()) {}
+        hints_(static_cast<size_t>(graph.leaf_offset.back())) {}
 
   // Propagates computation `c` whose parameters have `params` (one leaf
   // vector per parameter); returns the root's leaves.
@@ -138,7 +138,19 @@ class Propagator {
   std::optional<AxesSharding> ArrayOperandWant(const ir::Instruction& inst, size_t k, const AxesSharding& r) const;
   // A dot operand's batch and free dims from the result's.
   std::optional<AxesSharding> DotOperandWant(const ir::Instruction& inst, size_t k, const AxesSharding& r) const;
+  // OperandWant for one array result `r` and an array operand; nullopt
+  // when no rule says (or the operand is not an array).
+  std::optional<AxesSharding> ArrayWant(const ir::Instruction& inst, size_t k, const AxesSharding& r) const;
   void AddHint(ir::InstructionId id, size_t leaf, const AxesSharding& want);
+  // Backward's step for one instruction: BackwardArray for an array result
+  // with no body and no tuple (its wants built without a vector each),
+  // BackwardLeaves for the rest, BackwardBody for a fusion, call or loop
+  // (its body walked with the result's wants, the body parameters' hints
+  // passed to the operands).
+  void BackwardArray(const ir::Instruction& inst, const AxesSharding& forward);
+  void BackwardLeaves(const ir::Instruction& inst, const std::vector<AxesSharding>& forward);
+  void BackwardBody(const ir::Instruction& inst, ir::ComputationId body,
+                    const std::vector<AxesSharding>& result);
 
   // Replicated leaves for `shape`.
   std::vector<AxesSharding> Replicated(const ir::Shape& shape) const;
@@ -166,8 +178,17 @@ class Propagator {
   absl::flat_hash_map<std::tuple<int, int64_t, AxisMask, int64_t>,
                       absl::InlinedVector<ByteTerm, 1>>
       results_seen_;
-  // Per instruction, per leaf: the backward pass's hint (replicated: none).
-  std::vector<std::vector<AxesSharding>> hints_;
+  // Per instruction, per leaf (from graph_.leaf_offset): the backward
+  // pass's hint (replicated: none). One array, not a vector per instruction
+  // (an allocation per hinted instruction and a scattered header read per
+  // Refine).
+  std::vector<AxesSharding> hints_;
+  AxesSharding* HintsOf(ir::InstructionId id) {
+    return hints_.data() + graph_.leaf_offset[static_cast<size_t>(id.value())];
+  }
+  const AxesSharding* HintsOf(ir::InstructionId id) const {
+    return hints_.data() + graph_.leaf_offset[static_cast<size_t>(id.value())];
+  }
 };
 
 // Elementwise opcodes: one output element from the same-index elements of
