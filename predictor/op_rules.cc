@@ -31,7 +31,7 @@ void DropAxes(AxesSharding& s, AxisMask axes) {
 // Same-shaped operands (scalars of a clamp or select excepted): the result
 // takes the operand that splits across the most devices, then adds any
 // dimension another operand splits with axes still free.
-std::vector<AxesSharding> Propagator::Elementwise(const ir::Instruction& inst) {
+AxesSharding Propagator::Elementwise(const ir::Instruction& inst) {
   const size_t rank = inst.shape.dims.size();
   int best = -1;
   AxisMask best_axes = 0;
@@ -44,7 +44,7 @@ std::vector<AxesSharding> Propagator::Elementwise(const ir::Instruction& inst) {
       best_axes = ops[k].UsedAxes();
     }
   }
-  if (best < 0) return Replicated(inst.shape);
+  if (best < 0) return AxesSharding{};  // replicated
   AxesSharding result = ops[static_cast<size_t>(best)];
   result.partial = 0;
   result.dims.resize(rank, 0);
@@ -58,7 +58,7 @@ std::vector<AxesSharding> Propagator::Elementwise(const ir::Instruction& inst) {
   for (size_t k = 0; k < inst.operands.size(); ++k) {
     if (OperandRank(inst, k) == rank) Reshard(inst, k, result);
   }
-  return {result};
+  return result;
 }
 
 AxesSharding Propagator::Broadcast(const ir::Instruction& inst) {
@@ -370,8 +370,7 @@ std::vector<AxesSharding> Propagator::Reduce(const ir::Instruction& inst) {
 AxesSharding Propagator::Concatenate(const ir::Instruction& inst) {
   const auto& dims = module_.attributes(inst).dimensions;
   const size_t cat = dims.empty() ? 0 : static_cast<size_t>(dims[0]);
-  std::vector<AxesSharding> merged = Elementwise(inst);  // reshards to the merge
-  AxesSharding result = merged.empty() ? AxesSharding{} : merged[0];
+  AxesSharding result = Elementwise(inst);  // reshards to the merge
   if (result.Dim(cat) != 0) {
     result.dims[cat] = 0;
     for (size_t k = 0; k < inst.operands.size(); ++k) Reshard(inst, k, result);

@@ -42,8 +42,14 @@ class Propagator {
   void ResetForwardState();
 
  private:
-  // The rule for one instruction: its leaves.
-  std::vector<AxesSharding> Rule(const ir::Instruction& inst);
+  // The rule for one instruction: its leaves, written over `leaves` (the
+  // instruction's own, from an earlier pass or empty; RunComputation then
+  // sizes them to the leaf count, an empty or short result meaning
+  // replicated leaves). ArrayRule: the rules of one array result (false
+  // for other opcodes); LeafRule: those of several leaves or a body.
+  void Rule(const ir::Instruction& inst, std::vector<AxesSharding>& leaves);
+  bool ArrayRule(const ir::Instruction& inst, std::vector<AxesSharding>& leaves);
+  std::vector<AxesSharding> LeafRule(const ir::Instruction& inst);
 
   // Operand `k`'s leaves / its single array leaf.
   const std::vector<AxesSharding>& OperandLeaves(const ir::Instruction& inst, size_t k) const;
@@ -74,7 +80,7 @@ class Propagator {
   ir::InstructionId PartialOrigin(const ir::Instruction& inst, size_t k) const;
 
   // Rules (op_rules.cc).
-  std::vector<AxesSharding> Elementwise(const ir::Instruction& inst);
+  AxesSharding Elementwise(const ir::Instruction& inst);
   AxesSharding Broadcast(const ir::Instruction& inst);
   AxesSharding Reshape(const ir::Instruction& inst);
   AxisMask DividingMajorAxes(AxisMask mask, int64_t size) const;
