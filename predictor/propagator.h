@@ -179,10 +179,16 @@ class Propagator {
   // result shardings seen per (kind, source, axes, computation), each new
   // one's bytes compared with theirs.
   void AskSameBytes(const RecordKey& key, const ir::Shape& shape, const AxesSharding& result);
-  // (Inline: one per collective recorded, mostly of one sharding; a heap
-  // block each fragmented the heap the kept shardings live in.)
-  absl::flat_hash_map<std::tuple<int, int64_t, AxisMask, int64_t>,
-                      absl::InlinedVector<ByteTerm, 1>>
+  // A key's shardings, in the order seen: a list through seen_terms_ (its
+  // first and last index; -1 none). (Indices, not a list per key: most keys
+  // see one sharding, and slots holding the terms made the map's growth
+  // move and touch three times the bytes.)
+  struct SeenTerm {
+    ByteTerm term;
+    int64_t next = -1;
+  };
+  std::vector<SeenTerm> seen_terms_;
+  absl::flat_hash_map<std::tuple<int, int64_t, AxisMask, int64_t>, std::pair<int64_t, int64_t>>
       results_seen_;
   // Per instruction, per leaf (from graph_.leaf_offset): the backward
   // pass's hint (replicated: none). One array, not a vector per instruction
