@@ -93,7 +93,8 @@ void Propagator::BackwardArray(const ir::Instruction& inst, const AxesSharding& 
   }
 }
 
-void Propagator::BackwardLeaves(const ir::Instruction& inst, const std::vector<AxesSharding>& forward) {
+void Propagator::BackwardLeaves(const ir::Instruction& inst,
+                                const std::vector<AxesSharding>& forward) {
   std::vector<const ir::Shape*> shapes;
   CollectLeafShapes(inst.shape, &shapes);
   std::vector<AxesSharding> result = forward;

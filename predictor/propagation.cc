@@ -78,7 +78,9 @@ PropagationGraph PropagationGraph::Build(const ir::Module& module) {
     graph.is_array[i] = inst.shape.IsArray();
   }
   graph.leaf_offset.assign(n + 1, 0);
-  for (size_t i = 0; i < n; ++i) graph.leaf_offset[i + 1] = graph.leaf_offset[i] + graph.leaf_count[i];
+  for (size_t i = 0; i < n; ++i) {
+    graph.leaf_offset[i + 1] = graph.leaf_offset[i] + graph.leaf_count[i];
+  }
   for (const ir::Instruction& inst : module.instructions()) {
     if (inst.opcode != ir::Opcode::kFusion) continue;
     // Only top-level fusions: a fusion inside a fused body is marked by its

@@ -146,7 +146,8 @@ class Propagator {
   std::optional<AxesSharding> DotOperandWant(const ir::Instruction& inst, size_t k, const AxesSharding& r) const;
   // OperandWant for one array result `r` and an array operand; nullopt
   // when no rule says (or the operand is not an array).
-  std::optional<AxesSharding> ArrayWant(const ir::Instruction& inst, size_t k, const AxesSharding& r) const;
+  std::optional<AxesSharding> ArrayWant(const ir::Instruction& inst, size_t k,
+                                        const AxesSharding& r) const;
   void AddHint(ir::InstructionId id, size_t leaf, const AxesSharding& want);
   // Backward's step for one instruction: BackwardArray for an array result
   // with no body and no tuple (its wants built without a vector each),
