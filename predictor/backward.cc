@@ -39,21 +39,20 @@ void Propagator::ResetForwardState() {
 
 void Propagator::AddHint(ir::InstructionId id, size_t leaf, const AxesSharding& want) {
   if (want.UsedAxes() == 0) return;
-  auto& hints = hints_[static_cast<size_t>(id.value())];
   const size_t count = static_cast<size_t>(graph_.leaf_count[static_cast<size_t>(id.value())]);
   if (leaf >= count) return;
-  if (hints.size() < count) hints.resize(count);
+  AxesSharding& hint = HintsOf(id)[leaf];
   AxesSharding w = want;
   w.partial = 0;
   w.Normalize();
-  if (sizes_.MoreWays(w.UsedAxes(), hints[leaf].UsedAxes())) hints[leaf] = std::move(w);
+  if (sizes_.MoreWays(w.UsedAxes(), hint.UsedAxes())) hint = std::move(w);
 }
 
 void Propagator::Refine(const ir::Instruction& inst, size_t leaf, const ir::Shape& shape,
                         AxesSharding& s) const {
-  const auto& hints = hints_[static_cast<size_t>(inst.id.value())];
-  if (leaf >= hints.size() || !shape.IsArray()) return;
-  const AxesSharding& hint = hints[leaf];
+  const size_t count = static_cast<size_t>(graph_.leaf_count[static_cast<size_t>(inst.id.value())]);
+  if (leaf >= count || !shape.IsArray()) return;
+  const AxesSharding& hint = HintsOf(inst.id)[leaf];
   if (hint.UsedAxes() == 0) return;
   for (size_t d = 0; d < shape.dims.size(); ++d) {
     const AxisMask add = hint.Dim(d) & ~(s.UsedAxes() | s.partial);
@@ -74,41 +73,68 @@ void Propagator::Backward(ir::ComputationId c, const std::vector<AxesSharding>& 
     if (inst.opcode == ir::Opcode::kParameter) continue;
     const auto& forward = out_.leaves[static_cast<size_t>(inst.id.value())];
     if (forward.empty()) continue;  // never reached
-    std::vector<const ir::Shape*> shapes;
-    CollectLeafShapes(inst.shape, &shapes);
-    std::vector<AxesSharding> result = forward;
-    for (size_t l = 0; l < result.size() && l < shapes.size(); ++l) {
-      Refine(inst, l, *shapes[l], result[l]);
+    const bool passes_leaves = inst.opcode == ir::Opcode::kTuple ||
+                               inst.opcode == ir::Opcode::kGetTupleElement ||
+                               inst.opcode == ir::Opcode::kOptimizationBarrier;
+    if (forward.size() == 1 && inst.calls.empty() && inst.shape.IsArray() && !passes_leaves) {
+      BackwardArray(inst, forward[0]);
+    } else {
+      BackwardLeaves(inst, forward);
     }
-    // Bodies: the result's wants go to the body root, the body parameters'
-    // to the operands.
-    ir::ComputationId body;
-    for (const ir::CalledComputation& call : inst.calls) {
-      if (call.role == ir::CallRole::kFused || call.role == ir::CallRole::kWhileBody ||
-          (inst.opcode == ir::Opcode::kCall && call.role == ir::CallRole::kToApply)) {
-        body = call.computation;
-      }
+  }
+}
+
+void Propagator::BackwardArray(const ir::Instruction& inst, const AxesSharding& forward) {
+  AxesSharding r = forward;
+  Refine(inst, 0, inst.shape, r);
+  for (size_t k = 0; k < inst.operands.size(); ++k) {
+    const std::optional<AxesSharding> want = ArrayWant(inst, k, r);
+    if (want) AddHint(inst.operands[k], 0, *want);
+  }
+}
+
+void Propagator::BackwardLeaves(const ir::Instruction& inst,
+                                const std::vector<AxesSharding>& forward) {
+  std::vector<const ir::Shape*> shapes;
+  CollectLeafShapes(inst.shape, &shapes);
+  std::vector<AxesSharding> result = forward;
+  for (size_t l = 0; l < result.size() && l < shapes.size(); ++l) {
+    Refine(inst, l, *shapes[l], result[l]);
+  }
+  // Bodies: the result's wants go to the body root, the body parameters'
+  // to the operands.
+  ir::ComputationId body;
+  for (const ir::CalledComputation& call : inst.calls) {
+    if (call.role == ir::CallRole::kFused || call.role == ir::CallRole::kWhileBody ||
+        (inst.opcode == ir::Opcode::kCall && call.role == ir::CallRole::kToApply)) {
+      body = call.computation;
     }
-    if (module_.contains(body) &&
-        (inst.opcode == ir::Opcode::kFusion || inst.opcode == ir::Opcode::kCall ||
-         inst.opcode == ir::Opcode::kWhile)) {
-      Backward(body, result);
-      const ir::Computation& b = module_.computation(body);
-      for (size_t k = 0; k < inst.operands.size() && k < b.parameters.size(); ++k) {
-        if (!b.parameters[k].valid()) continue;
-        const ir::Instruction& param = module_.instruction(b.parameters[k]);
-        const auto& hints = hints_[static_cast<size_t>(param.id.value())];
-        for (size_t l = 0; l < hints.size(); ++l) AddHint(inst.operands[k], l, hints[l]);
-      }
-      if (inst.opcode == ir::Opcode::kWhile && !inst.operands.empty()) {
-        for (size_t l = 0; l < result.size(); ++l) AddHint(inst.operands[0], l, result[l]);
-      }
-      continue;
-    }
-    for (size_t k = 0; k < inst.operands.size(); ++k) {
-      const std::vector<AxesSharding> want = OperandWant(inst, k, result);
-      for (size_t l = 0; l < want.size(); ++l) AddHint(inst.operands[k], l, want[l]);
-    }
+  }
+  if (module_.contains(body) &&
+      (inst.opcode == ir::Opcode::kFusion || inst.opcode == ir::Opcode::kCall ||
+       inst.opcode == ir::Opcode::kWhile)) {
+    BackwardBody(inst, body, result);
+    return;
+  }
+  for (size_t k = 0; k < inst.operands.size(); ++k) {
+    const std::vector<AxesSharding> want = OperandWant(inst, k, result);
+    for (size_t l = 0; l < want.size(); ++l) AddHint(inst.operands[k], l, want[l]);
+  }
+}
+
+void Propagator::BackwardBody(const ir::Instruction& inst, ir::ComputationId body,
+                              const std::vector<AxesSharding>& result) {
+  Backward(body, result);
+  const ir::Computation& b = module_.computation(body);
+  for (size_t k = 0; k < inst.operands.size() && k < b.parameters.size(); ++k) {
+    if (!b.parameters[k].valid()) continue;
+    const AxesSharding* hints = HintsOf(b.parameters[k]);
+    const size_t count =
+        static_cast<size_t>(graph_.leaf_count[static_cast<size_t>(b.parameters[k].value())]);
+    for (size_t l = 0; l < count; ++l) AddHint(inst.operands[k], l, hints[l]);
+  }
+  if (inst.opcode == ir::Opcode::kWhile && !inst.operands.empty()) {
+    for (size_t l = 0; l < result.size(); ++l) AddHint(inst.operands[0], l, result[l]);
   }
 }
 
@@ -230,21 +256,26 @@ std::vector<AxesSharding> Propagator::OperandWant(const ir::Instruction& inst, s
     return TupleOperandWant(inst, k, result);
   }
   if (inst.opcode == Opcode::kOptimizationBarrier) return result;
+  if (result.size() != 1) return {};
+  std::optional<AxesSharding> want = ArrayWant(inst, k, result[0]);
+  if (!want) return {};
+  return {*std::move(want)};
+}
+
+std::optional<AxesSharding> Propagator::ArrayWant(const ir::Instruction& inst, size_t k,
+                                                  const AxesSharding& r) const {
   // The operand's shape from the graph's tables (not its instruction).
   const size_t op = static_cast<size_t>(inst.operands[k].value());
-  if (result.size() != 1 || !graph_.is_array[op]) return {};
-  const AxesSharding& r = result[0];
+  if (!graph_.is_array[op]) return std::nullopt;
   if (IsElementwise(inst.opcode)) {
     const size_t op_rank = graph_.rank[op];
-    if (op_rank != inst.shape.dims.size()) return {};
+    if (op_rank != inst.shape.dims.size()) return std::nullopt;
     AxesSharding want;
     want.dims.assign(op_rank, 0);
     for (size_t d = 0; d < want.dims.size(); ++d) want.dims[d] = r.Dim(d);
-    return {want};
+    return want;
   }
-  std::optional<AxesSharding> want = ArrayOperandWant(inst, k, r);
-  if (!want) return {};
-  return {*std::move(want)};
+  return ArrayOperandWant(inst, k, r);
 }
 
 // Reshape backward: groups of dimensions with equal products; a one-to-one

@@ -31,11 +31,11 @@ void DropAxes(AxesSharding& s, AxisMask axes) {
 // Same-shaped operands (scalars of a clamp or select excepted): the result
 // takes the operand that splits across the most devices, then adds any
 // dimension another operand splits with axes still free.
-std::vector<AxesSharding> Propagator::Elementwise(const ir::Instruction& inst) {
+AxesSharding Propagator::Elementwise(const ir::Instruction& inst) {
   const size_t rank = inst.shape.dims.size();
   int best = -1;
   AxisMask best_axes = 0;
-  std::vector<AxesSharding> ops(inst.operands.size());
+  absl::InlinedVector<AxesSharding, 3> ops(inst.operands.size());
   for (size_t k = 0; k < inst.operands.size(); ++k) {
     if (OperandRank(inst, k) != rank || OperandLeaves(inst, k).size() != 1) continue;
     ops[k] = Operand(inst, k);
@@ -44,7 +44,7 @@ std::vector<AxesSharding> Propagator::Elementwise(const ir::Instruction& inst) {
       best_axes = ops[k].UsedAxes();
     }
   }
-  if (best < 0) return Replicated(inst.shape);
+  if (best < 0) return AxesSharding{};  // replicated
   AxesSharding result = ops[static_cast<size_t>(best)];
   result.partial = 0;
   result.dims.resize(rank, 0);
@@ -58,7 +58,7 @@ std::vector<AxesSharding> Propagator::Elementwise(const ir::Instruction& inst) {
   for (size_t k = 0; k < inst.operands.size(); ++k) {
     if (OperandRank(inst, k) == rank) Reshard(inst, k, result);
   }
-  return {result};
+  return result;
 }
 
 AxesSharding Propagator::Broadcast(const ir::Instruction& inst) {
@@ -196,14 +196,17 @@ struct Propagator::DimRoles {
   struct Pair {
     int64_t lhs = -1, rhs = -1, out = -1;
   };
-  std::vector<Pair> batch;        // both operands and the output
-  std::vector<Pair> contracting;  // both operands, no output
-  std::vector<Pair> lhs_free;     // lhs and output
-  std::vector<Pair> rhs_free;     // rhs and output
+  // (Inline: a dot's roles are a few dims each; a heap block per list was
+  // four allocations per dot.)
+  using Pairs = absl::InlinedVector<Pair, 4>;
+  Pairs batch;        // both operands and the output
+  Pairs contracting;  // both operands, no output
+  Pairs lhs_free;     // lhs and output
+  Pairs rhs_free;     // rhs and output
 };
 
 std::pair<int, int> Propagator::RoleOf(const DimRoles& roles, const AxesSharding& s, bool is_lhs, AxisMask bit) {
-  const std::vector<DimRoles::Pair>* lists[3] = {&roles.batch, &roles.contracting,
+  const DimRoles::Pairs* lists[3] = {&roles.batch, &roles.contracting,
                                                              is_lhs ? &roles.lhs_free : &roles.rhs_free};
   for (int kind = 0; kind < 3; ++kind) {
     for (size_t p = 0; p < lists[kind]->size(); ++p) {
@@ -367,8 +370,7 @@ std::vector<AxesSharding> Propagator::Reduce(const ir::Instruction& inst) {
 AxesSharding Propagator::Concatenate(const ir::Instruction& inst) {
   const auto& dims = module_.attributes(inst).dimensions;
   const size_t cat = dims.empty() ? 0 : static_cast<size_t>(dims[0]);
-  std::vector<AxesSharding> merged = Elementwise(inst);  // reshards to the merge
-  AxesSharding result = merged.empty() ? AxesSharding{} : merged[0];
+  AxesSharding result = Elementwise(inst);  // reshards to the merge
   if (result.Dim(cat) != 0) {
     result.dims[cat] = 0;
     for (size_t k = 0; k < inst.operands.size(); ++k) Reshard(inst, k, result);

@@ -77,6 +77,10 @@ PropagationGraph PropagationGraph::Build(const ir::Module& module) {
     graph.rank[i] = static_cast<uint32_t>(inst.shape.dims.size());
     graph.is_array[i] = inst.shape.IsArray();
   }
+  graph.leaf_offset.assign(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) {
+    graph.leaf_offset[i + 1] = graph.leaf_offset[i] + graph.leaf_count[i];
+  }
   for (const ir::Instruction& inst : module.instructions()) {
     if (inst.opcode != ir::Opcode::kFusion) continue;
     // Only top-level fusions: a fusion inside a fused body is marked by its
@@ -167,11 +171,12 @@ std::vector<AxesSharding> Propagator::RunComputation(
   for (ir::InstructionId id : comp.instructions) {
     const ir::Instruction& inst = module_.instruction(id);
     if (inst.opcode == ir::Opcode::kParameter) continue;
-    std::vector<AxesSharding> leaves = Rule(inst);
+    // Written in place: a later pass reuses the vector an earlier one left.
+    std::vector<AxesSharding>& leaves = out_.leaves[static_cast<size_t>(id.value())];
+    Rule(inst, leaves);
     leaves.resize(static_cast<size_t>(graph_.leaf_count[static_cast<size_t>(id.value())]));
     if (RefinesResult(inst.opcode) && leaves.size() == 1) Refine(inst, 0, inst.shape, leaves[0]);
     for (AxesSharding& l : leaves) l.Normalize();
-    out_.leaves[static_cast<size_t>(id.value())] = std::move(leaves);
   }
   if (!comp.root.valid()) return {};
   return out_.leaves[static_cast<size_t>(comp.root.value())];
@@ -200,9 +205,9 @@ size_t Propagator::OperandRank(const ir::Instruction& inst, size_t k) const {
   return graph_.rank[static_cast<size_t>(inst.operands[k].value())];
 }
 
-std::vector<AxesSharding> Propagator::Rule(const ir::Instruction& inst) {
+void Propagator::Rule(const ir::Instruction& inst, std::vector<AxesSharding>& leaves) {
+  if (ArrayRule(inst, leaves)) return;
   using ir::Opcode;
-  if (IsElementwise(inst.opcode)) return Elementwise(inst);
   switch (inst.opcode) {
     case Opcode::kConstant:
     case Opcode::kIota:
@@ -213,66 +218,79 @@ std::vector<AxesSharding> Propagator::Rule(const ir::Instruction& inst) {
     case Opcode::kReplicaId:
     case Opcode::kAfterAll:
     case Opcode::kGetDimensionSize:
-      return Replicated(inst.shape);
-    case Opcode::kTuple: {
-      std::vector<AxesSharding> leaves;
+      leaves.clear();  // replicated (RunComputation sizes it)
+      return;
+    case Opcode::kTuple:
+      leaves.clear();
       for (size_t k = 0; k < inst.operands.size(); ++k) {
         const auto& l = OperandLeaves(inst, k);
         leaves.insert(leaves.end(), l.begin(), l.end());
       }
-      return leaves;
-    }
+      return;
     case Opcode::kGetTupleElement: {
       const auto& l = OperandLeaves(inst, 0);
       const int64_t index = module_.attributes(inst).tuple_index;
       auto [offset, count] = ElementLeaves(OperandShape(inst, 0), index);
-      if (offset + count > static_cast<int64_t>(l.size())) return Replicated(inst.shape);
-      return {l.begin() + offset, l.begin() + offset + count};
+      if (offset + count > static_cast<int64_t>(l.size())) {
+        leaves.clear();
+      } else {
+        leaves.assign(l.begin() + offset, l.begin() + offset + count);
+      }
+      return;
     }
     case Opcode::kOptimizationBarrier:
-      return OperandLeaves(inst, 0);
     case Opcode::kAddDependency:
     case Opcode::kCopyStart:
     case Opcode::kCopyDone:
-      return OperandLeaves(inst, 0);
-    case Opcode::kBitcast:
-      if (OperandShape(inst, 0).dims == inst.shape.dims) return {Operand(inst, 0)};
-      return {Reshape(inst)};
-    case Opcode::kReshape:
-    case Opcode::kDynamicReshape:
-      return {Reshape(inst)};
-    case Opcode::kBroadcast:
-      return {Broadcast(inst)};
-    case Opcode::kTranspose:
-      return {Transpose(inst)};
-    case Opcode::kDot:
-      return {Dot(inst)};
-    case Opcode::kConvolution:
-      return {Convolution(inst)};
-    case Opcode::kReduce:
-      return Reduce(inst);
-    case Opcode::kConcatenate:
-      return {Concatenate(inst)};
-    case Opcode::kSlice:
-    case Opcode::kPad:
-    case Opcode::kReverse:
-    case Opcode::kReduceWindow:
-    case Opcode::kSelectAndScatter:
-      return {KeepOperandShape(inst)};
-    case Opcode::kDynamicSlice:
-      return {DynamicSlice(inst)};
-    case Opcode::kDynamicUpdateSlice:
-      return {DynamicUpdateSlice(inst)};
-    case Opcode::kGather:
-      return {Gather(inst)};
-    case Opcode::kScatter:
-      return Scatter(inst);
-    case Opcode::kSort:
-      return Sort(inst);
-    case Opcode::kWhile:
-      return While(inst);
-    case Opcode::kConditional:
-      return Conditional(inst);
+      leaves = OperandLeaves(inst, 0);
+      return;
+    default:
+      leaves = LeafRule(inst);
+  }
+}
+
+bool Propagator::ArrayRule(const ir::Instruction& inst, std::vector<AxesSharding>& leaves) {
+  using ir::Opcode;
+  AxesSharding one;
+  if (IsElementwise(inst.opcode)) {
+    one = Elementwise(inst);
+  } else {
+    switch (inst.opcode) {
+      case Opcode::kBitcast:
+        one = OperandShape(inst, 0).dims == inst.shape.dims ? Operand(inst, 0) : Reshape(inst);
+        break;
+      case Opcode::kReshape: case Opcode::kDynamicReshape: one = Reshape(inst); break;
+      case Opcode::kBroadcast: one = Broadcast(inst); break;
+      case Opcode::kTranspose: one = Transpose(inst); break;
+      case Opcode::kDot: one = Dot(inst); break;
+      case Opcode::kConvolution: one = Convolution(inst); break;
+      case Opcode::kConcatenate: one = Concatenate(inst); break;
+      case Opcode::kSlice:
+      case Opcode::kPad:
+      case Opcode::kReverse:
+      case Opcode::kReduceWindow:
+      case Opcode::kSelectAndScatter:
+        one = KeepOperandShape(inst);
+        break;
+      case Opcode::kDynamicSlice: one = DynamicSlice(inst); break;
+      case Opcode::kDynamicUpdateSlice: one = DynamicUpdateSlice(inst); break;
+      case Opcode::kGather: one = Gather(inst); break;
+      default: return false;
+    }
+  }
+  leaves.resize(1);
+  leaves[0] = std::move(one);
+  return true;
+}
+
+std::vector<AxesSharding> Propagator::LeafRule(const ir::Instruction& inst) {
+  using ir::Opcode;
+  switch (inst.opcode) {
+    case Opcode::kReduce: return Reduce(inst);
+    case Opcode::kScatter: return Scatter(inst);
+    case Opcode::kSort: return Sort(inst);
+    case Opcode::kWhile: return While(inst);
+    case Opcode::kConditional: return Conditional(inst);
     case Opcode::kCall:
     case Opcode::kFusion:
       return CallBody(inst);

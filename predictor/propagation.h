@@ -56,6 +56,9 @@ struct PropagationGraph {
   // without visiting their instructions.
   std::vector<uint32_t> rank;
   std::vector<uint8_t> is_array;  // per instruction: shape.IsArray()
+  // Per instruction, then one past the last: where its leaves start in an
+  // array of every instruction's leaves (prefix sums of leaf_count).
+  std::vector<int64_t> leaf_offset;
 
   static PropagationGraph Build(const ir::Module& module);
 };

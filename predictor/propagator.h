@@ -23,7 +23,7 @@ class Propagator {
   Propagator(const ir::Module& module, const PropagationGraph& graph, const MeshSizes& mesh,
              Propagation* out, SizeAnswers* record = nullptr)
       : module_(module), graph_(graph), sizes_(mesh, record), out_(*out),
-        hints_(module.instruction_count()) {}
+        hints_(static_cast<size_t>(graph.leaf_offset.back())) {}
 
   // Propagates computation `c` whose parameters have `params` (one leaf
   // vector per parameter); returns the root's leaves.
@@ -42,8 +42,14 @@ class Propagator {
   void ResetForwardState();
 
  private:
-  // The rule for one instruction: its leaves.
-  std::vector<AxesSharding> Rule(const ir::Instruction& inst);
+  // The rule for one instruction: its leaves, written over `leaves` (the
+  // instruction's own, from an earlier pass or empty; RunComputation then
+  // sizes them to the leaf count, an empty or short result meaning
+  // replicated leaves). ArrayRule: the rules of one array result (false
+  // for other opcodes); LeafRule: those of several leaves or a body.
+  void Rule(const ir::Instruction& inst, std::vector<AxesSharding>& leaves);
+  bool ArrayRule(const ir::Instruction& inst, std::vector<AxesSharding>& leaves);
+  std::vector<AxesSharding> LeafRule(const ir::Instruction& inst);
 
   // Operand `k`'s leaves / its single array leaf.
   const std::vector<AxesSharding>& OperandLeaves(const ir::Instruction& inst, size_t k) const;
@@ -74,7 +80,7 @@ class Propagator {
   ir::InstructionId PartialOrigin(const ir::Instruction& inst, size_t k) const;
 
   // Rules (op_rules.cc).
-  std::vector<AxesSharding> Elementwise(const ir::Instruction& inst);
+  AxesSharding Elementwise(const ir::Instruction& inst);
   AxesSharding Broadcast(const ir::Instruction& inst);
   AxesSharding Reshape(const ir::Instruction& inst);
   AxisMask DividingMajorAxes(AxisMask mask, int64_t size) const;
@@ -138,7 +144,20 @@ class Propagator {
   std::optional<AxesSharding> ArrayOperandWant(const ir::Instruction& inst, size_t k, const AxesSharding& r) const;
   // A dot operand's batch and free dims from the result's.
   std::optional<AxesSharding> DotOperandWant(const ir::Instruction& inst, size_t k, const AxesSharding& r) const;
+  // OperandWant for one array result `r` and an array operand; nullopt
+  // when no rule says (or the operand is not an array).
+  std::optional<AxesSharding> ArrayWant(const ir::Instruction& inst, size_t k,
+                                        const AxesSharding& r) const;
   void AddHint(ir::InstructionId id, size_t leaf, const AxesSharding& want);
+  // Backward's step for one instruction: BackwardArray for an array result
+  // with no body and no tuple (its wants built without a vector each),
+  // BackwardLeaves for the rest, BackwardBody for a fusion, call or loop
+  // (its body walked with the result's wants, the body parameters' hints
+  // passed to the operands).
+  void BackwardArray(const ir::Instruction& inst, const AxesSharding& forward);
+  void BackwardLeaves(const ir::Instruction& inst, const std::vector<AxesSharding>& forward);
+  void BackwardBody(const ir::Instruction& inst, ir::ComputationId body,
+                    const std::vector<AxesSharding>& result);
 
   // Replicated leaves for `shape`.
   std::vector<AxesSharding> Replicated(const ir::Shape& shape) const;
@@ -161,13 +180,28 @@ class Propagator {
   // result shardings seen per (kind, source, axes, computation), each new
   // one's bytes compared with theirs.
   void AskSameBytes(const RecordKey& key, const ir::Shape& shape, const AxesSharding& result);
-  // (Inline: one per collective recorded, mostly of one sharding; a heap
-  // block each fragmented the heap the kept shardings live in.)
-  absl::flat_hash_map<std::tuple<int, int64_t, AxisMask, int64_t>,
-                      absl::InlinedVector<ByteTerm, 1>>
+  // A key's shardings, in the order seen: a list through seen_terms_ (its
+  // first and last index; -1 none). (Indices, not a list per key: most keys
+  // see one sharding, and slots holding the terms made the map's growth
+  // move and touch three times the bytes.)
+  struct SeenTerm {
+    ByteTerm term;
+    int64_t next = -1;
+  };
+  std::vector<SeenTerm> seen_terms_;
+  absl::flat_hash_map<std::tuple<int, int64_t, AxisMask, int64_t>, std::pair<int64_t, int64_t>>
       results_seen_;
-  // Per instruction, per leaf: the backward pass's hint (replicated: none).
-  std::vector<std::vector<AxesSharding>> hints_;
+  // Per instruction, per leaf (from graph_.leaf_offset): the backward
+  // pass's hint (replicated: none). One array, not a vector per instruction
+  // (an allocation per hinted instruction and a scattered header read per
+  // Refine).
+  std::vector<AxesSharding> hints_;
+  AxesSharding* HintsOf(ir::InstructionId id) {
+    return hints_.data() + graph_.leaf_offset[static_cast<size_t>(id.value())];
+  }
+  const AxesSharding* HintsOf(ir::InstructionId id) const {
+    return hints_.data() + graph_.leaf_offset[static_cast<size_t>(id.value())];
+  }
 };
 
 // Elementwise opcodes: one output element from the same-index elements of

@@ -87,17 +87,24 @@ void Propagator::AskSameBytes(const RecordKey& key, const ir::Shape& shape,
                               const AxesSharding& result) {
   if (!sizes_.recording()) return;
   const auto& [kind, source, axes, bytes, comp] = key;
-  auto& seen = results_seen_[std::make_tuple(kind, source, axes, comp)];
+  auto& [first, last] =
+      results_seen_.try_emplace(std::make_tuple(kind, source, axes, comp), -1, -1).first->second;
   const ByteTerm term{&shape, result};
   bool known = false;
-  for (const ByteTerm& s : seen) {
+  for (int64_t i = first; i >= 0; i = seen_terms_[static_cast<size_t>(i)].next) {
+    const ByteTerm& s = seen_terms_[static_cast<size_t>(i)].term;
     if (s.shape == &shape && s.sharding == result) {
       known = true;
       continue;
     }
     sizes_.BytesEqual(s, term);
   }
-  if (!known) seen.push_back(term);
+  if (known) return;
+  const auto added = static_cast<int64_t>(seen_terms_.size());
+  seen_terms_.push_back({term, -1});
+  if (last >= 0) seen_terms_[static_cast<size_t>(last)].next = added;
+  if (first < 0) first = added;
+  last = added;
 }
 
 // The value a partial sum read by operand `k` comes from: back through

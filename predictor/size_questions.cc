@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/strings/string_view.h"
+
 namespace memplan::predictor {
 
 int64_t ByteTerm::Evaluate(const MeshSizes& mesh) const {
@@ -36,10 +38,13 @@ void SizeAnswers::AddBytes(const ByteTerm& a, const ByteTerm& b, Compare compare
   // A shape that is not an array reads as ByteSizeOf whatever its dims:
   // kept as asked.
   if (a.shape->IsArray() && b.shape->IsArray()) {
-    std::string key(1, static_cast<char>(compare));
-    AppendTerm(key, a);
-    AppendTerm(key, b);
-    if (!bytes_asked_.insert(std::move(key)).second) return;
+    // The key is built in a kept buffer and copied only when new (most
+    // questions repeat an earlier layer's).
+    key_.assign(1, static_cast<char>(compare));
+    AppendTerm(key_, a);
+    AppendTerm(key_, b);
+    if (bytes_asked_.contains(absl::string_view(key_))) return;
+    bytes_asked_.insert(key_);
   }
   bytes_.push_back({a, b, compare, answer});
 }

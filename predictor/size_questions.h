@@ -41,7 +41,10 @@ class SizeAnswers {
   bool Holds(const MeshSizes& mesh) const;
   size_t size() const { return divides_.size() + more_ways_.size() + bytes_.size(); }
   // Drops what only recording needs (kept entries hold the answers alone).
-  void FinishRecording() { absl::flat_hash_set<std::string>().swap(bytes_asked_); }
+  void FinishRecording() {
+    absl::flat_hash_set<std::string>().swap(bytes_asked_);
+    std::string().swap(key_);
+  }
 
  private:
   friend class SizeQuestions;
@@ -58,6 +61,7 @@ class SizeAnswers {
   // type and bits, dims, shardings, extras: the same for every layer of a
   // model), so that each is kept once.
   absl::flat_hash_set<std::string> bytes_asked_;
+  std::string key_;  // AddBytes' key buffer (reused, so no allocation per question)
   void AddBytes(const ByteTerm& a, const ByteTerm& b, Compare compare, bool answer);
 };
 

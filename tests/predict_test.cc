@@ -5,6 +5,7 @@
 // the sharded corpus's fsdp8 compile shows: mlp_train_step all-gathers
 // f32[256,512] activations, not its f32[512,2048] weights).
 #include <memory>
+#include <set>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +16,7 @@
 #include "predictor/axes_sharding.h"
 #include "predictor/propagation.h"
 #include "predictor/reshape_groups.h"
+#include "predictor/size_questions.h"
 #include "predictor/sub_axes.h"
 
 namespace memplan::predictor {
@@ -218,6 +220,104 @@ ENTRY %main (w: f32[64,32], v: f32[64,32]) -> f32[64,32] {
   EXPECT_EQ(AxesShardingToString(Of(p, "acc2"), mesh), "[dp]");
   EXPECT_TRUE(Of(p, "v").IsReplicated());
   EXPECT_TRUE(p.collectives.empty());
+}
+
+// Hints live in one array of every instruction's leaves, at
+// PropagationGraph::leaf_offset: each instruction's offset is the leaf count
+// of every instruction before it (counted here from the shapes). A hint
+// reaching leaf 1 of a tuple lands on that leaf: the zeros behind it take
+// the split their reader wants, the other leaf stays as it was.
+TEST_F(PropagateTest, HintsOfTupleLeavesLandOnTheirOwnLeaf) {
+  Load(R"(HloModule m
+
+ENTRY %main (a: f32[8,4], b: f32[8,4]) -> ((f32[8,4], f32[8,4]), f32[8,4], f32[8,4]) {
+  %a = f32[8,4]{1,0} parameter(0)
+  %b = f32[8,4]{1,0} parameter(1)
+  %zero = f32[] constant(0)
+  %z = f32[8,4]{1,0} broadcast(%zero), dimensions={}
+  %p = (f32[8,4]{1,0}, f32[8,4]{1,0}) tuple(%b, %z)
+  %q = f32[8,4]{1,0} get-tuple-element(%p), index=1
+  %m = f32[8,4]{1,0} add(%q, %a)
+  ROOT %t = ((f32[8,4]{1,0}, f32[8,4]{1,0}), f32[8,4]{1,0}, f32[8,4]{1,0}) tuple(%p, %m, %b)
+}
+)");
+  const ir::Module& module = program_->module;
+  std::vector<int64_t> counts(module.instruction_count(), -1);
+  for (const ir::Instruction& inst : module.instructions()) {
+    std::vector<const ir::Shape*> leaves;
+    CollectLeafShapes(inst.shape, &leaves);
+    counts.at(static_cast<size_t>(inst.id.value())) = static_cast<int64_t>(leaves.size());
+  }
+  ASSERT_EQ(graph_.leaf_offset.size(), counts.size() + 1);
+  int64_t next = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    EXPECT_EQ(graph_.leaf_offset[i], next) << "instruction " << i;
+    next += counts[i];
+  }
+  EXPECT_EQ(graph_.leaf_offset.back(), next);
+  EXPECT_EQ(next, static_cast<int64_t>(counts.size()) - 2 + 2 + 4);  // p: 2 leaves, t: 4
+
+  const ir::Mesh mesh = MakeMesh({{"dp", 8}});
+  Propagation p = Run(mesh, {{{1}, 0}, {}});  // a: [dp, null]; b replicated
+  EXPECT_EQ(AxesShardingToString(Of(p, "m"), mesh), "[dp]");
+  EXPECT_EQ(AxesShardingToString(Of(p, "z"), mesh), "[dp]");
+  EXPECT_EQ(AxesShardingToString(Of(p, "q"), mesh), "[dp]");
+  for (const ir::Instruction& inst : module.instructions()) {
+    if (inst.name != "p") continue;
+    const auto& leaves = p.leaves[static_cast<size_t>(inst.id.value())];
+    ASSERT_EQ(leaves.size(), 2u);
+    EXPECT_TRUE(leaves[0].IsReplicated());
+    EXPECT_EQ(AxesShardingToString(leaves[1], mesh), "[dp]");
+  }
+  EXPECT_TRUE(Of(p, "b").IsReplicated());
+}
+
+// One buffer all-to-all'd three ways (its split moved to dim 1, 2 or 3, of
+// sizes 2, 3 and 6): which of those collectives are one (equal result
+// bytes) depends on the axis size. Whatever size the answers are recorded
+// at, every size that answers the recorded questions alike propagates the
+// same collectives, so the answers must tell apart a size where the second
+// and third results are equal (x = 3, 4, 5) from one where they differ
+// (x = 6, 7, 8), though both differ from the first.
+TEST_F(PropagateTest, RecordedAnswersTellApartEveryResultShardingOfOneBuffer) {
+  Load(R"(HloModule m
+
+ENTRY %main (a: f32[8,2,3,6], b1: f32[8,2,3,6], b2: f32[8,2,3,6], b3: f32[8,2,3,6]) -> (f32[8,2,3,6], f32[8,2,3,6], f32[8,2,3,6]) {
+  %a = f32[8,2,3,6]{3,2,1,0} parameter(0)
+  %b1 = f32[8,2,3,6]{3,2,1,0} parameter(1)
+  %b2 = f32[8,2,3,6]{3,2,1,0} parameter(2)
+  %b3 = f32[8,2,3,6]{3,2,1,0} parameter(3)
+  %s1 = f32[8,2,3,6]{3,2,1,0} add(%b1, %a)
+  %s2 = f32[8,2,3,6]{3,2,1,0} add(%b2, %a)
+  %s3 = f32[8,2,3,6]{3,2,1,0} add(%b3, %a)
+  ROOT %t = (f32[8,2,3,6]{3,2,1,0}, f32[8,2,3,6]{3,2,1,0}, f32[8,2,3,6]{3,2,1,0}) tuple(%s1, %s2, %s3)
+}
+)");
+  const std::vector<AxesSharding> params = {
+      {{1, 0, 0, 0}, 0}, {{0, 1, 0, 0}, 0}, {{0, 0, 1, 0}, 0}, {{0, 0, 0, 1}, 0}};
+  auto shape_of = [](const Propagation& p) {
+    std::vector<std::string> out;
+    for (const PredictedCollective& c : p.collectives) {
+      out.push_back(absl::StrCat(static_cast<int>(c.kind), " ", c.source.value(), " ", c.at.value(),
+                                 " ", c.axes));
+    }
+    return out;
+  };
+  std::set<size_t> counts;
+  for (int64_t a = 2; a <= 8; ++a) {
+    SizeAnswers answers;
+    absl::StatusOr<Propagation> pa =
+        Propagate(program_->module, graph_, MeshSizes{{a}}, params, &answers);
+    ASSERT_TRUE(pa.ok()) << pa.status();
+    counts.insert(pa->collectives.size());
+    for (int64_t b = 2; b <= 8; ++b) {
+      if (!answers.Holds(MeshSizes{{b}})) continue;
+      absl::StatusOr<Propagation> pb = Propagate(program_->module, graph_, MeshSizes{{b}}, params);
+      ASSERT_TRUE(pb.ok()) << pb.status();
+      EXPECT_EQ(shape_of(*pa), shape_of(*pb)) << "recorded at " << a << ", held at " << b;
+    }
+  }
+  EXPECT_EQ(counts, (std::set<size_t>{2, 3}));  // sizes of both kinds were tried
 }
 
 // An all-to-all re-splits: its result is no larger per device than its
