@@ -363,9 +363,22 @@ int64_t MemoryModel::PackTemp() {
       return *heap;
     }
   }
+  if (memo_ == nullptr) return analyzer::BestFitHeapSize(TempIntervals(), alignment, scratch_->packing);
+  if (std::optional<int64_t> heap = memo_->FromForms(temp_, alignment)) {
+    packing_scaled_ = true;
+    return *heap;
+  }
+  // Few sizes: packed once as forms of them, which answer later candidates
+  // whose sizes keep every comparison's sign.
+  if (std::optional<analyzer::PackingForms> forms =
+          analyzer::PackingForms::Record(TempIntervals(), alignment)) {
+    const int64_t heap = forms->heap();
+    memo_->KeepForms(temp_, alignment, *std::move(forms));
+    return heap;
+  }
   const int64_t heap =
       analyzer::BestFitHeapSize(TempIntervals(), alignment, scratch_->packing);
-  if (memo_ != nullptr) memo_->Keep(temp_, alignment, heap);
+  memo_->Keep(temp_, alignment, heap);
   return heap;
 }
 
