@@ -368,10 +368,14 @@ int64_t MemoryModel::PackTemp() {
     packing_scaled_ = true;
     return *heap;
   }
-  // Few sizes: packed once as forms of them, which answer later candidates
-  // whose sizes keep every comparison's sign.
-  if (std::optional<analyzer::PackingForms> forms =
-          analyzer::PackingForms::Record(TempIntervals(), alignment)) {
+  // A second candidate of these lifetimes with few sizes: packed as forms
+  // of them, which answer later candidates whose sizes keep every
+  // comparison's sign (analyzer/interval_packing_forms.h).
+  std::optional<analyzer::PackingForms> forms;
+  if (memo_->KeptLifetimes(temp_, alignment)) {
+    forms = analyzer::PackingForms::Record(TempIntervals(), alignment);
+  }
+  if (forms) {
     const int64_t heap = forms->heap();
     memo_->KeepForms(temp_, alignment, *std::move(forms));
     return heap;

@@ -100,6 +100,15 @@ std::optional<int64_t> PackingMemo::FromForms(const std::vector<TempBuffer>& tem
   return std::nullopt;
 }
 
+bool PackingMemo::KeptLifetimes(const std::vector<TempBuffer>& temp, int64_t alignment) const {
+  std::shared_ptr<const Kept> kept;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    kept = kept_;
+  }
+  return kept != nullptr && kept->alignment == alignment && SameLifetimes(temp, kept->temp);
+}
+
 void PackingMemo::KeepForms(const std::vector<TempBuffer>& temp, int64_t alignment,
                             analyzer::PackingForms forms) {
   auto entry = std::make_shared<FormsEntry>();

@@ -79,6 +79,10 @@ class PackingMemo {
   void KeepForms(const std::vector<TempBuffer>& temp, int64_t alignment,
                  analyzer::PackingForms forms);
   static constexpr size_t kMaxForms = 8;
+  // Whether the list kept by Keep has `temp`'s lifetimes and sharing and
+  // was packed under `alignment`: a second candidate of them, worth
+  // recording (a structure's only candidate is packed, not recorded).
+  bool KeptLifetimes(const std::vector<TempBuffer>& temp, int64_t alignment) const;
 
  private:
   struct Kept {
