@@ -23,7 +23,8 @@ struct Classed {
 
 // n intervals starting at distinct ticks, in start order; about one in
 // `share_one_in` shares the chunk of a root still live at its start.
-Classed RandomList(std::mt19937_64& rng, size_t n, size_t classes, int share_one_in) {
+Classed RandomList(std::mt19937_64& rng, size_t n, size_t classes, int share_one_in,
+                   int long_one_in = 10) {
   Classed list;
   int64_t tick = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -31,7 +32,7 @@ Classed RandomList(std::mt19937_64& rng, size_t n, size_t classes, int share_one
     p.id = static_cast<int64_t>(i);
     p.start = tick;
     tick += 1 + static_cast<int64_t>(rng() % 3);
-    const bool long_lived = rng() % 10 == 0;
+    const bool long_lived = static_cast<int>(rng() % static_cast<uint64_t>(long_one_in)) == 0;
     p.end = p.start + static_cast<int64_t>(long_lived ? rng() % 200 : rng() % 12);
     p.group = static_cast<int32_t>(i);
     if (i > 0 && static_cast<int>(rng() % static_cast<uint64_t>(share_one_in)) == 0) {
@@ -66,9 +67,11 @@ TEST(PackingForms, AnswersAsBestFitHeapSizeForEverySizesItAnswers) {
   std::mt19937_64 rng(20261127);
   constexpr int64_t kAlignment = 64;
   int64_t answered = 0, differing = 0;
-  for (int trial = 0; trial < 300; ++trial) {
+  for (int trial = 0; trial < 600; ++trial) {
     const size_t classes = 1 + static_cast<size_t>(trial % 4);
-    const Classed list = RandomList(rng, 20 + rng() % 200, classes, trial % 3 == 0 ? 4 : 1000);
+    // Every other list has many long lifetimes: many chunks to merge per fit.
+    const Classed list = RandomList(rng, 20 + rng() % 200, classes, trial % 3 == 0 ? 4 : 1000,
+                                    trial % 2 == 0 ? 10 : 2);
     const std::vector<int64_t> sizes = RandomSizes(rng, classes, kAlignment);
     const std::vector<PackingInterval> recorded = Sized(list, sizes);
     std::optional<PackingForms> forms = PackingForms::Record(recorded, kAlignment);
