@@ -136,15 +136,6 @@ int64_t PeakOf(const std::vector<PackingInterval>& iv, const Groups& groups, Pea
 
 }  // namespace
 
-struct PackingScratch::Arrays {
-  PlacedArrays<int32_t> narrow;
-  PlacedArrays<int64_t> wide;
-  std::vector<OrderKey> keys;
-  OrderScratch sort;
-  Groups groups;
-  PeakArrays peak;
-};
-
 PackingScratch::PackingScratch() : arrays_(std::make_unique<Arrays>()) {}
 PackingScratch::~PackingScratch() = default;
 

@@ -41,8 +41,12 @@ Form operator-(const Form& a, const Form& b) {
 // index): a chunk's forms are read from its root.
 class FormRecorder {
  public:
-  FormRecorder(const std::vector<PackingInterval>& iv, std::vector<int64_t> class_sizes)
-      : iv_(iv), groups_(iv), class_sizes_(std::move(class_sizes)), offset_(iv.size()) {}
+  FormRecorder(const std::vector<PackingInterval>& iv, std::vector<int64_t> class_sizes,
+               PackingScratch& scratch)
+      : iv_(iv), a_(*scratch.arrays_), groups_(a_.groups), class_sizes_(std::move(class_sizes)),
+        offset_(iv.size()) {
+    a_.groups.Build(iv);
+  }
 
   int64_t Run(PackingForms& out) {
     // Sizes are ordered by class: that settles every order key's size and
@@ -56,6 +60,7 @@ class FormRecorder {
     }
     out.heap_ = heap.v;
     out.heap_form_ = heap.c;
+    if (seen_.empty()) seen_.insert(few_.begin(), few_.end());
     out.constraints_.reserve(seen_.size());
     for (const auto& [c, sign] : seen_) out.constraints_.push_back({c, sign});
     return heap.v;
@@ -76,6 +81,15 @@ class FormRecorder {
       for (int64_t& x : c) x = -x;
       kept = static_cast<int8_t>(-kept);
     }
+    // Few distinct comparisons (a handful per program): a list, then a map.
+    if (seen_.empty()) {
+      for (const auto& known : few_) {
+        if (known.first == c) return sign;
+      }
+      few_.emplace_back(c, kept);
+      if (few_.size() > kFew) seen_.insert(few_.begin(), few_.end());
+      return sign;
+    }
     seen_.emplace(c, kept);
     return sign;
   }
@@ -95,13 +109,10 @@ class FormRecorder {
   }
 
   Form Pack(bool spatial) {
-    std::vector<OrderKey> keys;
-    OrderScratch sort;
-    PlacedArrays<int64_t> arrays;
-    Placed<int64_t> placed(iv_, arrays);
+    Placed<int64_t> placed(iv_, a_.wide);
     std::vector<Chunk> busy;
     Form heap;
-    for (const int32_t root : Order(iv_, groups_, spatial, keys, sort)) {
+    for (const int32_t root : Order(iv_, groups_, spatial, a_.keys, a_.sort)) {
       const size_t r = static_cast<size_t>(root);
       busy.clear();
       placed.Overlapping(iv_[r].start, iv_[r].end, &busy);
@@ -160,9 +171,9 @@ class FormRecorder {
 
   // PeakOf: the most bytes of groups live at one tick.
   Form Peak() {
-    PeakArrays arrays;
-    const std::vector<std::pair<int64_t, int32_t>>& ends = ByEnd(iv_, arrays);
-    std::vector<int32_t> live_members(iv_.size(), 0);
+    const std::vector<std::pair<int64_t, int32_t>>& ends = ByEnd(iv_, a_.peak);
+    std::vector<int32_t>& live_members = a_.peak.live_members;
+    live_members.assign(iv_.size(), 0);
     Form live, peak;
     size_t e = 0;
     for (size_t i = 0; i < iv_.size(); ++i) {
@@ -178,14 +189,23 @@ class FormRecorder {
   }
 
   const std::vector<PackingInterval>& iv_;
-  const Groups groups_;
+  PackingScratch::Arrays& a_;
+  const Groups& groups_;
   const std::vector<int64_t> class_sizes_;
   std::vector<Form> offset_;  // per root: its chunk's offset
+  static constexpr size_t kFew = 32;
+  std::vector<std::pair<PackingForms::Coefficients, int8_t>> few_;  // while seen_ is empty
   absl::flat_hash_map<PackingForms::Coefficients, int8_t> seen_;
 };
 
 std::optional<PackingForms> PackingForms::Record(const std::vector<PackingInterval>& intervals,
                                                  int64_t alignment) {
+  PackingScratch scratch;
+  return Record(intervals, alignment, scratch);
+}
+
+std::optional<PackingForms> PackingForms::Record(const std::vector<PackingInterval>& intervals,
+                                                 int64_t alignment, PackingScratch& scratch) {
   if (intervals.empty()) return std::nullopt;
   alignment = std::max<int64_t>(alignment, 1);
   std::vector<int64_t> sizes;
@@ -199,7 +219,7 @@ std::optional<PackingForms> PackingForms::Record(const std::vector<PackingInterv
   PackingForms forms;
   forms.alignment_ = alignment;
   forms.class_sizes_ = sizes;
-  FormRecorder(intervals, std::move(sizes)).Run(forms);
+  FormRecorder(intervals, std::move(sizes), scratch).Run(forms);
   return forms;
 }
 

@@ -37,6 +37,9 @@ class PackingForms {
   // not a multiple of the alignment.
   static std::optional<PackingForms> Record(const std::vector<PackingInterval>& intervals,
                                             int64_t alignment);
+  // The same, with the packer's working arrays in `scratch`.
+  static std::optional<PackingForms> Record(const std::vector<PackingInterval>& intervals,
+                                            int64_t alignment, PackingScratch& scratch);
 
   // The recorded packing's heap size (BestFitHeapSize's answer).
   int64_t heap() const { return heap_; }

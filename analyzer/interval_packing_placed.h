@@ -352,4 +352,17 @@ inline const std::vector<std::pair<int64_t, int32_t>>& ByEnd(const std::vector<P
 
 }  // namespace memplan::analyzer::packing_internal
 
+namespace memplan::analyzer {
+
+struct PackingScratch::Arrays {
+  packing_internal::PlacedArrays<int32_t> narrow;
+  packing_internal::PlacedArrays<int64_t> wide;
+  std::vector<OrderKey> keys;
+  OrderScratch sort;
+  packing_internal::Groups groups;
+  packing_internal::PeakArrays peak;
+};
+
+}  // namespace memplan::analyzer
+
 #endif  // MEMPLAN_ANALYZER_INTERVAL_PACKING_PLACED_H_

@@ -373,7 +373,7 @@ int64_t MemoryModel::PackTemp() {
   // comparison's sign (analyzer/interval_packing_forms.h).
   std::optional<analyzer::PackingForms> forms;
   if (memo_->KeptLifetimes(temp_, alignment)) {
-    forms = analyzer::PackingForms::Record(TempIntervals(), alignment);
+    forms = analyzer::PackingForms::Record(TempIntervals(), alignment, scratch_->packing);
   }
   if (forms) {
     const int64_t heap = forms->heap();
