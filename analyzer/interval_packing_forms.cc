@@ -83,8 +83,10 @@ class FormRecorder {
     }
     // Few distinct comparisons (a handful per program): a list, then a map.
     if (seen_.empty()) {
-      for (const auto& known : few_) {
-        if (known.first == c) return sign;
+      // Most comparisons repeat the one before: that one first.
+      if (last_ < few_.size() && Same(few_[last_].first, c)) return sign;
+      for (last_ = 0; last_ < few_.size(); ++last_) {
+        if (Same(few_[last_].first, c)) return sign;
       }
       few_.emplace_back(c, kept);
       if (few_.size() > kFew) seen_.insert(few_.begin(), few_.end());
@@ -92,6 +94,12 @@ class FormRecorder {
     }
     seen_.emplace(c, kept);
     return sign;
+  }
+
+  static bool Same(const PackingForms::Coefficients& a, const PackingForms::Coefficients& b) {
+    bool same = true;
+    for (size_t j = 0; j < a.size(); ++j) same &= a[j] == b[j];
+    return same;
   }
 
   Form Unit(int64_t size) const {
@@ -195,6 +203,7 @@ class FormRecorder {
   std::vector<Form> offset_;  // per root: its chunk's offset
   static constexpr size_t kFew = 32;
   std::vector<std::pair<PackingForms::Coefficients, int8_t>> few_;  // while seen_ is empty
+  size_t last_ = 0;  // few_'s entry found last
   absl::flat_hash_map<PackingForms::Coefficients, int8_t> seen_;
 };
 

@@ -357,14 +357,12 @@ int64_t MemoryModel::PackTemp() {
   if (temp_.empty()) return 0;
   if (p_.options_.reference_heap) return PackTempReference();
   const int64_t alignment = p_.options_.temp_alignment;
-  if (memo_ != nullptr) {
-    if (std::optional<int64_t> heap = memo_->Scaled(temp_, alignment)) {
-      packing_scaled_ = true;
-      return *heap;
-    }
-  }
   if (memo_ == nullptr) return analyzer::BestFitHeapSize(TempIntervals(), alignment, scratch_->packing);
-  if (std::optional<int64_t> heap = memo_->FromForms(temp_, alignment)) {
+  // Recorded forms first: where a structure has them they answer its
+  // uniformly scaled candidates too.
+  std::optional<int64_t> heap = memo_->FromForms(temp_, alignment);
+  if (!heap) heap = memo_->Scaled(temp_, alignment);
+  if (heap) {
     packing_scaled_ = true;
     return *heap;
   }
@@ -376,14 +374,13 @@ int64_t MemoryModel::PackTemp() {
     forms = analyzer::PackingForms::Record(TempIntervals(), alignment, scratch_->packing);
   }
   if (forms) {
-    const int64_t heap = forms->heap();
+    const int64_t recorded = forms->heap();
     memo_->KeepForms(temp_, alignment, *std::move(forms));
-    return heap;
+    return recorded;
   }
-  const int64_t heap =
-      analyzer::BestFitHeapSize(TempIntervals(), alignment, scratch_->packing);
-  memo_->Keep(temp_, alignment, heap);
-  return heap;
+  const int64_t packed = analyzer::BestFitHeapSize(TempIntervals(), alignment, scratch_->packing);
+  memo_->Keep(temp_, alignment, packed);
+  return packed;
 }
 
 int64_t MemoryModel::PackTempReference() const {
