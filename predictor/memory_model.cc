@@ -261,10 +261,10 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
   }
   // In-place groups, once every temp value has its index (a group's first
   // value may have a larger id than its members).
-  for (size_t v = 0; v < values.size(); ++v) {
-    if (index[v] >= 0 && values[v].share_with >= 0) {
-      temp_[static_cast<size_t>(index[v])].share_with =
-          index[static_cast<size_t>(values[v].share_with)];
+  for (const auto& [v, with] : p_.in_place_values_) {
+    if (index[static_cast<size_t>(v)] >= 0) {
+      temp_[static_cast<size_t>(index[static_cast<size_t>(v)])].share_with =
+          index[static_cast<size_t>(with)];
     }
   }
 }

@@ -189,6 +189,10 @@ void Predictor::BuildValueTable() {
       }
     }
   }
+  for (size_t v = 0; v < values_.size(); ++v) {
+    if (values_[v].share_with < 0) continue;
+    in_place_values_.emplace_back(static_cast<int32_t>(v), values_[v].share_with);
+  }
 }
 
 absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& program,

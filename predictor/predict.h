@@ -242,6 +242,10 @@ class Predictor {
   // (allocation, value) for every live-out value of the output class, by
   // allocation: what an output allocation's capacity is the largest of.
   std::vector<std::pair<int32_t, int32_t>> live_out_outputs_;
+  // (value, the value whose memory it reuses) for every value with a
+  // share_with, ascending: the memory model's in-place groups, read without
+  // visiting every value.
+  std::vector<std::pair<int32_t, int32_t>> in_place_values_;
   ir::ScheduleStep max_step_ = 0;
   std::unique_ptr<SharedPredictions> shared_;  // null: nothing shared
   mutable std::atomic<int64_t> same_sizes_{0}, same_structure_{0}, computed_{0},
