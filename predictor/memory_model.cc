@@ -170,8 +170,7 @@ void MemoryModel::AllReduceBuffers(const std::vector<Combined>& combined,
                                    const std::vector<int64_t>& cap,
                                    std::vector<ir::ScheduleStep>& end) {
   const auto& values = p_.values_;
-  end.resize(values.size());
-  for (size_t v = 0; v < values.size(); ++v) end[v] = values[v].end;
+  end.assign(p_.value_ends_.begin(), p_.value_ends_.end());
   // Partial sums wait in their buffers until their combined all-reduce,
   // those the single-device program computed into an output allocation too
   // (a weight gradient written where its SGD update goes: under fsdp it is
@@ -221,14 +220,14 @@ void MemoryModel::OtherCollectiveBuffers() {
   // every weight first, and all its weight all-gathers are live at once) to
   // their consumer's; a collective reading an entry parameter is issued at
   // its consumer (mlp_train_step fsdp8 gathers x twice, where it is used).
-  const ir::Module& module = p_.program_.module;
   for (const PredictedCollective& pc : collectives_) {
     if (pc.kind == CollectiveKind::kAllReduce) continue;
     const ir::ScheduleStep s = StepOf(pc.at);
     if (s < 0) continue;
     ir::ScheduleStep start = s;
-    if (pc.source.valid() && module.instruction(pc.source).opcode != ir::Opcode::kParameter) {
-      const ir::ScheduleStep source = StepOf(pc.source);
+    const int64_t source_id = pc.source.valid() ? pc.source.value() : -1;
+    if (source_id >= 0 && source_id < static_cast<int64_t>(p_.non_parameter_step_.size())) {
+      const ir::ScheduleStep source = p_.non_parameter_step_[static_cast<size_t>(source_id)];
       if (source >= 0 && source < s) start = source;
     }
     temp_.push_back({pc.result_bytes, start, s, -1});
