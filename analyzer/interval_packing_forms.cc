@@ -72,9 +72,16 @@ class FormRecorder {
   int Compare(const Form& a, const Form& b) {
     const Form d = a - b;
     const int sign = (d.v > 0) - (d.v < 0);
+    // Coefficients all of one sign (or all zero): the sign of the
+    // difference for any positive sizes, nothing to keep.
+    bool none_negative = true, none_positive = true;
+    for (int64_t x : d.c) {
+      none_negative &= x >= 0;
+      none_positive &= x <= 0;
+    }
+    if (none_negative || none_positive) return sign;
     size_t first = 0;
-    while (first < d.c.size() && d.c[first] == 0) ++first;
-    if (first == d.c.size()) return sign;  // equal forms: equal for any sizes
+    while (d.c[first] == 0) ++first;
     PackingForms::Coefficients c = d.c;
     int8_t kept = static_cast<int8_t>(sign);
     if (c[first] < 0) {

@@ -9,8 +9,9 @@
 // rounding happens), so with the sizes falling into k classes (one per
 // distinct size) each offset is a form c[0] s[0] + ... + c[k-1] s[k-1] of
 // the class sizes s. Record() packs once and keeps the sign of every
-// difference of forms it compared (each distinct one once) and the heap's
-// form. Other class sizes under which every kept sign is the same make the
+// difference of forms it compared (each distinct one once; not those whose
+// coefficients are all of one sign, settled by sizes being positive) and
+// the heap's form. Other class sizes under which every kept sign is the same make the
 // packer take the same path, step for step: the heap is the same form of
 // them (HeapFor).
 #ifndef MEMPLAN_ANALYZER_INTERVAL_PACKING_FORMS_H_

@@ -82,7 +82,7 @@ TEST(PackingForms, AnswersAsBestFitHeapSizeForEverySizesItAnswers) {
     std::vector<int64_t> triple = sizes;
     for (int64_t& s : triple) s *= 3;
     ASSERT_EQ(forms->HeapFor(triple), 3 * forms->heap()) << "trial " << trial;
-    for (int probe = 0; probe < 40; ++probe) {
+    for (int probe = 0; probe < 200; ++probe) {
       std::vector<int64_t> other(classes);
       for (int64_t& s : other) s = kAlignment * static_cast<int64_t>(1 + rng() % 12);
       const std::optional<int64_t> heap = forms->HeapFor(other);
