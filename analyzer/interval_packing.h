@@ -51,6 +51,7 @@ class PackingScratch {
 
  private:
   friend int64_t BestFitHeapSize(const std::vector<PackingInterval>&, int64_t, PackingScratch&);
+  friend class FormRecorder;  // analyzer/interval_packing_forms.cc
   struct Arrays;
   std::unique_ptr<Arrays> arrays_;
 };

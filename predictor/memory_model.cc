@@ -177,8 +177,7 @@ void MemoryModel::AllReduceBuffers(const std::vector<Combined>& combined,
                                    const std::vector<int64_t>& cap,
                                    std::vector<ir::ScheduleStep>& end) {
   const auto& values = p_.values_;
-  end.resize(values.size());
-  for (size_t v = 0; v < values.size(); ++v) end[v] = values[v].end;
+  end.assign(p_.value_ends_.begin(), p_.value_ends_.end());
   // Partial sums wait in their buffers until their combined all-reduce,
   // those the single-device program computed into an output allocation too
   // (a weight gradient written where its SGD update goes: under fsdp it is
@@ -228,14 +227,14 @@ void MemoryModel::OtherCollectiveBuffers() {
   // every weight first, and all its weight all-gathers are live at once) to
   // their consumer's; a collective reading an entry parameter is issued at
   // its consumer (mlp_train_step fsdp8 gathers x twice, where it is used).
-  const ir::Module& module = p_.program_.module;
   for (const PredictedCollective& pc : collectives_) {
     if (pc.kind == CollectiveKind::kAllReduce) continue;
     const ir::ScheduleStep s = StepOf(pc.at);
     if (s < 0) continue;
     ir::ScheduleStep start = s;
-    if (pc.source.valid() && module.instruction(pc.source).opcode != ir::Opcode::kParameter) {
-      const ir::ScheduleStep source = StepOf(pc.source);
+    const int64_t source_id = pc.source.valid() ? pc.source.value() : -1;
+    if (source_id >= 0 && source_id < static_cast<int64_t>(p_.non_parameter_step_.size())) {
+      const ir::ScheduleStep source = p_.non_parameter_step_[static_cast<size_t>(source_id)];
       if (source >= 0 && source < s) start = source;
     }
     temp_.push_back({pc.result_bytes, start, s, -1});
@@ -268,10 +267,10 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
   }
   // In-place groups, once every temp value has its index (a group's first
   // value may have a larger id than its members).
-  for (size_t v = 0; v < values.size(); ++v) {
-    if (index[v] >= 0 && values[v].share_with >= 0) {
-      temp_[static_cast<size_t>(index[v])].share_with =
-          index[static_cast<size_t>(values[v].share_with)];
+  for (const auto& [v, with] : p_.in_place_values_) {
+    if (index[static_cast<size_t>(v)] >= 0) {
+      temp_[static_cast<size_t>(index[static_cast<size_t>(v)])].share_with =
+          index[static_cast<size_t>(with)];
     }
   }
 }
@@ -364,16 +363,30 @@ int64_t MemoryModel::PackTemp() {
   if (temp_.empty()) return 0;
   if (p_.options_.reference_heap) return PackTempReference();
   const int64_t alignment = p_.options_.temp_alignment;
-  if (memo_ != nullptr) {
-    if (std::optional<int64_t> heap = memo_->Scaled(temp_, alignment)) {
-      packing_scaled_ = true;
-      return *heap;
-    }
+  if (memo_ == nullptr) return analyzer::BestFitHeapSize(TempIntervals(), alignment, scratch_->packing);
+  // Recorded forms first: where a structure has them they answer its
+  // uniformly scaled candidates too.
+  std::optional<int64_t> heap = memo_->FromForms(temp_, alignment);
+  if (!heap) heap = memo_->Scaled(temp_, alignment);
+  if (heap) {
+    packing_scaled_ = true;
+    return *heap;
   }
-  const int64_t heap =
-      analyzer::BestFitHeapSize(TempIntervals(), alignment, scratch_->packing);
-  if (memo_ != nullptr) memo_->Keep(temp_, alignment, heap);
-  return heap;
+  // A second candidate of these lifetimes with few sizes: packed as forms
+  // of them, which answer later candidates whose sizes keep every
+  // comparison's sign (analyzer/interval_packing_forms.h).
+  std::optional<analyzer::PackingForms> forms;
+  if (memo_->KeptLifetimes(temp_, alignment)) {
+    forms = analyzer::PackingForms::Record(TempIntervals(), alignment, scratch_->packing);
+  }
+  if (forms) {
+    const int64_t recorded = forms->heap();
+    memo_->KeepForms(temp_, alignment, *std::move(forms));
+    return recorded;
+  }
+  const int64_t packed = analyzer::BestFitHeapSize(TempIntervals(), alignment, scratch_->packing);
+  memo_->Keep(temp_, alignment, packed);
+  return packed;
 }
 
 int64_t MemoryModel::PackTempReference() const {

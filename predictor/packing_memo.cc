@@ -54,6 +54,84 @@ void PackingMemo::Keep(const std::vector<TempBuffer>& temp, int64_t alignment, i
   kept_ = std::move(kept);
 }
 
+namespace {
+
+// Whether `a` and `b` list the same lifetimes and sharing.
+bool SameLifetimes(const std::vector<TempBuffer>& a, const std::vector<TempBuffer>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].start != b[i].start || a[i].end != b[i].end || a[i].share_with != b[i].share_with) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Sizes as the packing sees them (analyzer::PackingInterval sizes are > 0).
+int64_t PackedSize(const TempBuffer& b) { return std::max<int64_t>(b.size, 1); }
+
+}  // namespace
+
+std::optional<int64_t> PackingMemo::FromForms(const std::vector<TempBuffer>& temp,
+                                              int64_t alignment) const {
+  std::shared_ptr<const KeptForms> kept;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    kept = forms_;
+  }
+  if (kept == nullptr || kept->alignment != alignment || !SameLifetimes(temp, *kept->temp)) {
+    return std::nullopt;
+  }
+  std::vector<int64_t> sizes;
+  for (auto it = kept->entries.rbegin(); it != kept->entries.rend(); ++it) {
+    const FormsEntry& entry = **it;
+    // Each class's size here: one for all of its buffers, else no answer.
+    sizes.assign(entry.forms.class_sizes().size(), -1);
+    bool one_each = true;
+    for (size_t b = 0; b < temp.size() && one_each; ++b) {
+      int64_t& s = sizes[entry.class_of[b]];
+      const int64_t size = PackedSize(temp[b]);
+      if (s < 0) s = size;
+      one_each = s == size;
+    }
+    if (!one_each) continue;
+    if (std::optional<int64_t> heap = entry.forms.HeapFor(sizes)) return heap;
+  }
+  return std::nullopt;
+}
+
+bool PackingMemo::KeptLifetimes(const std::vector<TempBuffer>& temp, int64_t alignment) const {
+  std::shared_ptr<const Kept> kept;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    kept = kept_;
+  }
+  return kept != nullptr && kept->alignment == alignment && SameLifetimes(temp, kept->temp);
+}
+
+void PackingMemo::KeepForms(const std::vector<TempBuffer>& temp, int64_t alignment,
+                            analyzer::PackingForms forms) {
+  auto entry = std::make_shared<FormsEntry>();
+  const std::vector<int64_t>& classes = forms.class_sizes();
+  entry->class_of.resize(temp.size());
+  for (size_t b = 0; b < temp.size(); ++b) {
+    entry->class_of[b] = static_cast<uint8_t>(
+        std::lower_bound(classes.begin(), classes.end(), PackedSize(temp[b])) - classes.begin());
+  }
+  entry->forms = std::move(forms);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto kept = std::make_shared<KeptForms>();
+  if (forms_ != nullptr && forms_->alignment == alignment && SameLifetimes(temp, *forms_->temp)) {
+    *kept = *forms_;  // pointers: the lifetimes and earlier entries are shared
+    if (kept->entries.size() == kMaxForms) kept->entries.erase(kept->entries.begin());
+  } else {
+    kept->temp = std::make_shared<const std::vector<TempBuffer>>(temp);
+    kept->alignment = alignment;
+  }
+  kept->entries.push_back(std::move(entry));
+  forms_ = std::move(kept);
+}
+
 std::shared_ptr<const ValueBytesTable> PackingMemo::value_bytes() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return value_bytes_;

@@ -20,6 +20,7 @@
 #include <optional>
 #include <vector>
 
+#include "analyzer/interval_packing_forms.h"
 #include "ir/program.h"
 #include "predictor/axes_sharding.h"
 
@@ -67,14 +68,42 @@ class PackingMemo {
   // Keeps `temp` packed under `alignment` into `heap` bytes.
   void Keep(const std::vector<TempBuffer>& temp, int64_t alignment, int64_t heap);
 
+  // The heap size of `temp` under `alignment` from a kept recording
+  // (analyzer/interval_packing_forms.h) of a list with `temp`'s lifetimes
+  // and sharing whose buffers of one size have one size in `temp` too,
+  // when that recording answers for their sizes; nullopt otherwise.
+  std::optional<int64_t> FromForms(const std::vector<TempBuffer>& temp, int64_t alignment) const;
+  // Keeps `forms`, recorded from `temp` under `alignment` (with the
+  // recordings kept for the same lifetimes and sharing, the oldest dropped
+  // past kMaxForms; recordings of other lifetimes are dropped).
+  void KeepForms(const std::vector<TempBuffer>& temp, int64_t alignment,
+                 analyzer::PackingForms forms);
+  static constexpr size_t kMaxForms = 8;
+  // Whether the list kept by Keep has `temp`'s lifetimes and sharing and
+  // was packed under `alignment`: a second candidate of them, worth
+  // recording (a structure's only candidate is packed, not recorded).
+  bool KeptLifetimes(const std::vector<TempBuffer>& temp, int64_t alignment) const;
+
  private:
   struct Kept {
     std::vector<TempBuffer> temp;
     int64_t alignment = 0;
     int64_t heap = 0;
   };
+  // A recording and, per temp buffer, its size class there.
+  struct FormsEntry {
+    analyzer::PackingForms forms;
+    std::vector<uint8_t> class_of;
+  };
+  // Recordings of one list of lifetimes and sharing (sizes not read).
+  struct KeptForms {
+    std::shared_ptr<const std::vector<TempBuffer>> temp;
+    int64_t alignment = 0;
+    std::vector<std::shared_ptr<const FormsEntry>> entries;  // oldest first
+  };
   mutable std::mutex mutex_;
   std::shared_ptr<Kept> kept_;  // handed to readers as const; see Keep
+  std::shared_ptr<const KeptForms> forms_;  // recordings of the last lifetimes kept
   std::shared_ptr<const ValueBytesTable> value_bytes_;
 };
 

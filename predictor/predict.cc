@@ -89,6 +89,14 @@ void Predictor::IndexSchedule() {
       step_of_[static_cast<size_t>(id.value())] = static_cast<ir::ScheduleStep>(s);
     }
   }
+  non_parameter_step_.assign(step_of_.size(), -1);
+  for (size_t i = 0; i < step_of_.size(); ++i) {
+    if (step_of_[i] >= 0 &&
+        program.module.instruction(ir::InstructionId(static_cast<int64_t>(i))).opcode !=
+            ir::Opcode::kParameter) {
+      non_parameter_step_[i] = step_of_[i];
+    }
+  }
   max_step_ = program.schedule.max_time >= 0
                   ? program.schedule.max_time
                   : static_cast<ir::ScheduleStep>(program.schedule.instructions.size());
@@ -188,6 +196,12 @@ void Predictor::BuildValueTable() {
         live_out_outputs_.emplace_back(static_cast<int32_t>(a), v);
       }
     }
+  }
+  value_ends_.reserve(values_.size());
+  for (const ValueInfo& info : values_) value_ends_.push_back(info.end);
+  for (size_t v = 0; v < values_.size(); ++v) {
+    if (values_[v].share_with < 0) continue;
+    in_place_values_.emplace_back(static_cast<int32_t>(v), values_[v].share_with);
   }
 }
 

@@ -219,6 +219,10 @@ class Predictor {
   PropagationGraph graph_;
   analyzer::MemoryStats unsharded_;
   std::vector<ir::ScheduleStep> step_of_;  // per instruction; -1 unscheduled
+  // Per instruction: its step when scheduled and not a parameter, else -1
+  // (the memory model's collective issue steps, read without visiting the
+  // instruction).
+  std::vector<ir::ScheduleStep> non_parameter_step_;
   // The schedule as the all-reduce combiner walks it (all_reduce_combiner.h).
   std::unique_ptr<const CombinerSchedule> combiner_schedule_;
   // Per entry parameter: its array's rank (0 for a missing instruction);
@@ -242,6 +246,13 @@ class Predictor {
   // (allocation, value) for every live-out value of the output class, by
   // allocation: what an output allocation's capacity is the largest of.
   std::vector<std::pair<int32_t, int32_t>> live_out_outputs_;
+  // (value, the value whose memory it reuses) for every value with a
+  // share_with, ascending: the memory model's in-place groups, read without
+  // visiting every value.
+  std::vector<std::pair<int32_t, int32_t>> in_place_values_;
+  // Per value: values_[v].end, flat (the memory model starts each
+  // candidate's end steps from it).
+  std::vector<ir::ScheduleStep> value_ends_;
   ir::ScheduleStep max_step_ = 0;
   std::unique_ptr<SharedPredictions> shared_;  // null: nothing shared
   mutable std::atomic<int64_t> same_sizes_{0}, same_structure_{0}, computed_{0},
