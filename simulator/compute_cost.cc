@@ -4,6 +4,7 @@
 #include <charconv>
 #include <string>
 
+#include "simulator/library_conv.h"
 #include "simulator/library_gemm.h"
 
 namespace memplan::simulator {
@@ -113,7 +114,12 @@ class Analyzer {
       return Control(i, depth, scale, out);
     }
     if (i.opcode == Opcode::kCustomCall) {
-      if (std::optional<LibraryGemm> gemm = CublasGemm(module_, i)) return LibraryMatmul(*gemm, out);
+      if (std::optional<LibraryGemm> gemm = CublasGemm(module_, i)) {
+        return LibraryMatmul(gemm->flops, gemm->bytes_accessed, gemm->operand_dtype, out);
+      }
+      if (std::optional<LibraryConvolution> conv = CudnnConvolution(module_, i)) {
+        return LibraryMatmul(conv->flops, conv->bytes_accessed, conv->operand_dtype, out);
+      }
       return out;
     }
     const Instruction* matmul = MatmulInside(i);
@@ -141,16 +147,18 @@ class Analyzer {
     return out;
   }
 
-  // A cuBLAS GEMM custom-call (simulator/library_gemm.h): a matmul with the
-  // dot's FLOPs and bytes, which XLA's counts (out.xla) leave at 0.
-  InstructionCompute LibraryMatmul(const LibraryGemm& gemm, InstructionCompute out) const {
+  // A cuBLAS GEMM or cuDNN convolution custom-call (simulator/library_gemm.h,
+  // library_conv.h): a matmul with the dot's or convolution's FLOPs and
+  // bytes, which XLA's counts (out.xla) leave at 0; it runs at `dtype`'s rate.
+  InstructionCompute LibraryMatmul(double flops, double bytes, ir::DType dtype,
+                                   InstructionCompute out) const {
     out.op_class = OpClass::kMatmul;
-    out.precision = PrecisionOf(gemm.operand_dtype, options_);
-    out.executed_flops = gemm.flops;
-    out.executed_bytes = gemm.bytes_accessed;
+    out.precision = PrecisionOf(dtype, options_);
+    out.executed_flops = flops;
+    out.executed_bytes = bytes;
     const Efficiency& e = hw_.efficiency;
-    out.compute_seconds = gemm.flops / (hw_.PeakFlops(out.precision) * e.matmul);
-    out.memory_seconds = gemm.bytes_accessed / (hw_.hbm_bandwidth * e.memory);
+    out.compute_seconds = flops / (hw_.PeakFlops(out.precision) * e.matmul);
+    out.memory_seconds = bytes / (hw_.hbm_bandwidth * e.memory);
     out.seconds = std::max(out.compute_seconds, out.memory_seconds);
     return out;
   }

@@ -112,27 +112,31 @@ double DotFlops(const Instruction& i, const ir::HloAttributes& attributes, const
   return 2 * ArrayElements(i.shape) * width;
 }
 
-double ConvolutionFlops(const Instruction& i, const ir::HloAttributes& attributes,
-                        const ir::Shape& lhs, const ir::Shape& rhs) {
+}  // namespace
+
+double ConvolutionFlops(const ir::HloAttributes& attributes, const ir::Shape& input,
+                        const ir::Shape& kernel, const ir::Shape& output) {
   const ir::ConvolutionDimensionNumbers& d = *attributes.convolution;
   const std::vector<ir::WindowDimension> window =
       attributes.window ? attributes.window->dimensions : std::vector<ir::WindowDimension>();
   double positions = 1;
   for (size_t s = 0; s < window.size(); ++s) {
-    const int64_t input = s < d.input_spatial.size() ? Dim(lhs, d.input_spatial[s]) : 1;
-    const int64_t kernel = s < d.kernel_spatial.size() ? Dim(rhs, d.kernel_spatial[s]) : 1;
-    const int64_t output = s < d.output_spatial.size() ? Dim(i.shape, d.output_spatial[s]) : 1;
-    positions *= static_cast<double>(ir::ConvolutionValidPositions(input, kernel, output, window[s]));
+    const int64_t in = s < d.input_spatial.size() ? Dim(input, d.input_spatial[s]) : 1;
+    const int64_t k = s < d.kernel_spatial.size() ? Dim(kernel, d.kernel_spatial[s]) : 1;
+    const int64_t out = s < d.output_spatial.size() ? Dim(output, d.output_spatial[s]) : 1;
+    positions *= static_cast<double>(ir::ConvolutionValidPositions(in, k, out, window[s]));
   }
   const double fmas =
-      static_cast<double>(Dim(lhs, d.input_feature) /
+      static_cast<double>(Dim(input, d.input_feature) /
                           std::max<int64_t>(1, attributes.feature_group_count)) *
-      static_cast<double>(Dim(i.shape, d.output_feature)) *
-      static_cast<double>(Dim(lhs, d.input_batch) /
+      static_cast<double>(Dim(output, d.output_feature)) *
+      static_cast<double>(Dim(input, d.input_batch) /
                           std::max<int64_t>(1, attributes.batch_group_count)) *
       positions;
   return 2 * fmas;
 }
+
+namespace {
 
 // Dot, convolution, sort, all-reduce, random numbers and linear algebra:
 // writes `cost` and returns true, or returns false for other opcodes.
@@ -152,7 +156,7 @@ bool ArithmeticCost(const Instruction& i, const ir::HloAttributes& attributes,
       if (!attributes.convolution || a == nullptr || b == nullptr) {
         cost.unknown = 1;
       } else {
-        cost.flops = ConvolutionFlops(i, attributes, *a, *b);
+        cost.flops = ConvolutionFlops(attributes, *a, *b, i.shape);
       }
       return true;
     case Opcode::kSort: {

@@ -38,6 +38,14 @@ HloCost DefaultCost(const ir::Instruction& i, OperandShapes operands);
 std::optional<HloCost> OwnCost(const ir::Instruction& i, const ir::HloAttributes& attributes,
                                OperandShapes operands);
 
+// XLA's FLOPs of a convolution (simulator/hlo_cost.h) whose input, kernel
+// and output have these shapes, read through `attributes`' dimension
+// numbers, window and feature/batch group counts. Precondition:
+// attributes.convolution is set. A dimension number out of a shape's range
+// reads as extent 1.
+double ConvolutionFlops(const ir::HloAttributes& attributes, const ir::Shape& input,
+                        const ir::Shape& kernel, const ir::Shape& output);
+
 // How many times a reduce-window applies its computation: (window elements
 // - 1) per output element, or XLA's count for a reduce broadcast back over
 // one padded dimension.
