@@ -131,10 +131,7 @@ int RunAnalyze(const AnalyzeFlags& flags) {
     PrintError(written);
     return kExitBadInput;
   }
-  if (loaded->choice && flags.output != "-") {
-    std::fprintf(stderr, "memplan: %s (--module picks another)\n",
-                 viz::DescribeModuleChoice(*loaded).c_str());
-  }
+  if (flags.output != "-") PrintModuleChoice(*loaded);
   // The output is written: leave the program and its analysis to the exit.
   KeepUntilExit(*std::move(loaded));
   KeepUntilExit(std::move(analysis));

@@ -42,10 +42,7 @@ int RunCost(const CostFlags& flags) {
   if (absl::Status s = WriteOutput(flags.output, report); !s.ok()) {
     return Fail(FromAbsl(s.message()));
   }
-  if (loaded->choice) {
-    std::fprintf(stderr, "memplan: %s (--module picks another)\n",
-                 viz::DescribeModuleChoice(*loaded).c_str());
-  }
+  PrintModuleChoice(*loaded);
   return kExitOk;
 }
 

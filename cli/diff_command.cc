@@ -30,11 +30,7 @@ int RunDiff(const DiffFlags& flags) {
     PrintError(written);
     return kExitBadInput;
   }
-  for (const auto* loaded : {&*old_loaded, &*new_loaded}) {
-    if (loaded->choice) {
-      std::fprintf(stderr, "memplan: %s\n", viz::DescribeModuleChoice(*loaded).c_str());
-    }
-  }
+  for (const auto* loaded : {&*old_loaded, &*new_loaded}) PrintModuleChoice(*loaded);
   return kExitOk;
 }
 

@@ -1,8 +1,10 @@
 #include "cli/load_or_report.h"
 
+#include <cstdio>
 #include <utility>
 
 #include "cli/errors.h"
+#include "viz/describe.h"
 
 namespace memplan::cli {
 
@@ -18,6 +20,11 @@ std::optional<parsers::LoadedProgram> LoadOrReport(const std::string& path,
     return std::nullopt;
   }
   return *std::move(loaded);
+}
+
+void PrintModuleChoice(const parsers::LoadedProgram& loaded) {
+  const std::string choice = viz::DescribeModuleChoice(loaded);
+  if (!choice.empty()) std::fprintf(stderr, "memplan: %s (--module picks another)\n", choice.c_str());
 }
 
 }  // namespace memplan::cli

@@ -17,6 +17,11 @@ std::optional<parsers::LoadedProgram> LoadOrReport(const std::string& path,
                                                    const std::string& module,
                                                    const ir::JaxprProgramOptions& jaxpr = {});
 
+// Says on stderr which module of a dump directory was read and how to pick
+// another ("memplan: reading module ... (--module picks another)"); nothing
+// for a single file or a dump of one module.
+void PrintModuleChoice(const parsers::LoadedProgram& loaded);
+
 }  // namespace memplan::cli
 
 #endif  // MEMPLAN_CLI_LOAD_OR_REPORT_H_

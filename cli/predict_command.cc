@@ -44,9 +44,7 @@ int RunPredict(const PredictFlags& flags) {
   if (absl::Status s = WriteOutput(flags.output, report); !s.ok()) {
     return Fail(FromAbsl(s.message()));
   }
-  if (const std::string choice = viz::DescribeModuleChoice(*loaded); !choice.empty()) {
-    std::fprintf(stderr, "memplan: %s (--module picks another)\n", choice.c_str());
-  }
+  PrintModuleChoice(*loaded);
   return kExitOk;
 }
 

@@ -10,6 +10,7 @@
 #include "analyzer/memory_stats.h"
 #include "analyzer/plan_families.h"
 #include "cli/errors.h"
+#include "cli/load_or_report.h"
 #include "cli/output_file.h"
 #include "cli/plan_file.h"
 #include "cli/predict_commands.h"
@@ -162,9 +163,7 @@ int RunPredictSweep(const PredictSweepFlags& flags) {
                                  ? viz::RenderPredictSweepJson(input)
                                  : viz::RenderPredictSweepText(input);
   if (absl::Status s = WriteOutput(flags.output, report); !s.ok()) return Fail(FromAbsl(s.message()));
-  if (const std::string choice = viz::DescribeModuleChoice(*loaded); !choice.empty()) {
-    std::fprintf(stderr, "memplan: %s (--module picks another)\n", choice.c_str());
-  }
+  PrintModuleChoice(*loaded);
   return kExitOk;
 }
 

@@ -9,6 +9,7 @@
 #include "analyzer/plan_families.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/load_or_report.h"
 #include "cli/plan_file.h"
 #include "cli/output_file.h"
 #include "cli/rank_commands.h"
@@ -179,9 +180,7 @@ int RunRank(const RankFlags& flags) {
     return Fail(FromAbsl(s.message()));
   }
   if (absl::Status s = WriteOutput(flags.output, report); !s.ok()) return Fail(FromAbsl(s.message()));
-  if (const std::string choice = viz::DescribeModuleChoice(*loaded); !choice.empty()) {
-    std::fprintf(stderr, "memplan: %s (--module picks another)\n", choice.c_str());
-  }
+  PrintModuleChoice(*loaded);
   if (ranking->fitting.empty()) {
     PrintError(viz::DescribeNothingFits(*ranking));
     return kExitCheckFailed;

@@ -63,10 +63,7 @@ int RunReport(const ReportFlags& flags) {
     PrintError(written);
     return kExitBadInput;
   }
-  if (loaded->choice && flags.output != "-") {
-    std::fprintf(stderr, "memplan: %s (--module picks another)\n",
-                 viz::DescribeModuleChoice(*loaded).c_str());
-  }
+  if (flags.output != "-") PrintModuleChoice(*loaded);
   return kExitOk;
 }
 
