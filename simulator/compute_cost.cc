@@ -115,9 +115,11 @@ class Analyzer {
     }
     if (i.opcode == Opcode::kCustomCall) {
       if (std::optional<LibraryGemm> gemm = CublasGemm(module_, i)) {
+        ++library_calls_;
         return LibraryMatmul(gemm->flops, gemm->bytes_accessed, gemm->operand_dtype, out);
       }
       if (std::optional<LibraryConvolution> conv = CudnnConvolution(module_, i)) {
+        ++library_calls_;
         return LibraryMatmul(conv->flops, conv->bytes_accessed, conv->operand_dtype, out);
       }
       return out;
@@ -242,6 +244,7 @@ class Analyzer {
     cost.matmul_seconds = matmul_seconds_;
     cost.memory_bound_seconds = memory_bound_seconds_;
     cost.unknown_trip_counts = unknown_trip_counts_;
+    cost.library_calls = library_calls_;
     cost.executed = std::move(executed_);
     const analyzer::StepPhases phases = analyzer::ClassifyStepPhases(module_);
     cost.phases.training = phases.training;
@@ -264,6 +267,7 @@ class Analyzer {
   double memory_bound_seconds_ = 0;
   double transcendentals_ = 0;  // executed
   int64_t unknown_trip_counts_ = 0;
+  int64_t library_calls_ = 0;
   bool accounting_off_ = false;
   std::vector<ExecutedInstruction> executed_;
 };

@@ -97,6 +97,10 @@ struct ComputeCost {
   double matmul_seconds = 0;      // of which in matmul-class instructions
   double memory_bound_seconds = 0;  // in instructions whose bytes set the time
   int64_t unknown_trip_counts = 0;  // loops counted once for want of a count
+  // Custom-calls timed as the cuBLAS GEMM or cuDNN convolution they compute
+  // (simulator/library_gemm.h, library_conv.h): in the executed figures,
+  // not in XLA's.
+  int64_t library_calls = 0;
   // The entry computation's instructions, in its order.
   std::vector<InstructionCompute> instructions;
   // Every instruction with work of its own (time, flops or bytes), in

@@ -183,6 +183,26 @@ TEST(CostCli, CostsASampleAndSaysWhatItCannotCount) {
       << text.out;
 }
 
+// A GPU dump whose 12 cuDNN custom-calls are timed as convolutions: the
+// note says so and the JSON counts them; a dump directory of one module says
+// nothing on stderr (it used to print "memplan:  (--module picks another)").
+TEST(CostCli, LibraryCallsAreSaidAndOneModuleIsQuiet) {
+  const CommandResult text = Memplan({"cost", "samples/jax_gpu/conv_grad", "--hw", "h200"});
+  ASSERT_EQ(text.exit_code, 0) << Describe(text);
+  EXPECT_EQ(text.err, "");
+  EXPECT_TRUE(absl::StrContains(text.out, "12 custom call(s): unknown to XLA's counts (-1 each), 0 in the "
+                                          "figures as XLA counts; 12 of them"))
+      << text.out;
+  const CommandResult json = Memplan({"cost", "samples/jax_gpu/conv_grad", "--hw", "h200", "--format=json"});
+  ASSERT_EQ(json.exit_code, 0) << Describe(json);
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json.out);
+  ASSERT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError());
+  const llvm::json::Object* executed = parsed->getAsObject()->getObject("executed");
+  ASSERT_NE(executed, nullptr);
+  EXPECT_EQ(executed->getInteger("library_calls"), llvm::Optional<int64_t>(12));
+  EXPECT_EQ(parsed->getAsObject()->getObject("xla")->getInteger("custom_calls"), llvm::Optional<int64_t>(12));
+}
+
 TEST(CostCli, BadInputExitsTwo) {
   const std::string pb =
       "samples/jax/mlp_train_step/jit_mlp_train_step.cpu_after_optimizations.hlo.pb";

@@ -141,9 +141,14 @@ std::string CostNotes(const CostReportInput& in) {
               " instruction(s) lack what their flops need (a dot without dimension numbers, a "
               "convolution without its window, as this input was read): counted as 0 flops.\n");
   }
-  if (c.xla.custom_calls > 0) {
+  if (c.xla.custom_calls > 0 && c.library_calls == 0) {
     StrAppend(&notes, "  ", c.xla.custom_calls,
               " custom call(s): their cost is unknown (XLA counts -1 for each); counted as 0.\n");
+  } else if (c.xla.custom_calls > 0) {
+    StrAppend(&notes, "  ", c.xla.custom_calls,
+              " custom call(s): unknown to XLA's counts (-1 each), 0 in the figures as XLA counts; ",
+              c.library_calls, " of them, cuBLAS GEMMs and cuDNN convolutions, are in the executed "
+              "figures and the time as what they compute, the rest counted as 0.\n");
   }
   if (c.unknown_trip_counts > 0) {
     StrAppend(&notes, "  ", c.unknown_trip_counts,
@@ -212,6 +217,7 @@ void CountsJson(OStream& j, const simulator::ComputeCost& c) {
     j.attribute("transcendentals", c.executed_transcendentals);
     j.attribute("bytes_accessed", c.executed_bytes);
     j.attribute("unknown_trip_counts", c.unknown_trip_counts);
+    j.attribute("library_calls", c.library_calls);
   });
 }
 
