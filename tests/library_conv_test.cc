@@ -36,7 +36,6 @@
 
 #include "gtest/gtest.h"
 #include "ir/strings.h"
-#include "parsers/hlo_text_parser.h"
 #include "parsers/load_program.h"
 #include "simulator/compute_cost.h"
 #include "simulator/hardware_loader.h"
@@ -65,26 +64,14 @@ constexpr double kInputBytes = 16.0 * 33 * 33 * 64 * 4;
 constexpr double kKernelBytes = 64.0 * 3 * 3 * 64 * 4;
 constexpr double kOutputBytes = 16.0 * 16 * 16 * 64 * 4;
 
-struct Parsed {
-  std::shared_ptr<const parsers::SourceText> source;
-  ir::Module module;
-  absl::Status status;
-  const ir::Instruction& Named(std::string_view name) const {
-    for (const ir::Instruction& i : module.instructions()) {
-      if (i.name == name) return i;
-    }
-    ADD_FAILURE() << "no " << name;
-    return module.instructions().front();
-  }
-};
+using Parsed = test::ParsedHloModule;
 
 // An entry with L1's padded input, kernel, output gradient and a bias as
 // parameters, then `lines` (each given kConfig), then a constant root.
 std::unique_ptr<Parsed> Module(std::initializer_list<std::string> lines) {
   std::string body;
   for (const std::string& line : lines) body += StrCat("  ", line, kConfig, "\n");
-  auto p = std::make_unique<Parsed>();
-  p->source = parsers::SourceText::FromString(
+  return test::ParseHloModule(
       "conv.hlo",
       StrCat("HloModule m\n\nENTRY %main (a: f32[16,33,33,64], b: f32[64,3,3,64], c: f32[16,16,16,64], "
              "d: f32[64]) -> f32[] {\n"
@@ -93,9 +80,6 @@ std::unique_ptr<Parsed> Module(std::initializer_list<std::string> lines) {
              "  %loop_select_fusion.2 = f32[16,16,16,64]{3,2,1,0} parameter(2)\n"
              "  %bias = f32[64]{0} parameter(3)\n",
              body, "  ROOT %r = f32[] constant(0)\n}\n"));
-  ir::Diagnostics diagnostics;
-  p->status = parsers::ParseHloModuleText(*p->source, &p->module, &diagnostics);
-  return p;
 }
 
 // `line` with its first `from` replaced by `to`.

@@ -9,7 +9,6 @@
 #include "gtest/gtest.h"
 #include "ir/strings.h"
 #include "llvm/Support/JSON.h"
-#include "parsers/hlo_text_parser.h"
 #include "parsers/load_program.h"
 #include "simulator/compute_cost.h"
 #include "simulator/hardware_loader.h"
@@ -23,30 +22,15 @@ namespace {
 constexpr std::string_view kGemm =
     R"hlo(%custom-call.7 = (bf16[4096,4096]{1,0}, s8[33554432]{0}) custom-call(%x.1, %params_0_.1), custom_call_target="__cublas$lt$matmul", metadata={op_name="jit(step)/jvp()/dot_general" scheduling_name="custom-call.7" stack_frame_id=5}, backend_config={"device_type":"DEVICE_TYPE_INVALID","force_earliest_schedule":false,"gemm_backend_config":{"alpha_imag":0,"alpha_real":1,"autotune_workspace_size":"33554432","beta":0,"damax_output":false,"dot_dimension_numbers":{"lhs_batch_dimensions":[],"lhs_contracting_dimensions":["1"],"rhs_batch_dimensions":[],"rhs_contracting_dimensions":["0"]},"epilogue":"DEFAULT","grad_x":false,"grad_y":false,"lhs_stride":"16777216","precision_config":{"algorithm":"ALG_UNSET","operand_precision":["DEFAULT","DEFAULT"]},"rhs_stride":"16777216","scale_mode":0,"selected_algorithm":"0"},"operation_queue_id":"0","reification_cost":[]})hlo";
 
-struct Parsed {
-  std::shared_ptr<const parsers::SourceText> source;
-  ir::Module module;
-  absl::Status status;
-  const ir::Instruction& Named(std::string_view name) const {
-    for (const ir::Instruction& i : module.instructions()) {
-      if (i.name == name) return i;
-    }
-    ADD_FAILURE() << "no " << name;
-    return module.instructions().front();
-  }
-};
+using Parsed = test::ParsedHloModule;
 
 // An entry reading x.1 and params_0_.1 whose root is `line`.
 std::unique_ptr<Parsed> Module(std::string_view line) {
-  auto p = std::make_unique<Parsed>();
-  p->source = parsers::SourceText::FromString(
+  return test::ParseHloModule(
       "gemm.hlo", StrCat("HloModule m\n\nENTRY %main (a: bf16[4096,4096], b: bf16[4096,4096]) -> bf16[4096,4096] {\n"
                          "  %x.1 = bf16[4096,4096]{1,0} parameter(0)\n"
                          "  %params_0_.1 = bf16[4096,4096]{1,0} parameter(1)\n  ",
                          line, "\n  ROOT %r = bf16[4096,4096]{1,0} get-tuple-element(%custom-call.7), index=0\n}\n"));
-  ir::Diagnostics diagnostics;
-  p->status = parsers::ParseHloModuleText(*p->source, &p->module, &diagnostics);
-  return p;
 }
 
 constexpr double kN = 4096;

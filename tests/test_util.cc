@@ -14,6 +14,7 @@
 
 #include "gtest/gtest.h"
 #include "parsers/buffer_assignment_parser.h"
+#include "parsers/hlo_text_parser.h"
 #include "parsers/source_text.h"
 
 namespace memplan::test {
@@ -53,6 +54,22 @@ absl::StatusOr<ir::Program> ParseTexts(
     sources.push_back(parsers::SourceText::FromString(name, contents));
   }
   return parsers::ParseBufferAssignment(sources, ir::Program::Named("test_module"));
+}
+
+const ir::Instruction& ParsedHloModule::Named(std::string_view name) const {
+  for (const ir::Instruction& i : module.instructions()) {
+    if (i.name == name) return i;
+  }
+  ADD_FAILURE() << "no instruction " << name;
+  return module.instructions().front();
+}
+
+std::unique_ptr<ParsedHloModule> ParseHloModule(std::string_view file_name, std::string_view text) {
+  auto p = std::make_unique<ParsedHloModule>();
+  p->source = parsers::SourceText::FromString(std::string(file_name), std::string(text));
+  ir::Diagnostics diagnostics;
+  p->status = parsers::ParseHloModuleText(*p->source, &p->module, &diagnostics);
+  return p;
 }
 
 absl::StatusOr<ir::Program> ParseText(std::string_view text, std::string name) {

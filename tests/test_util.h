@@ -4,6 +4,7 @@
 #ifndef MEMPLAN_TESTS_TEST_UTIL_H_
 #define MEMPLAN_TESTS_TEST_UTIL_H_
 
+#include <memory>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -12,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "ir/program.h"
+#include "parsers/source_text.h"
 
 namespace memplan::test {
 
@@ -28,6 +30,18 @@ bool WriteFile(const std::string& path, std::string_view contents);
 absl::StatusOr<ir::Program> ParseTexts(
     const std::vector<std::pair<std::string, std::string>>& files);
 absl::StatusOr<ir::Program> ParseText(std::string_view text, std::string name = "t.txt");
+
+// An HLO module text parsed by parsers::ParseHloModuleText, with its source
+// (the module's names point into it) and the parse's status.
+struct ParsedHloModule {
+  std::shared_ptr<const parsers::SourceText> source;
+  ir::Module module;
+  absl::Status status;
+  // The first instruction named `name`; a test failure (and the module's
+  // first instruction) when there is none. Requires a non-empty module.
+  const ir::Instruction& Named(std::string_view name) const;
+};
+std::unique_ptr<ParsedHloModule> ParseHloModule(std::string_view file_name, std::string_view text);
 
 // The name of instruction `id` ("" for an invalid id): tests compare names
 // where a reader knows them.
