@@ -4,8 +4,7 @@
 #include <charconv>
 #include <string>
 
-#include "simulator/library_conv.h"
-#include "simulator/library_gemm.h"
+#include "simulator/library_call.h"
 
 namespace memplan::simulator {
 namespace {
@@ -114,13 +113,9 @@ class Analyzer {
       return Control(i, depth, scale, out);
     }
     if (i.opcode == Opcode::kCustomCall) {
-      if (std::optional<LibraryGemm> gemm = CublasGemm(module_, i)) {
+      if (std::optional<LibraryCall> call = LibraryCallCost(module_, i)) {
         ++library_calls_;
-        return LibraryMatmul(gemm->flops, gemm->bytes_accessed, gemm->operand_dtype, out);
-      }
-      if (std::optional<LibraryConvolution> conv = CudnnConvolution(module_, i)) {
-        ++library_calls_;
-        return LibraryMatmul(conv->flops, conv->bytes_accessed, conv->operand_dtype, out);
+        return LibraryMatmul(*call, out);
       }
       return out;
     }
@@ -149,18 +144,17 @@ class Analyzer {
     return out;
   }
 
-  // A cuBLAS GEMM or cuDNN convolution custom-call (simulator/library_gemm.h,
-  // library_conv.h): a matmul with the dot's or convolution's FLOPs and
-  // bytes, which XLA's counts (out.xla) leave at 0; it runs at `dtype`'s rate.
-  InstructionCompute LibraryMatmul(double flops, double bytes, ir::DType dtype,
-                                   InstructionCompute out) const {
+  // A cuBLAS GEMM or cuDNN convolution custom-call (simulator/library_call.h):
+  // a matmul with the dot's or convolution's FLOPs and bytes, which XLA's
+  // counts (out.xla) leave at 0, at its operand type's rate.
+  InstructionCompute LibraryMatmul(const LibraryCall& call, InstructionCompute out) const {
     out.op_class = OpClass::kMatmul;
-    out.precision = PrecisionOf(dtype, options_);
-    out.executed_flops = flops;
-    out.executed_bytes = bytes;
+    out.precision = PrecisionOf(call.operand_dtype, options_);
+    out.executed_flops = call.flops;
+    out.executed_bytes = call.bytes_accessed;
     const Efficiency& e = hw_.efficiency;
-    out.compute_seconds = flops / (hw_.PeakFlops(out.precision) * e.matmul);
-    out.memory_seconds = bytes / (hw_.hbm_bandwidth * e.memory);
+    out.compute_seconds = call.flops / (hw_.PeakFlops(out.precision) * e.matmul);
+    out.memory_seconds = call.bytes_accessed / (hw_.hbm_bandwidth * e.memory);
     out.seconds = std::max(out.compute_seconds, out.memory_seconds);
     return out;
   }

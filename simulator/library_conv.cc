@@ -25,7 +25,7 @@ bool IsArray(const ir::Shape& shape) {
 
 }  // namespace
 
-std::optional<LibraryConvolution> CudnnConvolution(const ir::Module& module,
+std::optional<LibraryCall> CudnnConvolution(const ir::Module& module,
                                                    const ir::Instruction& i) {
   if (i.opcode != ir::Opcode::kCustomCall || i.operands.size() < 2) return std::nullopt;
   const ir::HloAttributes& attributes = module.attributes(i);
@@ -33,12 +33,9 @@ std::optional<LibraryConvolution> CudnnConvolution(const ir::Module& module,
   if (!kind || !attributes.convolution) return std::nullopt;
   const ir::Shape& operand0 = module.instruction(i.operands[0]).shape;
   const ir::Shape& operand1 = module.instruction(i.operands[1]).shape;
-  // The result, then the scratch buffer: only the first is the convolution's.
-  const ir::Shape& result = i.shape.dtype == ir::DType::kTuple
-                                ? (i.shape.tuple_elements.empty() ? i.shape : i.shape.tuple_elements[0])
-                                : i.shape;
+  const ir::Shape& result = LibraryCallResult(i);
   if (!IsArray(operand0) || !IsArray(operand1) || !IsArray(result)) return std::nullopt;
-  LibraryConvolution out;
+  LibraryCall out;
   switch (*kind) {
     case ConvKind::kForward:
       out.flops = ConvolutionFlops(attributes, operand0, operand1, result);
@@ -51,8 +48,7 @@ std::optional<LibraryConvolution> CudnnConvolution(const ir::Module& module,
       break;
   }
   out.operand_dtype = operand0.dtype;
-  out.bytes_accessed = ShapeBytes(result);
-  for (ir::InstructionId operand : i.operands) out.bytes_accessed += ShapeBytes(module.instruction(operand).shape);
+  out.bytes_accessed = LibraryCallBytes(module, i);
   return out;
 }
 

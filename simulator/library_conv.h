@@ -21,19 +21,14 @@
 #include <optional>
 
 #include "ir/module.h"
+#include "simulator/library_call.h"
 
 namespace memplan::simulator {
-
-struct LibraryConvolution {
-  double flops = 0;           // XLA's convolution FLOPs of the forward convolution
-  double bytes_accessed = 0;  // operands + result (the scratch element not counted)
-  ir::DType operand_dtype = ir::DType::kF32;  // of operand 0: the rate it runs at
-};
 
 // The convolution a cuDNN convolution custom-call computes; nullopt for any
 // other instruction, or when the call lacks its dimension numbers (dim_labels)
 // or has fewer than two array operands or no array result.
-std::optional<LibraryConvolution> CudnnConvolution(const ir::Module& module,
+std::optional<LibraryCall> CudnnConvolution(const ir::Module& module,
                                                    const ir::Instruction& instruction);
 
 }  // namespace memplan::simulator

@@ -36,7 +36,7 @@ bool ReadDimensions(const llvm::json::Array* array, std::vector<int64_t>* out) {
 
 }  // namespace
 
-std::optional<LibraryGemm> CublasGemm(const ir::Module& module, const ir::Instruction& i) {
+std::optional<LibraryCall> CublasGemm(const ir::Module& module, const ir::Instruction& i) {
   if (i.opcode != ir::Opcode::kCustomCall || i.operands.empty()) return std::nullopt;
   const ir::HloAttributes& attributes = module.attributes(i);
   if (!IsCublasGemmTarget(attributes.custom_call_target)) return std::nullopt;
@@ -54,21 +54,17 @@ std::optional<LibraryGemm> CublasGemm(const ir::Module& module, const ir::Instru
     return std::nullopt;
   }
   const ir::Shape& lhs = module.instruction(i.operands[0]).shape;
-  // The result, then (from cuBLASLt) a workspace: only the first is the dot's.
-  const ir::Shape& result = i.shape.dtype == ir::DType::kTuple
-                                ? (i.shape.tuple_elements.empty() ? i.shape : i.shape.tuple_elements[0])
-                                : i.shape;
+  const ir::Shape& result = LibraryCallResult(i);
   if (lhs.dtype == ir::DType::kTuple || result.dtype == ir::DType::kTuple) return std::nullopt;
   double contracted = 1;
   for (int64_t d : contracting) {
     if (d < 0 || d >= static_cast<int64_t>(lhs.dims.size())) return std::nullopt;
     contracted *= static_cast<double>(lhs.dims[d]);
   }
-  LibraryGemm out;
+  LibraryCall out;
   out.flops = 2.0 * static_cast<double>(result.ElementCount()) * contracted;
   out.operand_dtype = lhs.dtype;
-  out.bytes_accessed = ShapeBytes(result);
-  for (ir::InstructionId operand : i.operands) out.bytes_accessed += ShapeBytes(module.instruction(operand).shape);
+  out.bytes_accessed = LibraryCallBytes(module, i);
   return out;
 }
 

@@ -12,19 +12,15 @@
 #include <optional>
 
 #include "ir/module.h"
+#include "simulator/library_call.h"
 
 namespace memplan::simulator {
 
-struct LibraryGemm {
-  double flops = 0;           // 2 * result elements * product of lhs contracting dims
-  double bytes_accessed = 0;  // operands + result (the workspace element not counted)
-  ir::DType operand_dtype = ir::DType::kF32;  // of the lhs: the rate it runs at
-};
-
-// The dot a cuBLAS GEMM custom-call computes; nullopt for any other
+// The dot a cuBLAS GEMM custom-call computes (FLOPs: 2 * result elements *
+// the product of the lhs contracting dimensions); nullopt for any other
 // instruction, or when its backend_config, operands or result do not give
 // a dot (a contracting dimension out of the lhs's range, no array result).
-std::optional<LibraryGemm> CublasGemm(const ir::Module& module, const ir::Instruction& instruction);
+std::optional<LibraryCall> CublasGemm(const ir::Module& module, const ir::Instruction& instruction);
 
 }  // namespace memplan::simulator
 

@@ -94,7 +94,7 @@ TEST(LibraryConv, EachKindCountsItsLayersConvolution) {
   auto p = Module({std::string(kForward), std::string(kBackwardInput), std::string(kBackwardFilter)});
   ASSERT_TRUE(p->status.ok()) << p->status;
   for (std::string_view name : {"cudnn-conv.7", "cudnn-conv-bw-input.8", "cudnn-conv-bw-filter.7"}) {
-    const std::optional<LibraryConvolution> conv = CudnnConvolution(p->module, p->Named(name));
+    const std::optional<LibraryCall> conv = CudnnConvolution(p->module, p->Named(name));
     ASSERT_TRUE(conv.has_value()) << name;
     EXPECT_EQ(conv->flops, kL1Flops) << name;
     // Each reads two of the layer's arrays and writes the third; the u8
@@ -114,7 +114,7 @@ TEST(LibraryConv, BiasActivationForwardIsAForwardConvolution) {
                                     "%wrapped_transpose.1)", "%wrapped_transpose.1, %bias)");
   auto p = Module({line});
   ASSERT_TRUE(p->status.ok()) << p->status;
-  const std::optional<LibraryConvolution> conv = CudnnConvolution(p->module, p->Named("cudnn-conv.7"));
+  const std::optional<LibraryCall> conv = CudnnConvolution(p->module, p->Named("cudnn-conv.7"));
   ASSERT_TRUE(conv.has_value());
   EXPECT_EQ(conv->flops, kL1Flops);
   EXPECT_EQ(conv->bytes_accessed, kInputBytes + kKernelBytes + kOutputBytes + 64 * 4);
@@ -165,7 +165,7 @@ TEST(LibraryConv, ConvGradOnTheH200CountsItsTwelveConvolutions) {
     int convs = 0;
     double conv_flops = 0;
     for (const ir::Instruction& i : module.instructions()) {
-      if (std::optional<LibraryConvolution> c = CudnnConvolution(module, i)) {
+      if (std::optional<LibraryCall> c = CudnnConvolution(module, i)) {
         ++convs;
         conv_flops += c->flops;
       }

@@ -46,7 +46,7 @@ std::string Replaced(std::string_view from, std::string_view to) {
 TEST(LibraryGemm, CountsTheDotItReplaces) {
   auto p = Module(kGemm);
   ASSERT_TRUE(p->status.ok()) << p->status;
-  const std::optional<LibraryGemm> gemm = CublasGemm(p->module, p->Named("custom-call.7"));
+  const std::optional<LibraryCall> gemm = CublasGemm(p->module, p->Named("custom-call.7"));
   ASSERT_TRUE(gemm.has_value());
   EXPECT_EQ(gemm->flops, 2 * kN * kN * kN);
   // Reads two bf16 operands, writes the bf16 result; the s8 workspace is not the dot's.
@@ -101,7 +101,7 @@ TEST(LibraryGemm, MlpStepOnTheH200CountsItsEightGemms) {
   int gemms = 0;
   double gemm_flops = 0;
   for (const ir::Instruction& i : module.instructions()) {
-    if (std::optional<LibraryGemm> g = CublasGemm(module, i)) {
+    if (std::optional<LibraryCall> g = CublasGemm(module, i)) {
       ++gemms;
       gemm_flops += g->flops;
     }
