@@ -98,6 +98,39 @@ TEST(PackingForms, AnswersAsBestFitHeapSizeForEverySizesItAnswers) {
   EXPECT_GT(differing, 100);
 }
 
+// A shared chunk is as large as its group's largest buffer. With every
+// member larger than its root, a gap can hold the root but not the chunk:
+// the recording must keep that comparison too (gap against the chunk, not
+// only against the root), or other sizes that flip it get the old heap.
+TEST(PackingForms, AnswersForChunksLargerThanTheirRoot) {
+  std::mt19937_64 rng(5);
+  constexpr int64_t kAlignment = 64;
+  int64_t answered = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const size_t classes = 2 + static_cast<size_t>(trial % 3);
+    Classed list = RandomList(rng, 4 + rng() % 30, classes, 2, 3);
+    for (size_t i = 0; i < list.intervals.size(); ++i) {
+      const size_t root = static_cast<size_t>(list.intervals[i].group);
+      if (root == i) continue;
+      list.class_of[root] = 0;  // the smallest class
+      list.class_of[i] = 1 + rng() % (classes - 1);
+    }
+    const std::vector<int64_t> sizes = RandomSizes(rng, classes, kAlignment);
+    std::optional<PackingForms> forms = PackingForms::Record(Sized(list, sizes), kAlignment);
+    ASSERT_TRUE(forms.has_value()) << "trial " << trial;
+    for (int probe = 0; probe < 100; ++probe) {
+      std::vector<int64_t> other(classes);
+      for (int64_t& s : other) s = kAlignment * static_cast<int64_t>(1 + rng() % 12);
+      const std::optional<int64_t> heap = forms->HeapFor(other);
+      if (!heap) continue;
+      ++answered;
+      ASSERT_EQ(*heap, BestFitHeapSize(Sized(list, other), kAlignment))
+          << "trial " << trial << " probe " << probe;
+    }
+  }
+  EXPECT_GT(answered, 1000);
+}
+
 TEST(PackingForms, RefusesWhatItCannotRecordOrAnswer) {
   std::mt19937_64 rng(7);
   const Classed list = RandomList(rng, 50, 5, 1000);
