@@ -131,6 +131,7 @@ class Combiner {
   std::vector<CombinedAllReduce> Run() {
     SortReduces();
     if (reduces_.empty()) return {};
+    groups_.reserve(reduces_.size());  // at most one group each
     CountReaders();
     Place(-1);  // consumers outside the schedule: nothing walked yet
     for (size_t s = 0; s < schedule_.instruction.size(); ++s) {
@@ -210,7 +211,8 @@ class Combiner {
   }
 
   // Places every all-reduce consumed at step `step`; their groups in
-  // placed_here_.
+  // placed_here_ (a list: a group's bit set alone in an empty GroupSet
+  // would cost a word per 64 groups before it).
   void Place(ir::ScheduleStep step) {
     placed_here_.clear();
     for (; next_ < reduces_.size() && StepOf(collectives_[reduces_[next_]].at) == step; ++next_) {
@@ -229,7 +231,7 @@ class Combiner {
       g.bytes += pc.result_bytes;
       g.step = std::max(g.step, StepOf(pc.at));
       g.members.push_back(c);
-      placed_here_.Set(target);
+      placed_here_.push_back(target);
     }
   }
 
@@ -254,13 +256,16 @@ class Combiner {
       sets_.Drop(deps_[i]);
       deps_[i] = only;
     } else {
-      const int32_t made = sets_.Make(placed_here_);
+      // The operands' sets first: the groups placed here are the newest,
+      // mostly just past their prefix.
+      const int32_t made = sets_.Make(empty_);
       Bits& bits = sets_.Mutable(made);
       if (deps_[i] >= 0) bits.Merge(sets_.Get(deps_[i]));
       for (ir::InstructionId op : operands) {
         const int32_t d = deps_[static_cast<size_t>(op.value())];
         if (d >= 0) bits.Merge(sets_.Get(d));
       }
+      for (size_t g : placed_here_) bits.Set(g);
       sets_.Drop(deps_[i]);
       deps_[i] = made;
     }
@@ -281,7 +286,8 @@ class Combiner {
   std::vector<CombinedAllReduce> groups_;
   // Per (computation, axes): the groups of that key, as a bitset.
   std::map<std::pair<int64_t, AxisMask>, Bits> by_key_;
-  Bits placed_here_;
+  std::vector<size_t> placed_here_;  // groups placed at the step being walked
+  const Bits empty_;
   Bits needs_;  // scratch: what the all-reduce being placed depends on
 };
 

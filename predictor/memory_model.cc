@@ -508,7 +508,7 @@ void MemoryModel::Run(PackingMemo* memo) {
   d.argument_bytes = argument_bytes_;
   d.output_bytes = OutputBytes();
   d.alias_bytes = AliasBytes();
-  const std::vector<Combined> combined = CombineAllReduces();
+  std::vector<Combined> combined = CombineAllReduces();
   ComputeValueBytes();
   CollectTempBuffers(combined);
   d.temp_bytes = PackTemp();
@@ -521,7 +521,7 @@ void MemoryModel::Run(PackingMemo* memo) {
   scratch_ = nullptr;
   std::vector<std::vector<size_t>> members;
   members.reserve(combined.size());
-  for (const Combined& c : combined) members.push_back(c.members);
+  for (Combined& c : combined) members.push_back(std::move(c.members));  // read no more
   out_.combined_all_reduces = SharedList(std::move(members));
   out_.devices.clear();
   for (int64_t id : out_.mesh.DeviceIds()) {
