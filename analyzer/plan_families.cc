@@ -205,6 +205,7 @@ absl::StatusOr<ir::SpecPlan> BuildFamilyPlan(const std::vector<ir::EntryArgument
   ir::SpecPlan plan;
   plan.mesh = mesh;
   plan.label = FamilyLabel(mesh);
+  plan.arguments.reserve(arguments.size());
   for (const ir::EntryArgument& argument : arguments) {
     ir::SpecPlanArgument out;
     out.parameter = argument.parameter;

@@ -13,9 +13,13 @@
 // bench::DistinctCandidates (76 meshes from 8 to 1024 devices, no two of
 // the same sizes; at most 76 candidates), each device count's candidates
 // ranked together on that many devices: candidates of one structure and
-// other sizes share their propagation, nothing else.
+// other sizes share their propagation, nothing else. --sweep=1 ranks the
+// family candidates `memplan rank --devices N` enumerates (RunSweep below)
+// for every power of two N up to --max-devices, one RankCandidates call per
+// N with one cost model, and prints wall and CPU seconds of the whole sweep.
 //   build/bench/rank_bench [--layers=25000] [--candidates=1000] [--share=1]
-//                          [--batch=100] [--distinct=0]
+//                          [--batch=100] [--distinct=0] [--sweep=0]
+//                          [--max-devices=2048]
 // prints values, the one-time preparation, total seconds and candidates/s.
 #include <algorithm>
 #include <chrono>
@@ -23,11 +27,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "ir/entry_arguments.h"
 #include "ir/malloc_settings.h"
 #include "ir/plan.h"
+#include "ir/spec_plan.h"
+#include "ir/status_macros.h"
 #include "simulator/hardware_loader.h"
 #include "simulator/rank.h"
 #include "bench/synthetic_program.h"
@@ -96,6 +104,104 @@ simulator::Candidate Make(int k, int64_t parameters) {
   return c;
 }
 
+// The sweep's candidates of one device count: what `memplan rank --devices
+// N --families <every order of dp, fsdp, tp, ...>` enumerates for the
+// program named as a JAX dump would name it (data `x`, weights
+// `params['w<i>']`, every weight tp colwise), families.yaml below.
+absl::StatusOr<simulator::Enumeration> SweepCandidates(const ir::Program& program, int64_t devices) {
+  ASSIGN_OR_RETURN(std::vector<ir::EntryArgument> arguments, ir::EntryArguments(program.module));
+  for (ir::EntryArgument& a : arguments) {
+    a.name = a.parameter == 0 ? "x" : "params['w" + std::to_string(a.parameter) + "']";
+  }
+  ir::FamilyInputs inputs;
+  inputs.data = {"x"};
+  inputs.tp = {{"params*", ir::TpStyle::kColwise}};
+  const std::vector<std::string> families = {
+      "dp",      "fsdp",    "tp",         "dp+tp",      "tp+dp",      "fsdp+tp",
+      "tp+fsdp", "dp+fsdp", "fsdp+dp",    "dp+fsdp+tp", "dp+tp+fsdp", "fsdp+dp+tp",
+      "fsdp+tp+dp", "tp+dp+fsdp", "tp+fsdp+dp"};
+  return simulator::EnumerateFamilies(arguments, devices, families, inputs);
+}
+
+// What makes two candidates the same: the mesh's axis sizes in order and
+// every argument's sharding (the table's entries as XLA prints them, in
+// the order the arguments first use them, and each argument's entry).
+std::string SameKey(const ir::ResolvedPlan& plan) {
+  std::string key;
+  for (const ir::MeshAxis& axis : plan.mesh.axes) key += std::to_string(axis.size) + ",";
+  std::vector<int32_t> first_use(plan.shardings.size() + 1, -1);
+  int32_t used = 0;
+  for (size_t i = 0; i < plan.arguments.size(); ++i) {
+    int32_t& n = first_use[static_cast<size_t>(plan.arguments[i].sharding_index + 1)];
+    if (n < 0) {
+      n = used++;
+      key += "|" + plan.ArgumentSharding(i).ToString();
+    }
+    key += "#" + std::to_string(n);
+  }
+  return key;
+}
+
+// --sweep=1: every power of two N from 2 to --max-devices, the family
+// candidates of N ranked in one RankCandidates call (priced on every core),
+// one cost model for the whole sweep. Enumeration and ranking are timed
+// apart, wall and CPU.
+int RunSweep(const bench::Generated& g, const simulator::CostModel& model, int64_t budget,
+             int64_t max_devices, bool per_call) {
+  using Clock = std::chrono::steady_clock;
+  double enumerate_wall = 0, enumerate_cpu = 0, rank_wall = 0, rank_cpu = 0;
+  size_t total = 0, fitting = 0, over = 0, skipped = 0, calls = 0;
+  std::set<std::string> seen;
+  size_t same = 0;
+  for (int64_t devices = 2; devices <= max_devices; devices *= 2) {
+    const auto t0 = Clock::now();
+    const std::clock_t c0 = std::clock();
+    absl::StatusOr<simulator::Enumeration> e = SweepCandidates(g.program, devices);
+    enumerate_wall += std::chrono::duration<double>(Clock::now() - t0).count();
+    enumerate_cpu += static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+    if (!e.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(e.status().message()).c_str());
+      return 1;
+    }
+    for (const simulator::Candidate& c : e->candidates) same += !seen.insert(SameKey(c.plan)).second;
+    const auto t1 = Clock::now();
+    const std::clock_t c1 = std::clock();
+    absl::StatusOr<simulator::Ranking> ranking =
+        simulator::RankCandidates(model, devices, budget, e->candidates, e->skipped);
+    rank_wall += std::chrono::duration<double>(Clock::now() - t1).count();
+    rank_cpu += static_cast<double>(std::clock() - c1) / CLOCKS_PER_SEC;
+    if (!ranking.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(ranking.status().message()).c_str());
+      return 1;
+    }
+    ++calls;
+    if (per_call) {
+      std::printf("  %ld devices: %zu candidates, enumerated %.3f s, ranked %.3f s wall %.3f s CPU\n",
+                  static_cast<long>(devices), e->candidates.size(),
+                  std::chrono::duration<double>(t1 - t0).count(),
+                  std::chrono::duration<double>(Clock::now() - t1).count(),
+                  static_cast<double>(std::clock() - c1) / CLOCKS_PER_SEC);
+    }
+    total += e->candidates.size();
+    fitting += ranking->fitting.size();
+    over += ranking->over_budget.size();
+    skipped += ranking->skipped.size();
+  }
+  const double n = static_cast<double>(total);
+  std::printf("values %zu, instructions %zu, parameters %ld\n", g.program.values.size(),
+              g.program.module.instruction_count(), static_cast<long>(g.parameters));
+  std::printf("sweep: %zu rank calls (2 to %ld devices), %zu candidates, %zu the same as an "
+              "earlier one (mesh sizes and every argument's sharding)\n",
+              calls, static_cast<long>(max_devices), total, same);
+  std::printf("enumerated in %.3f s wall, %.3f s CPU\n", enumerate_wall, enumerate_cpu);
+  std::printf("ranked %zu candidates in %.3f s wall: %.1f candidates/s (%.2f ms each)\n", total,
+              rank_wall, n / rank_wall, 1000.0 * rank_wall / n);
+  std::printf("CPU time %.3f s: %.1f candidates/s of CPU (%.2f ms each)\n", rank_cpu,
+              n / rank_cpu, 1000.0 * rank_cpu / n);
+  std::printf("fitting %zu, over budget %zu, skipped %zu\n", fitting, over, skipped);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -119,6 +225,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   const auto t1 = Clock::now();
+  if (bench::IntFlag(argc, argv, "--sweep", 0) != 0) {
+    return RunSweep(g, **model, hw->hbm_bytes, bench::IntFlag(argc, argv, "--max-devices", 2048),
+                    bench::IntFlag(argc, argv, "--per-call", 0) != 0);
+  }
   // Candidates are built and ranked --batch at a time (a plan of the
   // default program is 2 MB: it keeps each distinct sharding once; with its
   // prediction a candidate holds about 4 MB while ranked, so --batch=1000

@@ -131,6 +131,7 @@ class Combiner {
   std::vector<CombinedAllReduce> Run() {
     SortReduces();
     if (reduces_.empty()) return {};
+    groups_.reserve(reduces_.size());  // at most one group each
     CountReaders();
     Place(-1);  // consumers outside the schedule: nothing walked yet
     for (size_t s = 0; s < schedule_.instruction.size(); ++s) {
@@ -148,26 +149,33 @@ class Combiner {
     return std::move(groups_);
   }
 
+  // Whether a choice of Run read a group's bytes.
+  bool read_bytes() const { return read_bytes_; }
+
  private:
   ir::ScheduleStep StepOf(ir::InstructionId id) const {
     if (!id.valid() || id.value() >= static_cast<int64_t>(step_of_.size())) return -1;
     return step_of_[static_cast<size_t>(id.value())];
   }
 
-  // The all-reduces, by their consumer's step (then index).
+  // The all-reduces, by their consumer's step (then index); propagation
+  // records them mostly in schedule order, so the (step, index) pairs are
+  // sorted only when they are not already.
   void SortReduces() {
+    std::vector<std::pair<ir::ScheduleStep, size_t>> keyed;
     for (size_t c = 0; c < collectives_.size(); ++c) {
-      if (collectives_[c].kind == CollectiveKind::kAllReduce) reduces_.push_back(c);
+      if (collectives_[c].kind == CollectiveKind::kAllReduce) {
+        keyed.emplace_back(StepOf(collectives_[c].at), c);
+      }
     }
-    std::sort(reduces_.begin(), reduces_.end(), [&](size_t a, size_t b) {
-      return std::make_pair(StepOf(collectives_[a].at), a) <
-             std::make_pair(StepOf(collectives_[b].at), b);
-    });
+    if (!std::is_sorted(keyed.begin(), keyed.end())) std::sort(keyed.begin(), keyed.end());
+    reduces_.reserve(keyed.size());
+    for (const auto& k : keyed) reduces_.push_back(k.second);
   }
 
   // What an all-reduce reads: its source, else its consumer's operands.
-  std::vector<ir::InstructionId> NeedsOf(const PredictedCollective& pc) const {
-    if (pc.source.valid()) return {pc.source};
+  absl::Span<const ir::InstructionId> NeedsOf(const PredictedCollective& pc) const {
+    if (pc.source.valid()) return absl::Span<const ir::InstructionId>(&pc.source, 1);
     return module_.instruction(pc.at).operands;
   }
 
@@ -200,6 +208,7 @@ class Combiner {
       uint64_t free = of_key.Word(w) & ~needs.Word(w);
       for (; free != 0; free &= free - 1) {
         const size_t g = 64 * w + static_cast<size_t>(__builtin_ctzll(free));
+        read_bytes_ = true;
         if (groups_[g].bytes + pc.result_bytes <= threshold_) return g;
       }
     }
@@ -210,7 +219,8 @@ class Combiner {
   }
 
   // Places every all-reduce consumed at step `step`; their groups in
-  // placed_here_.
+  // placed_here_ (a list: a group's bit set alone in an empty GroupSet
+  // would cost a word per 64 groups before it).
   void Place(ir::ScheduleStep step) {
     placed_here_.clear();
     for (; next_ < reduces_.size() && StepOf(collectives_[reduces_[next_]].at) == step; ++next_) {
@@ -229,7 +239,7 @@ class Combiner {
       g.bytes += pc.result_bytes;
       g.step = std::max(g.step, StepOf(pc.at));
       g.members.push_back(c);
-      placed_here_.Set(target);
+      placed_here_.push_back(target);
     }
   }
 
@@ -254,13 +264,16 @@ class Combiner {
       sets_.Drop(deps_[i]);
       deps_[i] = only;
     } else {
-      const int32_t made = sets_.Make(placed_here_);
+      // The operands' sets first: the groups placed here are the newest,
+      // mostly just past their prefix.
+      const int32_t made = sets_.Make(empty_);
       Bits& bits = sets_.Mutable(made);
       if (deps_[i] >= 0) bits.Merge(sets_.Get(deps_[i]));
       for (ir::InstructionId op : operands) {
         const int32_t d = deps_[static_cast<size_t>(op.value())];
         if (d >= 0) bits.Merge(sets_.Get(d));
       }
+      for (size_t g : placed_here_) bits.Set(g);
       sets_.Drop(deps_[i]);
       deps_[i] = made;
     }
@@ -281,8 +294,10 @@ class Combiner {
   std::vector<CombinedAllReduce> groups_;
   // Per (computation, axes): the groups of that key, as a bitset.
   std::map<std::pair<int64_t, AxisMask>, Bits> by_key_;
-  Bits placed_here_;
+  std::vector<size_t> placed_here_;  // groups placed at the step being walked
+  const Bits empty_;
   Bits needs_;  // scratch: what the all-reduce being placed depends on
+  bool read_bytes_ = false;
 };
 
 }  // namespace
@@ -324,8 +339,11 @@ std::vector<CombinedAllReduce> CombineAllReduces(const ir::Program& program,
                                                  const std::vector<ir::ScheduleStep>& step_of,
                                                  const CombinerSchedule& schedule,
                                                  const std::vector<PredictedCollective>& collectives,
-                                                 int64_t threshold_bytes) {
-  return Combiner(program, step_of, schedule, collectives, threshold_bytes).Run();
+                                                 int64_t threshold_bytes, bool* read_bytes) {
+  Combiner combiner(program, step_of, schedule, collectives, threshold_bytes);
+  std::vector<CombinedAllReduce> groups = combiner.Run();
+  if (read_bytes != nullptr) *read_bytes = combiner.read_bytes();
+  return groups;
 }
 
 }  // namespace memplan::predictor

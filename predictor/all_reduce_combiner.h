@@ -14,6 +14,7 @@
 
 #include "ir/program.h"
 #include "predictor/propagation.h"
+#include "predictor/shared_list.h"
 
 namespace memplan::predictor {
 
@@ -24,6 +25,13 @@ struct CombinedAllReduce {
   int64_t bytes = 0;          // its members' result bytes, summed
   ir::ScheduleStep step = 0;  // its latest member's consumer's step
   std::vector<size_t> members;  // indices into the collectives, in joining order
+};
+
+// Combined all-reduces with their members held apart, as a prediction
+// keeps them (Prediction::combined_all_reduces shares `members`).
+struct CombinedGroups {
+  std::vector<CombinedAllReduce> groups;    // members moved out to `members`
+  SharedList<std::vector<size_t>> members;  // per group, in joining order
 };
 
 // What the combiner's walk reads of the program, in flat arrays (the same
@@ -49,12 +57,17 @@ std::vector<CombinedAllReduce> CombineAllReduces(const ir::Program& program,
                                                  const std::vector<ir::ScheduleStep>& step_of,
                                                  const std::vector<PredictedCollective>& collectives,
                                                  int64_t threshold_bytes);
-// The same with `schedule` = CombinerSchedule::Of(program, step_of).
+// The same with `schedule` = CombinerSchedule::Of(program, step_of). With
+// `read_bytes`, sets it to whether any choice read a result byte count (a
+// group's bytes against the threshold); when none did, every other list
+// whose collectives differ from `collectives` in their bytes alone forms
+// the same groups (members, computation, axes, step), bytes summed anew.
 std::vector<CombinedAllReduce> CombineAllReduces(const ir::Program& program,
                                                  const std::vector<ir::ScheduleStep>& step_of,
                                                  const CombinerSchedule& schedule,
                                                  const std::vector<PredictedCollective>& collectives,
-                                                 int64_t threshold_bytes);
+                                                 int64_t threshold_bytes,
+                                                 bool* read_bytes = nullptr);
 
 }  // namespace memplan::predictor
 

@@ -137,9 +137,23 @@ int64_t MemoryModel::AliasBytes() const {
   return bytes;
 }
 
-std::vector<MemoryModel::Combined> MemoryModel::CombineAllReduces() const {
-  return predictor::CombineAllReduces(p_.program_, p_.step_of_, *p_.combiner_schedule_,
-                                      collectives_, p_.options_.all_reduce_combine_threshold_bytes);
+std::shared_ptr<const CombinedGroups> MemoryModel::CombineAllReduces() const {
+  if (memo_ != nullptr) {
+    const std::shared_ptr<const KeptCombined> kept = memo_->combined();
+    if (kept != nullptr && kept->FormedFrom(collectives_)) return kept->combined;
+  }
+  bool read_bytes = false;
+  auto out = std::make_shared<CombinedGroups>();
+  out->groups = predictor::CombineAllReduces(p_.program_, p_.step_of_, *p_.combiner_schedule_,
+                                             collectives_,
+                                             p_.options_.all_reduce_combine_threshold_bytes,
+                                             &read_bytes);
+  std::vector<std::vector<size_t>> members;
+  members.reserve(out->groups.size());
+  for (Combined& g : out->groups) members.push_back(std::move(g.members));
+  out->members = SharedList(std::move(members));
+  if (memo_ != nullptr && !read_bytes) memo_->KeepCombined(collectives_, out);
+  return out;
 }
 
 void MemoryModel::OutputCapacities(std::vector<int64_t>& cap) const {
@@ -150,7 +164,7 @@ void MemoryModel::OutputCapacities(std::vector<int64_t>& cap) const {
   }
 }
 
-void MemoryModel::CollectTempBuffers(const std::vector<Combined>& combined) {
+void MemoryModel::CollectTempBuffers(const CombinedGroups& combined) {
   ModelScratch& s = *scratch_;
   std::vector<int64_t>& cap = s.cap;
   std::vector<ir::ScheduleStep>& end = s.end;
@@ -173,7 +187,7 @@ bool MemoryModel::InArena(int32_t v, const std::vector<int64_t>& cap) const {
   return info.cls == Info::Class::kOutput && c >= 0 && ValueBytes(static_cast<size_t>(v)) > c;
 }
 
-void MemoryModel::AllReduceBuffers(const std::vector<Combined>& combined,
+void MemoryModel::AllReduceBuffers(const CombinedGroups& combined,
                                    const std::vector<int64_t>& cap,
                                    std::vector<ir::ScheduleStep>& end) {
   const auto& values = p_.values_;
@@ -187,7 +201,9 @@ void MemoryModel::AllReduceBuffers(const std::vector<Combined>& combined,
   auto value_of = [&](const PredictedCollective& pc) {
     return pc.source.valid() ? p_.value_of_[static_cast<size_t>(pc.source.value())] : -1;
   };
-  for (const Combined& g : combined) {
+  for (size_t k = 0; k < combined.groups.size(); ++k) {
+    const Combined& g = combined.groups[k];
+    const std::vector<size_t>& members = combined.members[k];
     // A lone all-reduce is issued right before its first reader, which
     // reads its result from there on, as every later reader does: the
     // partial sum is freed there (XLA's CPU schedule: moe_train_step
@@ -199,14 +215,14 @@ void MemoryModel::AllReduceBuffers(const std::vector<Combined>& combined,
     // only added the result to the arena sooner: the jaxpr prediction of
     // mlp_train_step tp8 +12.5% -> +16.7%).
     ir::ScheduleStep issue = g.step;
-    if (g.members.size() == 1) {
-      const PredictedCollective& pc = collectives_[g.members.front()];
+    if (members.size() == 1) {
+      const PredictedCollective& pc = collectives_[members.front()];
       const int32_t v = value_of(pc);
       if (v < 0 || (InArena(v, cap) && !values[v].live_out)) {
         issue = std::min(StepOf(pc.first_at), StepOf(pc.at));
       }
     }
-    for (size_t c : g.members) {
+    for (size_t c : members) {
       const PredictedCollective& pc = collectives_[c];
       const int32_t v = value_of(pc);
       if (v >= 0 && (values[v].cls == Info::Class::kTemp || values[v].cls == Info::Class::kOutput) &&
@@ -508,21 +524,18 @@ void MemoryModel::Run(PackingMemo* memo) {
   d.argument_bytes = argument_bytes_;
   d.output_bytes = OutputBytes();
   d.alias_bytes = AliasBytes();
-  const std::vector<Combined> combined = CombineAllReduces();
+  const std::shared_ptr<const CombinedGroups> combined = CombineAllReduces();
   ComputeValueBytes();
-  CollectTempBuffers(combined);
+  CollectTempBuffers(*combined);
   d.temp_bytes = PackTemp();
   d.device_footprint_bytes = d.argument_bytes + d.output_bytes - d.alias_bytes + d.temp_bytes;
   d.live_peak_bytes = LivePeak(&d.live_peak_step);
-  SummarizeCollectives(combined);
+  SummarizeCollectives(combined->groups);
   temp_.swap(scratch.temp);  // the storage back for the next candidate
   resident_.swap(scratch.resident);
   value_bytes_.swap(scratch.value_bytes);
   scratch_ = nullptr;
-  std::vector<std::vector<size_t>> members;
-  members.reserve(combined.size());
-  for (const Combined& c : combined) members.push_back(c.members);
-  out_.combined_all_reduces = SharedList(std::move(members));
+  out_.combined_all_reduces = combined->members;
   out_.devices.clear();
   for (int64_t id : out_.mesh.DeviceIds()) {
     d.device = id;

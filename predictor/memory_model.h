@@ -68,8 +68,10 @@ class MemoryModel {
   int64_t OutputBytes() const;
   int64_t AliasBytes() const;
   // Groups the all-reduces as XLA's combiner would
-  // (predictor/all_reduce_combiner.h).
-  std::vector<Combined> CombineAllReduces() const;
+  // (predictor/all_reduce_combiner.h): the memo's groups when it kept some
+  // formed from these collectives (bytes aside) without reading a byte
+  // count; else formed here, and kept in the memo when they read none.
+  std::shared_ptr<const CombinedGroups> CombineAllReduces() const;
   // Per allocation index: the bytes of its largest live-out value under the
   // candidate's shardings; -1 when it holds none.
   // Written into `cap` (resized to the allocation count).
@@ -77,14 +79,14 @@ class MemoryModel {
   // Temp buffers: temp values, values too large for their output
   // allocation now, collective buffers (partial sums kept until their
   // combined all-reduce).
-  void CollectTempBuffers(const std::vector<Combined>& combined);
+  void CollectTempBuffers(const CombinedGroups& combined);
   // Whether value `v` is packed in the temp arena (a temp value, or an
   // output value larger than its allocation's `cap` now).
   bool InArena(int32_t v, const std::vector<int64_t>& cap) const;
   // The all-reduces' buffers into temp_ (partial sums held in no value,
   // results); sets `end` (resized to the value count) to every value's end
   // step, partial sums' moved to their all-reduce.
-  void AllReduceBuffers(const std::vector<Combined>& combined, const std::vector<int64_t>& cap,
+  void AllReduceBuffers(const CombinedGroups& combined, const std::vector<int64_t>& cap,
                         std::vector<ir::ScheduleStep>& end);
   // The results of every collective but all-reduces into temp_.
   void OtherCollectiveBuffers();

@@ -142,4 +142,36 @@ void PackingMemo::ShareValueBytes(std::shared_ptr<const ValueBytesTable> table) 
   if (value_bytes_ == nullptr) value_bytes_ = std::move(table);
 }
 
+bool KeptCombined::FormedFrom(const std::vector<PredictedCollective>& list) const {
+  if (list.size() != collectives) return false;
+  size_t r = 0;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (list[i].kind != CollectiveKind::kAllReduce) continue;
+    if (r == reduces.size()) return false;
+    const Reduce& k = reduces[r++];
+    if (k.index != i || k.at != list[i].at || k.source != list[i].source || k.axes != list[i].axes) {
+      return false;
+    }
+  }
+  return r == reduces.size();
+}
+
+std::shared_ptr<const KeptCombined> PackingMemo::combined() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return combined_;
+}
+
+void PackingMemo::KeepCombined(const std::vector<PredictedCollective>& list,
+                               std::shared_ptr<const CombinedGroups> combined) {
+  auto kept = std::make_shared<KeptCombined>();
+  kept->combined = std::move(combined);
+  kept->collectives = list.size();
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (list[i].kind != CollectiveKind::kAllReduce) continue;
+    kept->reduces.push_back({i, list[i].at, list[i].source, list[i].axes});
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (combined_ == nullptr) combined_ = std::move(kept);
+}
+
 }  // namespace memplan::predictor

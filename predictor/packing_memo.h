@@ -22,6 +22,7 @@
 
 #include "analyzer/interval_packing_forms.h"
 #include "ir/program.h"
+#include "predictor/all_reduce_combiner.h"
 #include "predictor/axes_sharding.h"
 
 namespace memplan::predictor {
@@ -54,6 +55,26 @@ struct ValueBytesTable {
   std::vector<AxisMask> masks;
 };
 
+// A structure's combined all-reduces, formed without reading a byte count
+// (predictor/all_reduce_combiner.h): the same for every list of collectives
+// that differs from the one they were formed from in bytes alone.
+struct KeptCombined {
+  // Their groups' `bytes` are those of the list they were formed from.
+  std::shared_ptr<const CombinedGroups> combined;
+  // What the combiner read of that list: its length, and per all-reduce its
+  // index, consumer, source and axes.
+  struct Reduce {
+    size_t index = 0;
+    ir::InstructionId at, source;
+    AxisMask axes = 0;
+  };
+  size_t collectives = 0;
+  std::vector<Reduce> reduces;
+
+  // Whether `list` reads alike to the combiner (bytes aside).
+  bool FormedFrom(const std::vector<PredictedCollective>& list) const;
+};
+
 // Thread-safe; holds the last packing kept.
 class PackingMemo {
  public:
@@ -61,6 +82,13 @@ class PackingMemo {
   // before); Share keeps the first built.
   std::shared_ptr<const ValueBytesTable> value_bytes() const;
   void ShareValueBytes(std::shared_ptr<const ValueBytesTable> table);
+
+  // The combined all-reduces kept by KeepCombined, or null.
+  std::shared_ptr<const KeptCombined> combined() const;
+  // Keeps `combined`, formed from `list` without reading a byte count (the
+  // first kept stays).
+  void KeepCombined(const std::vector<PredictedCollective>& list,
+                    std::shared_ptr<const CombinedGroups> combined);
 
   // The heap size of `temp` under `alignment` when the rule above gives it
   // from the kept packing; nullopt otherwise.
@@ -105,6 +133,7 @@ class PackingMemo {
   std::shared_ptr<Kept> kept_;  // handed to readers as const; see Keep
   std::shared_ptr<const KeptForms> forms_;  // recordings of the last lifetimes kept
   std::shared_ptr<const ValueBytesTable> value_bytes_;
+  std::shared_ptr<const KeptCombined> combined_;
 };
 
 }  // namespace memplan::predictor

@@ -87,18 +87,30 @@ absl::StatusOr<ir::ResolvedPlan> LowerSpecPlan(const ir::SpecPlan& spec) {
   plan.label = spec.label;
   ir::JaxNamedSharding named;
   named.mesh = spec.mesh;
+  plan.arguments.reserve(spec.arguments.size());
+  // An argument of the spec and rank of the one before it (every layer's
+  // weight) has its sharding: lowered once, not once per argument.
+  const ir::SpecPlanArgument* previous = nullptr;
   for (const ir::SpecPlanArgument& a : spec.arguments) {
-    named.spec = a.spec;
-    absl::StatusOr<ir::HloSharding> sharding =
-        ir::PartitionSpecToHloSharding(named, static_cast<int64_t>(a.shape.dims.size()));
-    if (!sharding.ok()) {
-      return absl::InvalidArgumentError(StrCat("argument ", a.parameter, " (", a.name, "): ",
-                                               FromAbsl(sharding.status().message())));
+    int32_t index;
+    if (previous != nullptr && previous->shape.dims.size() == a.shape.dims.size() &&
+        previous->spec == a.spec) {
+      index = plan.arguments.back().sharding_index;
+    } else {
+      named.spec = a.spec;
+      absl::StatusOr<ir::HloSharding> sharding =
+          ir::PartitionSpecToHloSharding(named, static_cast<int64_t>(a.shape.dims.size()));
+      if (!sharding.ok()) {
+        return absl::InvalidArgumentError(StrCat("argument ", a.parameter, " (", a.name, "): ",
+                                                 FromAbsl(sharding.status().message())));
+      }
+      index = plan.shardings.Intern(*std::move(sharding));
     }
+    previous = &a;
     ir::ArgumentPlan out;
     out.parameter = a.parameter;
     out.name = a.name;
-    out.sharding_index = plan.shardings.Intern(*std::move(sharding));
+    out.sharding_index = index;
     out.source = ir::PlanSource::kKey;
     out.key = a.name;
     out.donated = a.donated;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/synthetic_program.h"
@@ -141,6 +142,70 @@ TEST(AllReduceCombiner, MatchesTheRuleOnARandomChain) {
 TEST(AllReduceCombiner, MatchesTheRuleOnARandomFanIn) {
   bench::Generated g = bench::GenerateFanIn(120, 8, 16);
   ExpectCombinerMatches(g.program, 400, 2);
+}
+
+// Random lists of 1 to 8 all-reduces (threshold 300, bytes 1 to 100);
+// each is combined again under 8 other random byte counts. When the
+// combiner says no choice read a byte count, every other byte count gives
+// the same groups (what a structure's memo relies on, predictor/
+// packing_memo.h). Returns how many lists read none and how many lists'
+// groups changed with the bytes, for the tests to require both cases (a
+// combiner that never reports reading bytes fails the check here).
+std::pair<int, int> ExpectReadBytesTellsWhenBytesMatter(const ir::Program& program,
+                                                        uint32_t seed) {
+  const ir::Module& module = program.module;
+  const std::vector<ir::ScheduleStep> step = StepOf(program);
+  const predictor::CombinerSchedule schedule = predictor::CombinerSchedule::Of(program, step);
+  std::vector<ir::InstructionId> consumers;
+  for (ir::InstructionId id : program.schedule.instructions) {
+    if (!module.instruction(id).operands.empty()) consumers.push_back(id);
+  }
+  std::mt19937 rng(seed);
+  int read_none = 0, changed = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<PredictedCollective> list(1 + rng() % 8);
+    for (PredictedCollective& pc : list) {
+      pc.kind = CollectiveKind::kAllReduce;
+      pc.at = pc.first_at = consumers[rng() % consumers.size()];
+      const auto& operands = module.instruction(pc.at).operands;
+      if (rng() % 2 == 0) pc.source = operands[rng() % operands.size()];
+      pc.axes = 1;
+      pc.result_bytes = pc.operand_bytes = 1 + static_cast<int64_t>(rng() % 100);
+    }
+    bool read_bytes = true;
+    const auto first = predictor::CombineAllReduces(program, step, schedule, list, 300, &read_bytes);
+    read_none += !read_bytes;
+    bool any_changed = false;
+    for (int again = 0; again < 8; ++again) {
+      for (PredictedCollective& pc : list) pc.result_bytes = 1 + static_cast<int64_t>(rng() % 100);
+      const auto other = predictor::CombineAllReduces(program, step, schedule, list, 300);
+      bool same = other.size() == first.size();
+      for (size_t g = 0; same && g < first.size(); ++g) {
+        same = other[g].members == first[g].members && other[g].step == first[g].step &&
+               other[g].axes == first[g].axes && other[g].computation == first[g].computation;
+      }
+      any_changed |= !same;
+      if (!read_bytes) {
+        EXPECT_TRUE(same) << "trial " << trial << ": read no bytes, yet other bytes group otherwise";
+      }
+    }
+    changed += any_changed;
+  }
+  return {read_none, changed};
+}
+
+// Dependent all-reduces: many lists read no byte count.
+TEST(AllReduceCombiner, ReadBytesTellsWhetherOtherBytesGroupAlikeOnAChain) {
+  const std::pair<int, int> counts =
+      ExpectReadBytesTellsWhenBytesMatter(bench::GenerateResidualMlp(40, 8, 16).program, 3);
+  EXPECT_GT(counts.first, 30) << "lists that read no byte count";
+}
+
+// Independent ones: the bytes decide how many fit a group.
+TEST(AllReduceCombiner, ReadBytesTellsWhetherOtherBytesGroupAlikeOnAFanIn) {
+  const std::pair<int, int> counts =
+      ExpectReadBytesTellsWhenBytesMatter(bench::GenerateFanIn(40, 8, 16).program, 4);
+  EXPECT_GT(counts.second, 30) << "lists grouped otherwise under other bytes";
 }
 
 }  // namespace
