@@ -1,10 +1,12 @@
 // The IR's vocabulary: element types, shape byte sizes (XLA's
 // ShapeUtil::ByteSizeOf rules), shape printing, diagnostics and lookups.
+#include <cctype>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "ir/diagnostics.h"
 #include "ir/dtype.h"
+#include "ir/opcode.h"
 #include "ir/program.h"
 #include "ir/shape.h"
 #include "parsers/cursor.h"
@@ -50,6 +52,27 @@ TEST(DType, UnknownNamesAreRejected) {
   // Placeholders in the table are not element types one can write.
   EXPECT_FALSE(ir::DTypeFromName("tuple"));
   EXPECT_FALSE(ir::DTypeFromName("invalid"));
+}
+
+// OpcodeFromName is a hash lookup over the spellings OpcodeName gives:
+// every one maps back to its opcode, and nothing else (a prefix, an
+// extension, another case, a neighbour in sorted order) maps to any.
+TEST(Opcode, NamesRoundTripAndNothingElseMatches) {
+  for (int i = 1; i <= static_cast<int>(ir::Opcode::kXor); ++i) {
+    const ir::Opcode opcode = static_cast<ir::Opcode>(i);
+    const std::string name(ir::OpcodeName(opcode));
+    ASSERT_FALSE(name.empty()) << i;
+    EXPECT_EQ(ir::OpcodeFromName(name), opcode) << name;
+    EXPECT_EQ(ir::OpcodeFromName(name + "x"), ir::Opcode::kUnknown) << name;
+    EXPECT_EQ(ir::OpcodeFromName(name.substr(0, name.size() - 1)) == opcode, false) << name;
+    std::string upper = name;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    EXPECT_EQ(ir::OpcodeFromName(upper), ir::Opcode::kUnknown) << name;
+  }
+  EXPECT_EQ(ir::OpcodeFromName(""), ir::Opcode::kUnknown);
+  EXPECT_EQ(ir::OpcodeFromName("unknown"), ir::Opcode::kUnknown);
+  EXPECT_EQ(ir::OpcodeFromName("custom-call"), ir::Opcode::kCustomCall);
+  EXPECT_EQ(ir::OpcodeFromName("add"), ir::Opcode::kAdd);
 }
 
 TEST(DType, BitWidthsAsPrimitiveUtil) {
