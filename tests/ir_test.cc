@@ -1,7 +1,9 @@
 // The IR's vocabulary: element types, shape byte sizes (XLA's
 // ShapeUtil::ByteSizeOf rules), shape printing, diagnostics and lookups.
+#include <algorithm>
 #include <cctype>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "ir/diagnostics.h"
@@ -218,6 +220,35 @@ TEST(Program, FindsValuesAndAllocationsById) {
   ASSERT_NE(p.FindAllocation(ir::AllocationId(90)), nullptr);
   EXPECT_EQ(p.FindAllocation(ir::AllocationId(9)), nullptr);
   EXPECT_EQ(p.FindAllocation(ir::AllocationId()), nullptr);
+}
+
+// FindValue answers as std::lower_bound does (the first value with the id,
+// or none) for id lists that are dense from 0, dense from elsewhere, dense
+// with a hole, sparse, or hold repeated ids (which only parsers' bugs make).
+TEST(Program, FindValueMatchesLowerBoundOnDenseSparseAndRepeatedIds) {
+  const std::vector<std::vector<int64_t>> lists = {
+      {0, 1, 2, 3, 4, 5, 6, 7},  {3, 4, 5, 6, 7, 8},        {0, 1, 2, 4, 5, 6, 7, 8},
+      {0, 1, 1, 2, 3, 4, 5, 6},  {0, 0, 0, 3, 4, 5},        {2, 5, 9, 40, 41, 1000},
+      {-3, -2, -1, 0, 1, 2},     {0, 1, 2, 3, 3, 3, 3, 7},  {7}};
+  for (const std::vector<int64_t>& ids : lists) {
+    ir::Program p;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      ir::Value v;
+      v.id = ir::ValueId(ids[i]);
+      v.size = static_cast<int64_t>(i);  // which of the repeated ids was found
+      p.values.push_back(v);
+    }
+    for (int64_t x = ids.front() - 2; x <= ids.back() + 2; ++x) {
+      const auto it = std::lower_bound(ids.begin(), ids.end(), x);
+      const ir::Value* found = p.FindValue(ir::ValueId(x));
+      if (it == ids.end() || *it != x) {
+        EXPECT_EQ(found, nullptr) << x;
+      } else {
+        ASSERT_NE(found, nullptr) << x;
+        EXPECT_EQ(found->size, it - ids.begin()) << x;
+      }
+    }
+  }
 }
 
 TEST(Value, NameAddsTheIndexOnlyWhenThereIsOne) {
