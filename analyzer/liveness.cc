@@ -4,7 +4,6 @@
 #include <tuple>
 
 #include "analyzer/value_order.h"
-#include "ir/huge_pages.h"
 #include "ir/strings.h"
 
 
@@ -98,7 +97,6 @@ Timeline ComputeTimeline(const ir::Program& program) {
   size_t counted = 0;
   for (const ir::Value& value : program.values) counted += Counted(value) ? 1 : 0;
   events.reserve(2 * counted);
-  ir::AdviseHugePages(events);  // written through (ir/huge_pages.h)
   Timeline timeline;
   timeline.last_step = program.schedule.max_time;
   const ir::Allocation* allocation = nullptr;
@@ -116,10 +114,7 @@ Timeline ComputeTimeline(const ir::Program& program) {
   BytesByCategory running{};
   ForEachStep<BytesByCategory>(
       events, [](BytesByCategory& sum, const Event& e) { sum[e.category] += e.delta; },
-      [&](size_t steps) {
-        timeline.points.reserve(steps);
-        ir::AdviseHugePages(timeline.points);
-      },
+      [&](size_t steps) { timeline.points.reserve(steps); },
       [&](ir::ScheduleStep step, const BytesByCategory& delta) {
         for (int c = 0; c < kNumValueCategories; ++c) running[c] += delta[c];
         timeline.points.push_back({step, running});

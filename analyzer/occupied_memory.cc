@@ -5,7 +5,6 @@
 
 #include "analyzer/value_category.h"
 #include "analyzer/value_order.h"
-#include "ir/huge_pages.h"
 
 namespace memplan::analyzer {
 namespace {
@@ -124,9 +123,6 @@ Timeline ComputeOccupiedTimeline(const ir::Program& program) {
   }
   std::vector<Event> events;
   events.reserve(2 * with_extent);
-  // Reserved exactly and written through: huge pages cost no resident
-  // memory here and save a page fault per 4 KiB (ir/huge_pages.h).
-  ir::AdviseHugePages(events);
   for (size_t k = 0; k < extents.size(); ++k) {
     const Extent& e = extents[k];
     if (e.begin >= e.end) continue;
@@ -148,7 +144,6 @@ Timeline ComputeOccupiedTimeline(const ir::Program& program) {
     steps += i == 0 || events[i].step != events[i - 1].step ? 1 : 0;
   }
   timeline.points.reserve(steps);
-  ir::AdviseHugePages(timeline.points);
   for (size_t i = 0; i < events.size();) {
     const ir::ScheduleStep step = events[i].step;
     for (; i < events.size() && events[i].step == step; ++i) {
