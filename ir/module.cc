@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "ir/huge_pages.h"
 #include "ir/strings.h"
 
 namespace memplan::ir {
@@ -41,10 +40,6 @@ void Module::Reserve(size_t instructions, size_t computations) {
   instructions_.reserve(instructions);
   computations_.reserve(computations);
 }
-
-void Module::AdviseHugePages() const { ir::AdviseHugePages(instructions_); }
-
-void Module::ReleaseUnusedCapacity() const { ir::ReleaseUnusedCapacity(instructions_); }
 
 std::string_view Module::Intern(std::string text) {
   owned_text_.push_back(std::make_shared<const std::string>(std::move(text)));

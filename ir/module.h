@@ -179,13 +179,6 @@ class Module {
   // Capacity for this many instructions and computations, so that a parser
   // that can estimate its size avoids regrowth.
   void Reserve(size_t instructions, size_t computations);
-  // The reserved instruction array backed by huge pages when written, and
-  // what is left of it unwritten given back (ir/huge_pages.h): for a parser
-  // that reserves by an estimate and appends, the first call after Reserve,
-  // the second once it has stopped adding instructions. Neither changes
-  // the module's contents.
-  void AdviseHugePages() const;
-  void ReleaseUnusedCapacity() const;
 
   // Keeps `text` alive for as long as this module or any copy of it, and
   // returns a view of it: for text an input does not hold as such (a

@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include "ir/huge_pages.h"
 #include "ir/strings.h"
 #include "ir/status_macros.h"
 #include "parsers/allocation_attributes.h"
@@ -411,25 +410,13 @@ absl::StatusOr<ir::Program> ParseBufferAssignment(
   for (const auto& file : files) bytes += file->text().size();
   constexpr size_t kBytesPerValueAtLeast = 512;
   const size_t expected = bytes / kBytesPerValueAtLeast;
-  // The three arrays are written front to back: huge pages take a page
-  // fault per 2 MiB of them instead of one per 4 KiB (ir/huge_pages.h; a
-  // page fault was about 2 us, a fifth of the run), and what the estimate
-  // left unwritten is given back once the lines are read.
   state.program.values.reserve(state.program.values.size() + expected);
-  ir::AdviseHugePages(state.program.values);
-  if (state.program.module.instruction_count() == 0) {
-    state.program.module.Reserve(expected, 0);
-    state.program.module.AdviseHugePages();
-  }
+  if (state.program.module.instruction_count() == 0) state.program.module.Reserve(expected, 0);
   state.raw_live_ranges.reserve(expected);  // one per value in the HloLiveRange
-  ir::AdviseHugePages(state.raw_live_ranges);
   for (const auto& file : files) {
     state.program.source_files.push_back(file->name());
     RETURN_IF_ERROR(internal::ParseFile(state, *file));
   }
-  ir::ReleaseUnusedCapacity(state.program.values);
-  state.program.module.ReleaseUnusedCapacity();
-  ir::ReleaseUnusedCapacity(state.raw_live_ranges);
   internal::FinishProgram(state);
   // The program's texts are copies in the arena (or views into a module
   // text the program already keeps): it keeps the arena, not the files, so
