@@ -68,7 +68,11 @@ const DTypeInfo& Info(DType type) {
 std::string_view DTypeName(DType type) { return Info(type).name; }
 
 std::optional<DType> DTypeFromName(std::string_view name) {
+  if (name.empty()) return std::nullopt;
   for (const DTypeInfo& info : kDTypes) {
+    // Length and first letter before the bytes: most entries differ there,
+    // and a full comparison is a memcmp call (once per parsed shape).
+    if (info.name.size() != name.size() || info.name.empty() || info.name[0] != name[0]) continue;
     if (info.type != DType::kInvalid && info.type != DType::kTuple &&
         info.name == name) {
       return info.type;

@@ -4,6 +4,8 @@
 #include <array>
 #include <iterator>
 
+#include "absl/container/flat_hash_map.h"
+
 namespace memplan::ir {
 namespace {
 
@@ -170,11 +172,17 @@ std::string_view OpcodeName(Opcode opcode) {
 }
 
 Opcode OpcodeFromName(std::string_view name) {
-  const auto& entries = kByName.entries;
-  const auto it = std::lower_bound(
-      entries.begin(), entries.end(), name,
-      [](const std::pair<std::string_view, Opcode>& e, std::string_view n) { return e.first < n; });
-  return it != entries.end() && it->first == name ? it->second : Opcode::kUnknown;
+  // A hash lookup: the binary search over kByName compared strings (a
+  // memcmp call each) seven times per name, once per instruction text a
+  // dump gives.
+  static const absl::flat_hash_map<std::string_view, Opcode>* const kTable = [] {
+    auto* table = new absl::flat_hash_map<std::string_view, Opcode>();
+    table->reserve(kByName.entries.size());
+    for (const auto& [spelling, opcode] : kByName.entries) table->emplace(spelling, opcode);
+    return table;
+  }();
+  const auto it = kTable->find(name);
+  return it != kTable->end() ? it->second : Opcode::kUnknown;
 }
 
 bool IsCollective(Opcode opcode) {

@@ -39,6 +39,13 @@ const T* FindById(const std::vector<T>& items, Id id) {
   int64_t lo = 0;
   int64_t hi = static_cast<int64_t>(items.size()) - 1;
   if (x < key(lo) || x > key(hi)) return nullptr;
+  // Ids dense from the first: the item is at its distance from the first
+  // id (the probe below would find it there too, after a 128-bit division).
+  const uint64_t dense = Distance(key(lo), x);
+  if (dense <= static_cast<uint64_t>(hi) && key(static_cast<int64_t>(dense)) == x &&
+      first_of(static_cast<int64_t>(dense))) {
+    return &items[dense];
+  }
   for (int probe = 0; probe < 6 && lo <= hi; ++probe) {
     // Here key(lo) <= x <= key(hi) when ids are unique.
     const int64_t key_lo = key(lo);

@@ -6,6 +6,7 @@
 #define MEMPLAN_PARSERS_CURSOR_H_
 
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace memplan::parsers {
@@ -19,8 +20,14 @@ class Cursor {
   bool AtEnd() const { return rest_.empty(); }
   char Peek() const { return rest_.empty() ? '\0' : rest_.front(); }
 
+  // A memcmp of the literal's own length: with a literal argument that
+  // length is a constant once inlined and the compiler compares in place
+  // (comparing substr(0, n) with it called memcmp: a tenth of the dump
+  // parse's line dispatch).
   bool StartsWith(std::string_view literal) const {
-    return rest_.substr(0, literal.size()) == literal;
+    return literal.empty() ||
+           (rest_.size() >= literal.size() &&
+            std::memcmp(rest_.data(), literal.data(), literal.size()) == 0);
   }
   bool Consume(std::string_view literal) {
     if (!StartsWith(literal)) return false;

@@ -12,9 +12,22 @@ bool IsDTypeChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
+// How many entries the list that `text` starts has: one more than its
+// commas before the first `close` (or the end). Used to size a vector once
+// instead of growing it (1, 2, 4: three allocations for a rank-3 shape).
+size_t CountListEntries(std::string_view text, char close) {
+  size_t entries = 1;
+  for (const char ch : text) {
+    if (ch == close) break;
+    entries += ch == ',';
+  }
+  return entries;
+}
+
 bool ParseDims(Cursor& cursor, ir::Shape* shape) {
   if (!cursor.ConsumeChar('[')) return false;
   if (cursor.ConsumeChar(']')) return true;
+  shape->dims.reserve(shape->dims.size() + CountListEntries(cursor.rest(), ']'));
   while (true) {
     const bool dynamic = cursor.Consume("<=");
     int64_t dim = 0;
@@ -49,13 +62,28 @@ bool ParseLayout(Cursor& cursor, ir::Shape* shape) {
   if (!cursor.ConsumeChar('{')) return false;
   ir::Layout layout;
   const int64_t rank = static_cast<int64_t>(shape->dims.size());
-  std::vector<bool> seen(shape->dims.size(), false);
+  // Which dimensions the layout named so far: bits of one word up to rank
+  // 64 (no allocation per shape), a vector beyond.
+  uint64_t seen_bits = 0;
+  std::vector<bool> seen_wide(rank > 64 ? shape->dims.size() : 0, false);
+  const auto seen_before = [&](int64_t dim) {
+    if (rank > 64) return static_cast<bool>(seen_wide[static_cast<size_t>(dim)]);
+    return ((seen_bits >> dim) & 1) != 0;
+  };
+  const auto mark_seen = [&](int64_t dim) {
+    if (rank > 64) {
+      seen_wide[static_cast<size_t>(dim)] = true;
+    } else {
+      seen_bits |= uint64_t{1} << dim;
+    }
+  };
+  if (cursor.Peek() != '}' && cursor.Peek() != ':') layout.minor_to_major.reserve(shape->dims.size());
   while (cursor.Peek() != '}' && cursor.Peek() != ':') {
     int64_t dim = 0;
     if (!cursor.ConsumeInt(&dim)) return false;
     // minor_to_major is a permutation of the dimensions 0..rank-1.
-    if (dim < 0 || dim >= rank || seen[static_cast<size_t>(dim)]) return false;
-    seen[static_cast<size_t>(dim)] = true;
+    if (dim < 0 || dim >= rank || seen_before(dim)) return false;
+    mark_seen(dim);
     layout.minor_to_major.push_back(dim);
     if (!cursor.ConsumeChar(',')) break;
   }

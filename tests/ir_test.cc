@@ -1,10 +1,14 @@
 // The IR's vocabulary: element types, shape byte sizes (XLA's
 // ShapeUtil::ByteSizeOf rules), shape printing, diagnostics and lookups.
+#include <algorithm>
+#include <cctype>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "ir/diagnostics.h"
 #include "ir/dtype.h"
+#include "ir/opcode.h"
 #include "ir/program.h"
 #include "ir/shape.h"
 #include "parsers/cursor.h"
@@ -50,6 +54,27 @@ TEST(DType, UnknownNamesAreRejected) {
   // Placeholders in the table are not element types one can write.
   EXPECT_FALSE(ir::DTypeFromName("tuple"));
   EXPECT_FALSE(ir::DTypeFromName("invalid"));
+}
+
+// OpcodeFromName is a hash lookup over the spellings OpcodeName gives:
+// every one maps back to its opcode, and nothing else (a prefix, an
+// extension, another case, a neighbour in sorted order) maps to any.
+TEST(Opcode, NamesRoundTripAndNothingElseMatches) {
+  for (int i = 1; i <= static_cast<int>(ir::Opcode::kXor); ++i) {
+    const ir::Opcode opcode = static_cast<ir::Opcode>(i);
+    const std::string name(ir::OpcodeName(opcode));
+    ASSERT_FALSE(name.empty()) << i;
+    EXPECT_EQ(ir::OpcodeFromName(name), opcode) << name;
+    EXPECT_EQ(ir::OpcodeFromName(name + "x"), ir::Opcode::kUnknown) << name;
+    EXPECT_EQ(ir::OpcodeFromName(name.substr(0, name.size() - 1)) == opcode, false) << name;
+    std::string upper = name;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    EXPECT_EQ(ir::OpcodeFromName(upper), ir::Opcode::kUnknown) << name;
+  }
+  EXPECT_EQ(ir::OpcodeFromName(""), ir::Opcode::kUnknown);
+  EXPECT_EQ(ir::OpcodeFromName("unknown"), ir::Opcode::kUnknown);
+  EXPECT_EQ(ir::OpcodeFromName("custom-call"), ir::Opcode::kCustomCall);
+  EXPECT_EQ(ir::OpcodeFromName("add"), ir::Opcode::kAdd);
 }
 
 TEST(DType, BitWidthsAsPrimitiveUtil) {
@@ -195,6 +220,35 @@ TEST(Program, FindsValuesAndAllocationsById) {
   ASSERT_NE(p.FindAllocation(ir::AllocationId(90)), nullptr);
   EXPECT_EQ(p.FindAllocation(ir::AllocationId(9)), nullptr);
   EXPECT_EQ(p.FindAllocation(ir::AllocationId()), nullptr);
+}
+
+// FindValue answers as std::lower_bound does (the first value with the id,
+// or none) for id lists that are dense from 0, dense from elsewhere, dense
+// with a hole, sparse, or hold repeated ids (which only parsers' bugs make).
+TEST(Program, FindValueMatchesLowerBoundOnDenseSparseAndRepeatedIds) {
+  const std::vector<std::vector<int64_t>> lists = {
+      {0, 1, 2, 3, 4, 5, 6, 7},  {3, 4, 5, 6, 7, 8},        {0, 1, 2, 4, 5, 6, 7, 8},
+      {0, 1, 1, 2, 3, 4, 5, 6},  {0, 0, 0, 3, 4, 5},        {2, 5, 9, 40, 41, 1000},
+      {-3, -2, -1, 0, 1, 2},     {0, 1, 2, 3, 3, 3, 3, 7},  {7}};
+  for (const std::vector<int64_t>& ids : lists) {
+    ir::Program p;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      ir::Value v;
+      v.id = ir::ValueId(ids[i]);
+      v.size = static_cast<int64_t>(i);  // which of the repeated ids was found
+      p.values.push_back(v);
+    }
+    for (int64_t x = ids.front() - 2; x <= ids.back() + 2; ++x) {
+      const auto it = std::lower_bound(ids.begin(), ids.end(), x);
+      const ir::Value* found = p.FindValue(ir::ValueId(x));
+      if (it == ids.end() || *it != x) {
+        EXPECT_EQ(found, nullptr) << x;
+      } else {
+        ASSERT_NE(found, nullptr) << x;
+        EXPECT_EQ(found->size, it - ids.begin()) << x;
+      }
+    }
+  }
 }
 
 TEST(Value, NameAddsTheIndexOnlyWhenThereIsOne) {

@@ -1,7 +1,9 @@
 // XLA's text form of shapes and shape indices.
 #include "parsers/shape_parser.h"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -150,6 +152,37 @@ TEST(ParseShape, RejectsMalformedShapes) {
        {"", "f33[4]", "[4]", "f32", "f32[4", "f32[4,]", "f32[-1]", "f32[4]{1,0", "f32[4]{x}",
         "(f32[], ", "(f32[] s32[])", "F32[4]"}) {
     EXPECT_FALSE(ParseAt(text).ok) << text;
+  }
+}
+
+// The layout must name each dimension at most once; which ones it named is
+// kept in one word up to rank 64 and in a vector beyond, so both sides of
+// that line are checked, at dimension 0, 63 and 64.
+TEST(ParseShape, LayoutDimensionsAreAPermutationAtEveryRank) {
+  const auto shape_of_rank = [](int rank, const std::vector<int>& layout) {
+    std::string text = "f32[";
+    for (int i = 0; i < rank; ++i) text += i == 0 ? "1" : ",1";
+    text += "]{";
+    for (size_t i = 0; i < layout.size(); ++i) {
+      text += (i == 0 ? "" : ",") + std::to_string(layout[i]);
+    }
+    return text + "}";
+  };
+  for (const int rank : {1, 3, 63, 64, 65, 70}) {
+    std::vector<int> all;
+    for (int d = rank - 1; d >= 0; --d) all.push_back(d);
+    const Parsed whole = ParseAt(shape_of_rank(rank, all));
+    ASSERT_TRUE(whole.ok) << rank;
+    EXPECT_EQ(whole.shape.dims.size(), static_cast<size_t>(rank));
+    ASSERT_TRUE(whole.shape.layout.has_value());
+    EXPECT_EQ(whole.shape.layout->minor_to_major.size(), static_cast<size_t>(rank));
+    EXPECT_EQ(whole.shape.layout->minor_to_major.front(), rank - 1);
+    for (const int repeated : {0, rank - 1, std::min(rank - 1, 63), std::min(rank - 1, 64)}) {
+      std::vector<int> twice = {repeated, repeated};
+      EXPECT_FALSE(ParseAt(shape_of_rank(rank, twice)).ok) << rank << " " << repeated;
+    }
+    EXPECT_FALSE(ParseAt(shape_of_rank(rank, {rank})).ok) << rank;  // past the last dimension
+    EXPECT_TRUE(ParseAt(shape_of_rank(rank, {rank - 1})).ok) << rank;  // a partial layout reads
   }
 }
 
