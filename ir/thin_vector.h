@@ -49,7 +49,8 @@ class ThinVector {
 
   ThinVector() = default;
   ThinVector(std::initializer_list<T> values) { assign(values.begin(), values.end()); }
-  ThinVector(const std::vector<T>& values) { assign(values.begin(), values.end()); }  // NOLINT
+  // Explicit: an implicit one would let `cond ? thin : std_vector` copy.
+  explicit ThinVector(const std::vector<T>& values) { assign(values.begin(), values.end()); }
   template <typename It>
   ThinVector(It first, It last) {
     assign(first, last);

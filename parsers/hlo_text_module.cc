@@ -324,7 +324,11 @@ class ModuleTextParser {
         return false;
       }
       ir::Instruction& user = module_.mutable_instruction(pending.user);
-      (pending.control ? user.control_predecessors : user.operands)[pending.index] = operand;
+      if (pending.control) {
+        user.control_predecessors[pending.index] = operand;
+      } else {
+        user.operands[pending.index] = operand;
+      }
     }
     // Only a name used before its definition can close a cycle.
     if (!pending_operands_.empty()) {
