@@ -18,6 +18,7 @@
 #include "ir/boxed.h"
 #include "ir/iota.h"
 #include "ir/sharding.h"
+#include "ir/thin_vector.h"
 
 namespace memplan::ir {
 
@@ -105,7 +106,7 @@ struct ScatterDimensionNumbers {
 // devices in one group", as XLA reads them.
 struct ReplicaGroups {
   std::vector<std::vector<int64_t>> explicit_groups;
-  std::optional<IotaDevices> iota;
+  Boxed<IotaDevices> iota;
 
   bool empty() const { return explicit_groups.empty() && !iota.has_value(); }
   // The groups as lists of device (or replica/partition) ids, whichever form
@@ -128,30 +129,30 @@ struct UnknownAttribute {
 struct HloAttributes {
   // broadcast, reduce, transpose, concatenate, reverse, sort, all-gather,
   // reduce-scatter, all-to-all: "dimensions={...}".
-  std::vector<int64_t> dimensions;
+  ThinVector<int64_t> dimensions;
   int64_t iota_dimension = -1;     // iota
   int64_t parameter_number = -1;   // parameter
   int64_t tuple_index = -1;        // get-tuple-element "index=N"
 
   Boxed<DotDimensionNumbers> dot;
-  std::optional<Window> window;  // convolution, reduce-window, select-and-scatter
+  Boxed<Window> window;  // convolution, reduce-window, select-and-scatter
   Boxed<ConvolutionDimensionNumbers> convolution;
   int64_t feature_group_count = 1;
   int64_t batch_group_count = 1;
 
-  std::vector<SliceDimension> slice;         // slice
-  std::vector<int64_t> dynamic_slice_sizes;  // dynamic-slice
-  std::vector<PadDimension> padding;         // pad
+  ThinVector<SliceDimension> slice;         // slice
+  ThinVector<int64_t> dynamic_slice_sizes;  // dynamic-slice
+  ThinVector<PadDimension> padding;         // pad
 
   Boxed<GatherDimensionNumbers> gather;
-  std::vector<int64_t> gather_slice_sizes;
+  ThinVector<int64_t> gather_slice_sizes;
   Boxed<ScatterDimensionNumbers> scatter;
 
   // Collectives.
   ReplicaGroups replica_groups;
   int64_t channel_id = 0;  // 0: none
   bool use_global_device_ids = false;
-  std::vector<std::pair<int64_t, int64_t>> source_target_pairs;  // collective-permute
+  ThinVector<std::pair<int64_t, int64_t>> source_target_pairs;  // collective-permute
 
   std::string_view custom_call_target;    // custom-call
   std::string_view fusion_kind;           // fusion: "kLoop", "kInput", "kOutput", "kCustom"
@@ -165,7 +166,7 @@ struct HloAttributes {
   std::string_view backend_config;       // as written, quotes removed
   std::string_view frontend_attributes;  // as written, braces included
 
-  std::vector<UnknownAttribute> unknown;
+  ThinVector<UnknownAttribute> unknown;
 
   friend bool operator==(const HloAttributes&, const HloAttributes&) = default;
 };

@@ -16,18 +16,19 @@
 #define MEMPLAN_IR_MODULE_H_
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "ir/block_list.h"
 #include "ir/hlo_attributes.h"
 #include "ir/ids.h"
 #include "ir/metadata.h"
 #include "ir/opcode.h"
 #include "ir/shape.h"
+#include "ir/thin_vector.h"
 
 namespace memplan::ir {
 
@@ -58,19 +59,19 @@ struct Instruction {
   // but not where it lives (a buffer-assignment dump read without its module).
   ComputationId computation;
   std::string_view name;  // without '%'
-  Opcode opcode = Opcode::kUnknown;
   std::string_view opcode_text;  // as the input spells it (also for kUnknown)
   Shape shape;                   // dtype kInvalid when the input does not say
   std::vector<InstructionId> operands;
-  std::vector<CalledComputation> calls;
+  ThinVector<CalledComputation> calls;
   // Instructions of the same computation that must run before this one
   // though no operand says so (text "control-predecessors={...}", the
   // proto's control_predecessor_ids), in input order.
-  std::vector<InstructionId> control_predecessors;
+  ThinVector<InstructionId> control_predecessors;
   OpMetadata metadata;
   int64_t unique_id = -1;  // the HloProto's instruction id; -1 from text
   int32_t attributes = -1;  // Module::attributes(); -1 when it has none
   bool is_root = false;
+  Opcode opcode = Opcode::kUnknown;  // here, not by opcode_text: packs with is_root
 };
 
 struct Computation {
@@ -188,8 +189,9 @@ class Module {
  private:
   std::vector<Instruction> instructions_;
   std::vector<Computation> computations_;
-  // A deque: attribute sets are large and never move once made.
-  std::deque<HloAttributes> attributes_;
+  // Attribute sets never move once made (mutable_attributes' references
+  // stay valid as others are added).
+  BlockList<HloAttributes> attributes_;
   // Shared so that copies of a module keep their views valid.
   std::vector<std::shared_ptr<const std::string>> owned_text_;
 };

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/types/span.h"
 
 #include "ir/strings.h"
 
@@ -26,8 +27,9 @@ std::optional<GraphProblem> CheckEdges(const ir::Module& module, const ir::Compu
       return Problem(c.id, InstructionId(), "expected the computation to list only its own instructions");
     }
     const ir::Instruction& instruction = module.instruction(id);
-    for (const auto* edges : {&instruction.operands, &instruction.control_predecessors}) {
-      for (InstructionId operand : *edges) {
+    for (absl::Span<const InstructionId> edges : {absl::MakeConstSpan(instruction.operands),
+                                                  absl::MakeConstSpan(instruction.control_predecessors)}) {
+      for (InstructionId operand : edges) {
         if (!module.contains(operand) || module.instruction(operand).computation != c.id) {
           return Problem(c.id, id,
                          StrCat("expected operands of '", instruction.name,
@@ -94,8 +96,9 @@ std::optional<GraphProblem> CheckAcyclic(const ir::Module& module, const ir::Com
   std::vector<std::vector<int64_t>> users(n);
   for (size_t k = 0; k < n; ++k) {
     const ir::Instruction& instruction = module.instruction(c.instructions[k]);
-    for (const auto* edges : {&instruction.operands, &instruction.control_predecessors}) {
-      for (InstructionId operand : *edges) {
+    for (absl::Span<const InstructionId> edges : {absl::MakeConstSpan(instruction.operands),
+                                                  absl::MakeConstSpan(instruction.control_predecessors)}) {
+      for (InstructionId operand : edges) {
         const int64_t from = local(operand);
         if (from < 0) continue;  // not of this computation: CheckEdges reports it
         users[from].push_back(static_cast<int64_t>(k));

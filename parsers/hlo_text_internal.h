@@ -108,16 +108,17 @@ bool SkipShapeAt(Scanner& s);
 // {{0,1},{1,2}}.
 bool ParseWindow(Scanner& s, ir::Window* window);
 bool ParseDimLabels(Scanner& s, ir::ConvolutionDimensionNumbers* out);
-bool ParseSlice(Scanner& s, std::vector<ir::SliceDimension>* out);
-bool ParsePadding(Scanner& s, std::vector<ir::PadDimension>* out);
+bool ParseSlice(Scanner& s, ir::ThinVector<ir::SliceDimension>* out);
+bool ParsePadding(Scanner& s, ir::ThinVector<ir::PadDimension>* out);
 bool ParseReplicaGroups(Scanner& s, ir::ReplicaGroups* out);
-bool ParseSourceTargetPairs(Scanner& s, std::vector<std::pair<int64_t, int64_t>>* out);
+bool ParseSourceTargetPairs(Scanner& s, ir::ThinVector<std::pair<int64_t, int64_t>>* out);
 // The mesh-axes form of replica groups (hlo_text_mesh_groups.cc, ir/mesh_axes_groups.h):
 // mesh['x'=2,'y'=4][, device_ids=([4,2]T(1,0))] {'x', 'y':(1)2}.
 bool ParseMeshAxesReplicaGroups(Scanner& s, ir::ReplicaGroups* out);
 
 // "{1,2,3}" (possibly empty) into `out`.
 bool ParseIntList(Scanner& s, std::vector<int64_t>* out);
+bool ParseIntList(Scanner& s, ir::ThinVector<int64_t>* out);
 
 // The "HloModule name, key=value, ..." header into module->name and
 // module->header; the scanner at "HloModule".

@@ -2,12 +2,15 @@
 // "[ENTRY] [%]name [(signature) -> shape] { instructions }", and the
 // resolution of the names instructions use into ids.
 #include <algorithm>
+#include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
 #include "ir/strings.h"
 #include "parsers/hlo_graph_checks.h"
 #include "parsers/hlo_text_internal.h"
@@ -28,11 +31,62 @@ struct PendingOperand {
   NameRef name;
 };
 
+// A called computation's name, resolved at the end of the module (and
+// looked up at once when already defined: then `computation` is valid and
+// the call site's text is not read again).
 struct PendingCall {
   ir::InstructionId caller;
   uint32_t index;  // into calls
   NameRef name;
+  ir::ComputationId computation;
 };
+
+// An instruction name with its hash taken once. The name table's keys are
+// copies (NameCopies) and rehash without reading them: with the text
+// released behind the parse (below), reading a name where it was defined
+// maps its page back in, and with it often a whole 2 MiB folio.
+struct HashedName {
+  explicit HashedName(std::string_view name) : name(name), hash(absl::HashOf(ToAbsl(name))) {}
+  std::string_view name;
+  size_t hash;
+  friend bool operator==(const HashedName& a, const HashedName& b) {
+    return a.hash == b.hash && a.name == b.name;
+  }
+};
+struct HashedNameHash {
+  size_t operator()(const HashedName& name) const { return name.hash; }
+};
+
+// Copies of one computation's instruction names, in blocks.
+class NameCopies {
+ public:
+  std::string_view Copy(std::string_view name) {
+    if (name.size() > capacity_ - used_) {
+      capacity_ = std::max(kBlockBytes, name.size());
+      blocks_.push_back(std::make_unique<char[]>(capacity_));
+      used_ = 0;
+    }
+    char* copy = blocks_.back().get() + used_;
+    std::memcpy(copy, name.data(), name.size());
+    used_ += name.size();
+    return std::string_view(copy, name.size());
+  }
+  void Clear() {
+    blocks_.clear();
+    used_ = capacity_ = 0;
+  }
+
+ private:
+  static constexpr size_t kBlockBytes = size_t{64} << 10;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  size_t used_ = 0;
+  size_t capacity_ = 0;
+};
+
+// What has been parsed leaves resident memory every this many bytes
+// (SourceText::ReleaseResident; the module's views map a page again when
+// read).
+constexpr size_t kReleaseEvery = size_t{4} << 20;
 
 class ModuleTextParser {
  public:
@@ -40,7 +94,8 @@ class ModuleTextParser {
       : source_(source),
         module_(module),
         s_(source.text().data(), source.text().data() + source.text().size()),
-        warner_(source, diagnostics) {}
+        warner_(source, diagnostics),
+        released_(source.text().data()) {}
 
   // Names resolve within their computation, so the graph holds
   // FindGraphProblem's checks by construction but two: operand cycles
@@ -72,7 +127,16 @@ class ModuleTextParser {
     if (std::optional<GraphProblem> problem = FindRecursion(module_, call_edges_)) {
       return s_.Fail(ProblemAt(*problem), problem->expected);
     }
+    source_.ReleaseResident(released_, s_.end());
     return true;
+  }
+
+  // Lets the text parsed so far leave resident memory, kReleaseEvery bytes
+  // at a time (a no-op unless the text is mapped).
+  void ReleaseParsed() {
+    if (static_cast<size_t>(s_.pos() - released_) < kReleaseEvery) return;
+    source_.ReleaseResident(released_, s_.pos());
+    released_ = s_.pos();
   }
 
   // "[ENTRY] [%]name [(params) -> shape] {" ... "}" [, execution_thread="..."]
@@ -97,7 +161,7 @@ class ModuleTextParser {
     ir::Computation computation;
     computation.name = name;
     const ir::ComputationId id = module_.AddComputation(std::move(computation));
-    if (!computations_by_name_.emplace(ToAbsl(name), id).second) {
+    if (!computations_by_name_.emplace(std::string(name), id).second) {
       return s_.Fail(name_at, StrCat("expected a computation name not used before, not '", name, "'"));
     }
     if (is_entry) {
@@ -105,6 +169,7 @@ class ModuleTextParser {
       module_.entry = id;
     }
     names_.clear();
+    name_copies_.Clear();
     tuple_elements_.clear();
     pending_operands_.clear();
     parameters_.clear();
@@ -112,6 +177,7 @@ class ModuleTextParser {
       s_.Skip();
       if (s_.ConsumeChar('}')) break;
       if (s_.AtEnd()) return s_.Fail(StrCat("expected '}' closing computation '", name, "'"));
+      ReleaseParsed();
       if (!ParseInstructionOf(id)) return false;
     }
     // XLA prints ", execution_thread=\"...\"" after a computation of
@@ -156,10 +222,13 @@ class ModuleTextParser {
           Lookup(ref, id, instruction.control_predecessors.size(), true));
     }
     for (const CallRef& call : names_in_line_.calls) {
-      pending_calls_.push_back({id, static_cast<uint32_t>(instruction.calls.size()), call.name});
+      auto known = computations_by_name_.find(ToAbsl(call.name.name));
+      pending_calls_.push_back(
+          {id, static_cast<uint32_t>(instruction.calls.size()), call.name,
+           known == computations_by_name_.end() ? ir::ComputationId() : known->second});
       instruction.calls.push_back({ir::ComputationId(), call.role});
     }
-    if (!names_.emplace(ToAbsl(instruction.name), id).second) {
+    if (!names_.emplace(HashedName(name_copies_.Copy(instruction.name)), id).second) {
       return s_.Fail(instruction.name.data(),
                      StrCat("expected an instruction name not used before in this computation, "
                             "not '", instruction.name, "'"));
@@ -231,7 +300,7 @@ class ModuleTextParser {
   // The id `ref` names in the current computation; else an invalid id, and
   // the name waits for the end of the computation.
   ir::InstructionId Lookup(const NameRef& ref, ir::InstructionId user, size_t index, bool control) {
-    if (auto it = names_.find(ToAbsl(ref.name)); it != names_.end()) return it->second;
+    if (auto it = names_.find(HashedName(ref.name)); it != names_.end()) return it->second;
     pending_operands_.push_back({user, static_cast<uint32_t>(index), control, ref});
     return ir::InstructionId();
   }
@@ -244,7 +313,7 @@ class ModuleTextParser {
       module_.mutable_instruction(c.root).is_root = true;
     }
     for (const PendingOperand& pending : pending_operands_) {
-      auto it = names_.find(ToAbsl(pending.name.name));
+      auto it = names_.find(HashedName(pending.name.name));
       if (it == names_.end()) {
         return s_.Fail(pending.name.at, StrCat("expected the name of an instruction of computation '",
                                                c.name, "', not '", pending.name.name, "'"));
@@ -255,7 +324,11 @@ class ModuleTextParser {
         return false;
       }
       ir::Instruction& user = module_.mutable_instruction(pending.user);
-      (pending.control ? user.control_predecessors : user.operands)[pending.index] = operand;
+      if (pending.control) {
+        user.control_predecessors[pending.index] = operand;
+      } else {
+        user.operands[pending.index] = operand;
+      }
     }
     // Only a name used before its definition can close a cycle.
     if (!pending_operands_.empty()) {
@@ -283,14 +356,19 @@ class ModuleTextParser {
 
   bool ResolveCalls() {
     for (const PendingCall& pending : pending_calls_) {
-      auto it = computations_by_name_.find(ToAbsl(pending.name.name));
-      if (it == computations_by_name_.end()) {
-        return s_.Fail(pending.name.at, StrCat("expected the name of a computation of this module, not '",
-                                               pending.name.name, "'"));
+      ir::ComputationId callee = pending.computation;
+      if (!callee.valid()) {
+        auto it = computations_by_name_.find(ToAbsl(pending.name.name));
+        if (it == computations_by_name_.end()) {
+          return s_.Fail(pending.name.at,
+                         StrCat("expected the name of a computation of this module, not '",
+                                pending.name.name, "'"));
+        }
+        callee = it->second;
       }
       ir::Instruction& caller = module_.mutable_instruction(pending.caller);
-      caller.calls[pending.index].computation = it->second;
-      call_edges_.emplace_back(caller.computation, it->second);
+      caller.calls[pending.index].computation = callee;
+      call_edges_.emplace_back(caller.computation, callee);
     }
     return true;
   }
@@ -309,10 +387,13 @@ class ModuleTextParser {
   ir::Module& module_;
   Scanner s_;
   hlo_text::Warner warner_;
-  absl::flat_hash_map<absl::string_view, ir::ComputationId> computations_by_name_;
+  // Keys are copies: calls look names up all through the module, and views
+  // would map the released text of every computation's header back in.
+  absl::flat_hash_map<std::string, ir::ComputationId> computations_by_name_;
   // Per computation: instructions by name, names used before definition,
   // (number, id) of its parameters.
-  absl::flat_hash_map<absl::string_view, ir::InstructionId> names_;
+  absl::flat_hash_map<HashedName, ir::InstructionId, HashedNameHash> names_;
+  NameCopies name_copies_;  // names_'s keys
   // (tuple id, N) -> the get-tuple-element made for "x#N".
   absl::flat_hash_map<std::pair<int64_t, int64_t>, ir::InstructionId> tuple_elements_;
   std::vector<PendingOperand> pending_operands_;
@@ -320,6 +401,7 @@ class ModuleTextParser {
   std::vector<PendingCall> pending_calls_;
   std::vector<std::pair<ir::ComputationId, ir::ComputationId>> call_edges_;  // (caller, callee)
   hlo_text::InstructionNames names_in_line_;
+  const char* released_;  // text before this has left resident memory
 };
 
 }  // namespace

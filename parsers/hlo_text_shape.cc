@@ -206,7 +206,10 @@ bool ParseShapeAt(Scanner& s, ir::Shape* shape) { return ParseShapeAtDepth(s, sh
 
 bool SkipShapeAt(Scanner& s) { return ParseShapeAtDepth(s, nullptr, 0); }
 
-bool ParseIntList(Scanner& s, std::vector<int64_t>* out) {
+namespace {
+
+template <typename Ints>
+bool ParseIntListInto(Scanner& s, Ints* out) {
   if (!s.Next('{')) return s.Fail("expected '{' starting a list of integers");
   s.Skip();
   if (s.ConsumeChar('}')) return true;
@@ -220,6 +223,11 @@ bool ParseIntList(Scanner& s, std::vector<int64_t>* out) {
     if (!s.ConsumeChar(',')) return s.Fail("expected ',' or '}' in a list of integers");
   }
 }
+
+}  // namespace
+
+bool ParseIntList(Scanner& s, std::vector<int64_t>* out) { return ParseIntListInto(s, out); }
+bool ParseIntList(Scanner& s, ir::ThinVector<int64_t>* out) { return ParseIntListInto(s, out); }
 
 bool ConsumeValueText(Scanner& s, std::string_view* value) {
   const char* start = s.pos();

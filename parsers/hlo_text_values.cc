@@ -214,7 +214,7 @@ bool ParseDimLabels(Scanner& s, ir::ConvolutionDimensionNumbers* out) {
 }
 
 // slice={[0:8], [2:10:2]}.
-bool ParseSlice(Scanner& s, std::vector<ir::SliceDimension>* out) {
+bool ParseSlice(Scanner& s, ir::ThinVector<ir::SliceDimension>* out) {
   if (!s.Next('{')) return s.Fail("expected '{' starting slice bounds");
   s.Skip();
   if (s.ConsumeChar('}')) return true;
@@ -236,7 +236,7 @@ bool ParseSlice(Scanner& s, std::vector<ir::SliceDimension>* out) {
 
 // padding=0_0x1_2_1: low_high[_interior] per dimension, joined by 'x'
 // (empty for a scalar).
-bool ParsePadding(Scanner& s, std::vector<ir::PadDimension>* out) {
+bool ParsePadding(Scanner& s, ir::ThinVector<ir::PadDimension>* out) {
   if (s.Peek() != '-' && !IsDigit(s.Peek())) return true;
   while (true) {
     ir::PadDimension d;
@@ -278,7 +278,7 @@ bool ParseReplicaGroups(Scanner& s, ir::ReplicaGroups* out) {
 }
 
 // source_target_pairs={{0,1},{1,2}}.
-bool ParseSourceTargetPairs(Scanner& s, std::vector<std::pair<int64_t, int64_t>>* out) {
+bool ParseSourceTargetPairs(Scanner& s, ir::ThinVector<std::pair<int64_t, int64_t>>* out) {
   std::vector<std::vector<int64_t>> lists;
   const char* start = s.pos();
   if (!ParseNestedIntLists(s, &lists)) return false;

@@ -10,13 +10,14 @@
 // reduced there and sliced).
 #include <algorithm>
 
+#include "absl/types/span.h"
 #include "predictor/propagator.h"
 #include "predictor/reshape_groups.h"
 
 namespace memplan::predictor {
 namespace {
 
-bool Listed(const std::vector<int64_t>& v, int64_t d) {
+bool Listed(absl::Span<const int64_t> v, int64_t d) {
   return std::find(v.begin(), v.end(), d) != v.end();
 }
 

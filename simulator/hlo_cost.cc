@@ -42,7 +42,7 @@ std::vector<std::vector<int64_t>> LeafIndices(const ir::Shape& shape) {
 double ShapeBytes(const ir::Shape& shape) { return static_cast<double>(ir::ByteSizeOf(shape, 8)); }
 
 bool TransposeIsBitcast(const ir::Shape& operand, const ir::Shape& output,
-                        const std::vector<int64_t>& dimensions) {
+                        std::span<const int64_t> dimensions) {
   if (!operand.layout || !output.layout) return false;
   const std::vector<int64_t>& in = operand.layout->minor_to_major;
   const std::vector<int64_t>& out = output.layout->minor_to_major;

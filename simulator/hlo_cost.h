@@ -102,7 +102,7 @@ double ShapeBytes(const ir::Shape& shape);
 // True when a transpose only relabels dimensions: with the operand's and
 // the output's layouts it moves no bytes (XLA's TransposeIsBitcast).
 bool TransposeIsBitcast(const ir::Shape& operand, const ir::Shape& output,
-                        const std::vector<int64_t>& dimensions);
+                        std::span<const int64_t> dimensions);
 
 }  // namespace memplan::simulator
 

@@ -22,6 +22,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/types/span.h"
 #include "gtest/gtest.h"
 #include "llvm/Support/JSON.h"
 #include "ir/strings.h"
@@ -164,7 +165,7 @@ class Comparison {
     return names;
   }
 
-  std::vector<std::string_view> Names(const Module& m, const std::vector<ir::InstructionId>& ids) {
+  std::vector<std::string_view> Names(const Module& m, absl::Span<const ir::InstructionId> ids) {
     std::vector<std::string_view> names;
     for (ir::InstructionId id : ids) {
       if (!id.valid()) {

@@ -41,7 +41,7 @@ struct Parsed {
     return kNone;
   }
   std::string_view CalleeName(std::string_view instruction, size_t k) const {
-    return module.computation(I(instruction).calls.at(k).computation).name;
+    return module.computation(I(instruction).calls.ToVector().at(k).computation).name;
   }
 };
 
