@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "analyzer/interval_packing.h"
@@ -63,6 +64,36 @@ std::vector<int64_t> RandomSizes(std::mt19937_64& rng, size_t classes, int64_t a
   return sizes;
 }
 
+// What probing a recording with random class sizes found.
+struct Probed {
+  int64_t answered = 0;
+  int64_t not_scaled = 0;  // answers other than the recorded heap scaled
+  std::string mismatch;    // the first answer that is not BestFitHeapSize's
+};
+
+// Probes `forms`, recorded from `list` at `sizes`, `probes` times with
+// random class sizes (multiples of `alignment` up to 12x); every answer is
+// checked against BestFitHeapSize of the list at those sizes.
+Probed Probe(std::mt19937_64& rng, const Classed& list, const std::vector<int64_t>& sizes,
+             const PackingForms& forms, int probes, int64_t alignment) {
+  Probed out;
+  for (int probe = 0; probe < probes; ++probe) {
+    std::vector<int64_t> other(sizes.size());
+    for (int64_t& s : other) s = alignment * static_cast<int64_t>(1 + rng() % 12);
+    const std::optional<int64_t> heap = forms.HeapFor(other);
+    if (!heap) continue;
+    ++out.answered;
+    const int64_t expected = BestFitHeapSize(Sized(list, other), alignment);
+    if (expected != forms.heap() * other[0] / sizes[0]) ++out.not_scaled;
+    if (*heap != expected) {
+      out.mismatch = "probe " + std::to_string(probe) + ": " + std::to_string(*heap) +
+                     " against " + std::to_string(expected);
+      return out;
+    }
+  }
+  return out;
+}
+
 TEST(PackingForms, AnswersAsBestFitHeapSizeForEverySizesItAnswers) {
   std::mt19937_64 rng(20261127);
   constexpr int64_t kAlignment = 64;
@@ -82,16 +113,10 @@ TEST(PackingForms, AnswersAsBestFitHeapSizeForEverySizesItAnswers) {
     std::vector<int64_t> triple = sizes;
     for (int64_t& s : triple) s *= 3;
     ASSERT_EQ(forms->HeapFor(triple), 3 * forms->heap()) << "trial " << trial;
-    for (int probe = 0; probe < 200; ++probe) {
-      std::vector<int64_t> other(classes);
-      for (int64_t& s : other) s = kAlignment * static_cast<int64_t>(1 + rng() % 12);
-      const std::optional<int64_t> heap = forms->HeapFor(other);
-      if (!heap) continue;
-      ++answered;
-      const int64_t expected = BestFitHeapSize(Sized(list, other), kAlignment);
-      if (expected != forms->heap() * other[0] / sizes[0]) ++differing;
-      ASSERT_EQ(*heap, expected) << "trial " << trial << " probe " << probe;
-    }
+    const Probed probed = Probe(rng, list, sizes, *forms, 200, kAlignment);
+    ASSERT_EQ(probed.mismatch, "") << "trial " << trial;
+    answered += probed.answered;
+    differing += probed.not_scaled;
   }
   // The probes reached answers that are not the recorded heap scaled.
   EXPECT_GT(answered, 1000);
@@ -118,15 +143,9 @@ TEST(PackingForms, AnswersForChunksLargerThanTheirRoot) {
     const std::vector<int64_t> sizes = RandomSizes(rng, classes, kAlignment);
     std::optional<PackingForms> forms = PackingForms::Record(Sized(list, sizes), kAlignment);
     ASSERT_TRUE(forms.has_value()) << "trial " << trial;
-    for (int probe = 0; probe < 100; ++probe) {
-      std::vector<int64_t> other(classes);
-      for (int64_t& s : other) s = kAlignment * static_cast<int64_t>(1 + rng() % 12);
-      const std::optional<int64_t> heap = forms->HeapFor(other);
-      if (!heap) continue;
-      ++answered;
-      ASSERT_EQ(*heap, BestFitHeapSize(Sized(list, other), kAlignment))
-          << "trial " << trial << " probe " << probe;
-    }
+    const Probed probed = Probe(rng, list, sizes, *forms, 100, kAlignment);
+    ASSERT_EQ(probed.mismatch, "") << "trial " << trial;
+    answered += probed.answered;
   }
   EXPECT_GT(answered, 1000);
 }
