@@ -72,7 +72,7 @@ std::optional<DType> DTypeFromName(std::string_view name) {
   for (const DTypeInfo& info : kDTypes) {
     // Length and first letter before the bytes: most entries differ there,
     // and a full comparison is a memcmp call (once per parsed shape).
-    if (info.name.size() != name.size() || info.name.empty() || info.name[0] != name[0]) continue;
+    if (info.name.size() != name.size() || info.name[0] != name[0]) continue;
     if (info.type != DType::kInvalid && info.type != DType::kTuple &&
         info.name == name) {
       return info.type;
