@@ -1,6 +1,9 @@
 #include "analyzer/plan_families.h"
 
 #include <algorithm>
+#include <map>
+#include <memory>
+#include <tuple>
 #include <utility>
 
 #include "ir/partition_spec.h"
@@ -151,6 +154,71 @@ absl::StatusOr<ir::PartitionSpec> ArgumentSpec(const ir::EntryArgument& argument
   return spec;
 }
 
+// A plan key of an argument: its name, or its parameter number when unnamed
+// (what a written plan file keys it by).
+std::string Key(int64_t parameter, const std::string& name) {
+  return name.empty() ? StrCat(parameter) : name;
+}
+
+// Specs lowered to HloShardings on one mesh, each distinct (spec, rank)
+// once, interned into a plan's table.
+class LoweredSpecs {
+ public:
+  explicit LoweredSpecs(const ir::Mesh& mesh) { named_.mesh = mesh; }
+
+  absl::StatusOr<int32_t> Index(const ir::PartitionSpec& spec, int64_t rank, ir::ShardingTable& table) {
+    for (const Entry& e : done_) {
+      if (e.rank == rank && e.spec == spec) return e.index;
+    }
+    named_.spec = spec;
+    ASSIGN_OR_RETURN(ir::HloSharding sharding, ir::PartitionSpecToHloSharding(named_, rank));
+    const int32_t index = table.Intern(std::move(sharding));
+    done_.push_back({spec, rank, index});
+    return index;
+  }
+
+ private:
+  struct Entry {
+    ir::PartitionSpec spec;
+    int64_t rank;
+    int32_t index;
+  };
+  ir::JaxNamedSharding named_;
+  std::vector<Entry> done_;
+};
+
+// What ArgumentSpec reads of an argument: its shape's array-ness and
+// dimensions, and which data, expert and tp rules its name matches (the
+// first two tp globs: a second is an error).
+using ClassKey = std::tuple<bool, std::vector<int64_t>, bool, bool, int, int>;
+
+ClassKey KeyOf(const ir::EntryArgument& argument, const ir::FamilyInputs& inputs) {
+  const std::string_view top = ir::PytreeTop(argument.name);
+  const bool is_data = !argument.name.empty() &&
+                       std::find(inputs.data.begin(), inputs.data.end(), top) != inputs.data.end();
+  const bool expert = std::any_of(inputs.ep.begin(), inputs.ep.end(), [&](const std::string& glob) {
+    return ir::GlobMatches(glob, argument.name);
+  });
+  int tp[2] = {-1, -1};
+  int found = 0;
+  for (size_t r = 0; r < inputs.tp.size() && found < 2; ++r) {
+    if (ir::GlobMatches(inputs.tp[r].glob, argument.name)) tp[found++] = static_cast<int>(r);
+  }
+  return {argument.shape.IsArray(), argument.shape.dims, is_data, expert, tp[0], tp[1]};
+}
+
+// BuildFamilyPlan's checks of the mesh.
+absl::Status CheckRuleMesh(const ir::Mesh& mesh) {
+  RETURN_IF_ERROR(mesh.Validate());
+  for (const ir::MeshAxis& axis : mesh.axes) {
+    if (std::find(std::begin(kFamilyAxes), std::end(kFamilyAxes), axis.name) == std::end(kFamilyAxes)) {
+      return absl::InvalidArgumentError(StrCat("mesh axis '", axis.name,
+                                               "' names no family rule; expected dp, fsdp, tp or ep"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> FamilyAxes(std::string_view family) {
@@ -195,13 +263,7 @@ std::string FamilyLabel(const ir::Mesh& mesh) {
 
 absl::StatusOr<ir::SpecPlan> BuildFamilyPlan(const std::vector<ir::EntryArgument>& arguments,
                                              const ir::Mesh& mesh, const ir::FamilyInputs& inputs) {
-  RETURN_IF_ERROR(mesh.Validate());
-  for (const ir::MeshAxis& axis : mesh.axes) {
-    if (std::find(std::begin(kFamilyAxes), std::end(kFamilyAxes), axis.name) == std::end(kFamilyAxes)) {
-      return absl::InvalidArgumentError(StrCat("mesh axis '", axis.name,
-                                               "' names no family rule; expected dp, fsdp, tp or ep"));
-    }
-  }
+  RETURN_IF_ERROR(CheckRuleMesh(mesh));
   ir::SpecPlan plan;
   plan.mesh = mesh;
   plan.label = FamilyLabel(mesh);
@@ -218,29 +280,92 @@ absl::StatusOr<ir::SpecPlan> BuildFamilyPlan(const std::vector<ir::EntryArgument
   return plan;
 }
 
-absl::StatusOr<ir::ResolvedPlan> ResolveSpecPlan(const ir::SpecPlan& plan) {
+absl::StatusOr<ir::ResolvedPlan> LowerSpecPlan(const ir::SpecPlan& plan) {
+  RETURN_IF_ERROR(plan.mesh.Validate());
   ir::ResolvedPlan out;
   out.mesh = plan.mesh;
   out.label = plan.label;
+  auto labels = std::make_shared<ir::ArgumentLabels>();
+  labels->names.reserve(plan.arguments.size());
+  labels->keys.reserve(plan.arguments.size());
+  out.arguments.reserve(plan.arguments.size());
+  LoweredSpecs lowered(plan.mesh);
   for (const ir::SpecPlanArgument& argument : plan.arguments) {
-    ir::ArgumentPlan lowered;
-    lowered.parameter = argument.parameter;
-    lowered.name = argument.name;
-    lowered.source = ir::PlanSource::kKey;
-    lowered.key = argument.name.empty() ? StrCat(argument.parameter) : argument.name;
-    lowered.donated = argument.donated;
-    ir::JaxNamedSharding named;
-    named.mesh = plan.mesh;
-    named.spec = argument.spec;
-    absl::StatusOr<ir::HloSharding> sharding =
-        ir::PartitionSpecToHloSharding(named, static_cast<int64_t>(argument.shape.dims.size()));
-    if (!sharding.ok()) {
-      return absl::InvalidArgumentError(StrCat("argument ", argument.parameter, ": ",
-                                               FromAbsl(sharding.status().message())));
+    ir::ArgumentPlan a;
+    a.parameter = argument.parameter;
+    a.source = ir::PlanSource::kKey;
+    a.donated = argument.donated;
+    absl::StatusOr<int32_t> index =
+        lowered.Index(argument.spec, static_cast<int64_t>(argument.shape.dims.size()), out.shardings);
+    if (!index.ok()) {
+      return absl::InvalidArgumentError(StrCat("argument ", argument.parameter, " (", argument.name,
+                                               "): ", FromAbsl(index.status().message())));
     }
-    lowered.sharding_index = out.shardings.Intern(*std::move(sharding));
-    out.arguments.push_back(std::move(lowered));
+    a.sharding_index = *index;
+    out.arguments.push_back(a);
+    labels->names.push_back(argument.name);
+    labels->keys.push_back(Key(argument.parameter, argument.name));
   }
+  out.labels = std::move(labels);
+  return out;
+}
+
+FamilyArguments::FamilyArguments(const std::vector<ir::EntryArgument>& arguments,
+                                 ir::FamilyInputs inputs)
+    : inputs_(std::move(inputs)) {
+  auto labels = std::make_shared<ir::ArgumentLabels>();
+  std::map<ClassKey, int32_t> classes;
+  for (const ir::EntryArgument& argument : arguments) {
+    auto [it, added] = classes.try_emplace(KeyOf(argument, inputs_),
+                                           static_cast<int32_t>(representatives_.size()));
+    if (added) representatives_.push_back(argument);
+    class_of_.push_back(it->second);
+    parameters_.push_back(argument.parameter);
+    donated_.push_back(argument.donated);
+    labels->names.push_back(argument.name);
+    labels->keys.push_back(Key(argument.parameter, argument.name));
+  }
+  labels_ = std::move(labels);
+}
+
+absl::StatusOr<ir::ResolvedPlan> FamilyArguments::Plan(const ir::Mesh& mesh) const {
+  RETURN_IF_ERROR(CheckRuleMesh(mesh));
+  // Every class's spec first, then the lowering: BuildFamilyPlan's errors
+  // come before LowerSpecPlan's. A class's first argument is the first of
+  // its class, so the first class that fails names the first argument that
+  // would.
+  std::vector<ir::PartitionSpec> specs;
+  specs.reserve(representatives_.size());
+  for (const ir::EntryArgument& argument : representatives_) {
+    ASSIGN_OR_RETURN(ir::PartitionSpec spec, ArgumentSpec(argument, mesh, inputs_));
+    specs.push_back(std::move(spec));
+  }
+  ir::ResolvedPlan out;
+  out.mesh = mesh;
+  out.label = FamilyLabel(mesh);
+  // Classes in order of first appearance: the table's entries come in the
+  // order the arguments first use them, as LowerSpecPlan interns them.
+  LoweredSpecs lowered(mesh);
+  std::vector<int32_t> index_of(representatives_.size());
+  for (size_t k = 0; k < representatives_.size(); ++k) {
+    const ir::EntryArgument& a = representatives_[k];
+    absl::StatusOr<int32_t> index =
+        lowered.Index(specs[k], static_cast<int64_t>(a.shape.dims.size()), out.shardings);
+    if (!index.ok()) {
+      return absl::InvalidArgumentError(StrCat("argument ", a.parameter, " (", a.name, "): ",
+                                               FromAbsl(index.status().message())));
+    }
+    index_of[k] = *index;
+  }
+  out.arguments.resize(class_of_.size());
+  for (size_t i = 0; i < class_of_.size(); ++i) {
+    ir::ArgumentPlan& a = out.arguments[i];
+    a.parameter = parameters_[i];
+    a.sharding_index = index_of[static_cast<size_t>(class_of_[i])];
+    a.source = ir::PlanSource::kKey;
+    a.donated = donated_[i];
+  }
+  out.labels = labels_;
   return out;
 }
 

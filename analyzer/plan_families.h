@@ -17,6 +17,7 @@
 #ifndef MEMPLAN_ANALYZER_PLAN_FAMILIES_H_
 #define MEMPLAN_ANALYZER_PLAN_FAMILIES_H_
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,12 +50,39 @@ absl::StatusOr<ir::SpecPlan> BuildFamilyPlan(const std::vector<ir::EntryArgument
                                              const ir::Mesh& mesh, const ir::FamilyInputs& inputs);
 
 // The plan lowered without a file round trip: each spec to the HloSharding
-// JAX gives it (ir::PartitionSpecToHloSharding), every argument kKey (keyed
-// by its name, or its number when unnamed), donation kept, outputs
-// unspecified. What parsers::ResolvePlan gives for WritePlanYaml(plan).
-// InvalidArgument when a spec does not lower (an axis not in the mesh, a
-// spec longer than the rank).
-absl::StatusOr<ir::ResolvedPlan> ResolveSpecPlan(const ir::SpecPlan& plan);
+// JAX gives it (ir::PartitionSpecToHloSharding; each distinct spec and rank
+// lowered once), every argument kKey (keyed by its name, or its number when
+// unnamed), donation kept, outputs unspecified, label from the spec plan.
+// What parsers::ResolvePlan gives for WritePlanYaml(plan). InvalidArgument
+// on an invalid mesh or a spec that does not lower (an axis not in the
+// mesh, a spec longer than the rank).
+absl::StatusOr<ir::ResolvedPlan> LowerSpecPlan(const ir::SpecPlan& plan);
+
+// A program's arguments prepared, once, for many family plans: grouped into
+// classes that every family rule treats alike (the same shape, the same
+// data, expert and tp-glob matches), so a plan costs a rule evaluation per
+// class, not per argument, and every plan shares one table of names.
+class FamilyArguments {
+ public:
+  FamilyArguments(const std::vector<ir::EntryArgument>& arguments, ir::FamilyInputs inputs);
+
+  // LowerSpecPlan(BuildFamilyPlan(arguments, mesh, inputs)), field for
+  // field (the same errors, shardings table in the same order), with the
+  // names and keys shared by every plan of this object.
+  absl::StatusOr<ir::ResolvedPlan> Plan(const ir::Mesh& mesh) const;
+
+  const ir::FamilyInputs& inputs() const { return inputs_; }
+  size_t class_count() const { return representatives_.size(); }
+
+ private:
+  ir::FamilyInputs inputs_;
+  // Each class's first argument, in order of first appearance.
+  std::vector<ir::EntryArgument> representatives_;
+  std::vector<int32_t> class_of_;  // by argument
+  std::vector<int64_t> parameters_;
+  std::vector<bool> donated_;
+  std::shared_ptr<const ir::ArgumentLabels> labels_;
+};
 
 }  // namespace memplan::analyzer
 

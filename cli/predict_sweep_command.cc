@@ -75,7 +75,7 @@ absl::Status FamiliesOnMeshes(const PredictSweepFlags& flags, const std::vector<
       }
       predictor::SweepCandidate c;
       c.family = family;
-      ASSIGN_OR_RETURN(c.plan, simulator::LowerSpecPlan(*spec));
+      ASSIGN_OR_RETURN(c.plan, analyzer::LowerSpecPlan(*spec));
       out->predict.push_back(std::move(c));
     }
     if (!fitted) {

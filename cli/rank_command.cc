@@ -92,8 +92,13 @@ absl::StatusOr<simulator::Candidate> PlanCandidate(const std::string& path,
 }
 
 // The winner's plan file: a family plan written out, a plan file copied.
-absl::StatusOr<std::string> PlanText(const simulator::Candidate& c, std::string_view module_name) {
-  if (c.spec) return parsers::WritePlanYaml(*c.spec, PlanTitle(module_name, c.plan.label));
+absl::StatusOr<std::string> PlanText(const simulator::Candidate& c, const simulator::Enumeration& e,
+                                     const std::vector<ir::EntryArgument>& arguments,
+                                     std::string_view module_name) {
+  if (c.source.empty()) {
+    ASSIGN_OR_RETURN(const ir::SpecPlan spec, analyzer::BuildFamilyPlan(arguments, c.plan.mesh, e.inputs));
+    return parsers::WritePlanYaml(spec, PlanTitle(module_name, c.plan.label));
+  }
   ASSIGN_OR_RETURN(auto source, parsers::SourceText::FromFile(c.source));
   return std::string(source->text());
 }
@@ -127,12 +132,12 @@ absl::StatusOr<simulator::Enumeration> AllCandidates(const RankFlags& flags, con
 // --emit-plan and --emit-executor-plan for the best fitting candidate.
 absl::Status EmitWinner(const RankFlags& flags, const simulator::CostModel& model,
                         const simulator::Enumeration& enumeration, const simulator::Ranking& ranking,
-                        std::string_view module_name) {
+                        const std::vector<ir::EntryArgument>& arguments, std::string_view module_name) {
   if (ranking.fitting.empty()) return absl::OkStatus();
   const simulator::RankedCandidate& best = ranking.fitting.front();
   const simulator::Candidate& candidate = enumeration.candidates[static_cast<size_t>(best.index)];
   if (!flags.emit_plan.empty()) {
-    ASSIGN_OR_RETURN(std::string text, PlanText(candidate, module_name));
+    ASSIGN_OR_RETURN(std::string text, PlanText(candidate, enumeration, arguments, module_name));
     RETURN_IF_ERROR(WriteOutput(flags.emit_plan, text));
   }
   if (!flags.emit_executor_plan.empty()) {
@@ -175,7 +180,8 @@ int RunRank(const RankFlags& flags) {
   const std::string report = flags.format == RankFormat::kJson   ? viz::RenderRankJson(input)
                              : flags.format == RankFormat::kHtml ? viz::RenderRankHtml(input)
                                                                  : viz::RenderRankText(input);
-  if (absl::Status s = EmitWinner(flags, **model, *enumeration, *ranking, loaded->program.module.name);
+  if (absl::Status s = EmitWinner(flags, **model, *enumeration, *ranking, planned->arguments,
+                                   loaded->program.module.name);
       !s.ok()) {
     return Fail(FromAbsl(s.message()));
   }

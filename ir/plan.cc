@@ -46,4 +46,19 @@ const HloSharding& ResolvedPlan::ArgumentSharding(size_t i) const {
   return index == ArgumentPlan::kReplicatedIndex ? *kReplicated : shardings[index];
 }
 
+namespace {
+const std::string& Empty() {
+  static const std::string* const empty = new std::string();
+  return *empty;
+}
+}  // namespace
+
+const std::string& ResolvedPlan::ArgumentName(size_t i) const {
+  return labels != nullptr && i < labels->names.size() ? labels->names[i] : Empty();
+}
+
+const std::string& ResolvedPlan::ArgumentKey(size_t i) const {
+  return labels != nullptr && i < labels->keys.size() ? labels->keys[i] : Empty();
+}
+
 }  // namespace memplan::ir

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,16 +53,22 @@ class ShardingTable {
   absl::flat_hash_map<uint64_t, int32_t> by_hash_;
 };
 
+// The names and plan keys of a plan's arguments, by parameter number. A
+// plan holds them behind a shared pointer: the plans enumerated from one
+// program share one table instead of copying 25,000 names into each.
+struct ArgumentLabels {
+  std::vector<std::string> names;  // pytree path ("params[0][0]"), may be empty
+  std::vector<std::string> keys;   // the plan key that matched (kKey), else empty
+};
+
 struct ArgumentPlan {
   int64_t parameter = -1;   // entry parameter number
-  std::string name;         // its pytree path ("params[0][0]"), may be empty
   // Its sharding: an index into ResolvedPlan::shardings (over
   // mesh.DeviceIds(), tuple-free); kReplicatedIndex: replicated without an
   // entry. Read it with ResolvedPlan::ArgumentSharding.
   int32_t sharding_index = -1;
   PlanSource source = PlanSource::kDefault;
   bool donated = false;
-  std::string key;          // the plan key that matched (kKey)
 
   static constexpr int32_t kReplicatedIndex = -1;
 };
@@ -79,6 +86,14 @@ struct ResolvedPlan {
   int64_t unmatched_arguments = 0;
   // The plan's own name (file stem or family label such as "dp2_tp4").
   std::string label;
+  // The arguments' names and keys (ArgumentName, ArgumentKey); null or
+  // shorter than `arguments`: the rest unnamed.
+  std::shared_ptr<const ArgumentLabels> labels;
+
+  // Argument `i`'s pytree path ("params[0][0]"); empty when unnamed.
+  const std::string& ArgumentName(size_t i) const;
+  // The plan key that matched argument `i` (kKey); empty otherwise.
+  const std::string& ArgumentKey(size_t i) const;
 
   // Argument `i`'s sharding ({replicated} for kReplicatedIndex).
   // Precondition: i < arguments.size() and its index is kReplicatedIndex or

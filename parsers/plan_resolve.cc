@@ -1,5 +1,6 @@
 // ResolvePlan (parsers/plan_parser.h): a parsed plan matched to a program's
 // entry arguments by name, glob or parameter number.
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -89,6 +90,9 @@ absl::StatusOr<ir::ResolvedPlan> ResolvePlan(const PlanFile& plan,
   ir::ResolvedPlan out;
   out.mesh = plan.mesh;
   out.label = Stem(source.name());
+  auto labels = std::make_shared<ir::ArgumentLabels>();
+  labels->names.reserve(arguments.size());
+  labels->keys.resize(arguments.size());
   for (size_t i = 0; i < arguments.size(); ++i) {
     if (arguments[i].parameter != static_cast<int64_t>(i)) {
       return absl::InvalidArgumentError(StrCat("expected the program's arguments in parameter order; "
@@ -96,7 +100,7 @@ absl::StatusOr<ir::ResolvedPlan> ResolvePlan(const PlanFile& plan,
     }
     ir::ArgumentPlan argument;
     argument.parameter = arguments[i].parameter;
-    argument.name = arguments[i].name;
+    labels->names.push_back(arguments[i].name);
     out.arguments.push_back(std::move(argument));
   }
   std::vector<const PlanKey*> chosen_by(arguments.size(), nullptr);
@@ -115,7 +119,7 @@ absl::StatusOr<ir::ResolvedPlan> ResolvePlan(const PlanFile& plan,
                        LowerSpec(source, plan.mesh, entry.spec, arguments[p].shape, Describe(arguments[p])));
       out.SetArgumentSharding(static_cast<size_t>(p), std::move(sharding));
       out.arguments[p].source = ir::PlanSource::kKey;
-      out.arguments[p].key = entry.key.text;
+      labels->keys[p] = entry.key.text;
     }
   }
   for (const PlanKey* key : chosen_by) {
@@ -138,6 +142,7 @@ absl::StatusOr<ir::ResolvedPlan> ResolvePlan(const PlanFile& plan,
     if (selected.empty()) return NoMatch(source, key, arguments);
     for (int64_t p : selected) out.arguments[p].donated = true;
   }
+  out.labels = std::move(labels);
   return out;
 }
 

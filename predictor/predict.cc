@@ -345,7 +345,7 @@ absl::Status Predictor::ReadArguments(const ir::ResolvedPlan& plan, ArgumentAxes
     }
     if (!plan.ValidShardingIndex(i)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "argument ", i, " (", plan.arguments[i].name, "): sharding index ", index,
+          "argument ", i, " (", plan.ArgumentName(i), "): sharding index ", index,
           " is not in the plan's table of ", plan.shardings.size()));
     }
     previous_index = index;
@@ -356,7 +356,7 @@ absl::Status Predictor::ReadArguments(const ir::ResolvedPlan& plan, ArgumentAxes
       auto axes = AxesFromHloSharding(plan.ArgumentSharding(i), plan.mesh, rank);
       if (!axes.ok()) {
         return absl::InvalidArgumentError(absl::StrCat("argument ", i, " (",
-                                                       plan.arguments[i].name, "): ",
+                                                       plan.ArgumentName(i), "): ",
                                                        axes.status().message()));
       }
       // Two table entries (or ranks) can read as the same mesh axes.

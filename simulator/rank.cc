@@ -8,7 +8,6 @@
 #include <utility>
 
 #include "analyzer/plan_families.h"
-#include "ir/partition_spec.h"
 #include "ir/status_macros.h"
 #include "ir/strings.h"
 
@@ -80,60 +79,27 @@ std::vector<std::vector<int64_t>> OrderedFactorisations(int64_t n, int parts) {
   return out;
 }
 
-absl::StatusOr<ir::ResolvedPlan> LowerSpecPlan(const ir::SpecPlan& spec) {
-  RETURN_IF_ERROR(spec.mesh.Validate());
-  ir::ResolvedPlan plan;
-  plan.mesh = spec.mesh;
-  plan.label = spec.label;
-  ir::JaxNamedSharding named;
-  named.mesh = spec.mesh;
-  plan.arguments.reserve(spec.arguments.size());
-  // An argument of the spec and rank of the one before it (every layer's
-  // weight) has its sharding: lowered once, not once per argument.
-  const ir::SpecPlanArgument* previous = nullptr;
-  for (const ir::SpecPlanArgument& a : spec.arguments) {
-    int32_t index;
-    if (previous != nullptr && previous->shape.dims.size() == a.shape.dims.size() &&
-        previous->spec == a.spec) {
-      index = plan.arguments.back().sharding_index;
-    } else {
-      named.spec = a.spec;
-      absl::StatusOr<ir::HloSharding> sharding =
-          ir::PartitionSpecToHloSharding(named, static_cast<int64_t>(a.shape.dims.size()));
-      if (!sharding.ok()) {
-        return absl::InvalidArgumentError(StrCat("argument ", a.parameter, " (", a.name, "): ",
-                                                 FromAbsl(sharding.status().message())));
-      }
-      index = plan.shardings.Intern(*std::move(sharding));
-    }
-    previous = &a;
-    ir::ArgumentPlan out;
-    out.parameter = a.parameter;
-    out.name = a.name;
-    out.sharding_index = index;
-    out.source = ir::PlanSource::kKey;
-    out.key = a.name;
-    out.donated = a.donated;
-    plan.arguments.push_back(std::move(out));
-  }
-  return plan;
-}
-
 absl::StatusOr<Enumeration> EnumerateFamilies(const std::vector<ir::EntryArgument>& arguments,
                                               int64_t devices,
                                               const std::vector<std::string>& families,
                                               const ir::FamilyInputs& inputs) {
   if (devices < 1) return absl::InvalidArgumentError("expected at least one device");
+  return EnumerateFamilies(analyzer::FamilyArguments(arguments, inputs), devices, families);
+}
+
+absl::StatusOr<Enumeration> EnumerateFamilies(const analyzer::FamilyArguments& arguments,
+                                              int64_t devices,
+                                              const std::vector<std::string>& families) {
+  if (devices < 1) return absl::InvalidArgumentError("expected at least one device");
   Enumeration out;
+  out.inputs = arguments.inputs();
   for (const std::string& family : families) {
     ASSIGN_OR_RETURN(const std::vector<std::string> axes, analyzer::FamilyAxes(family));
     for (const std::vector<int64_t>& sizes :
          OrderedFactorisations(devices, static_cast<int>(axes.size()))) {
       ir::Mesh mesh;
       for (size_t k = 0; k < axes.size(); ++k) mesh.axes.push_back({axes[k], sizes[k]});
-      absl::StatusOr<ir::SpecPlan> spec = analyzer::BuildFamilyPlan(arguments, mesh, inputs);
-      absl::StatusOr<ir::ResolvedPlan> plan =
-          spec.ok() ? LowerSpecPlan(*spec) : absl::StatusOr<ir::ResolvedPlan>(spec.status());
+      absl::StatusOr<ir::ResolvedPlan> plan = arguments.Plan(mesh);
       if (!plan.ok()) {
         out.skipped.push_back({analyzer::FamilyLabel(mesh), family, "", SkipReason::kFamilyRule,
                                std::string(FromAbsl(plan.status().message())), devices});
@@ -141,7 +107,6 @@ absl::StatusOr<Enumeration> EnumerateFamilies(const std::vector<ir::EntryArgumen
       }
       Candidate c;
       c.family = family;
-      c.spec = *std::move(spec);
       c.plan = *std::move(plan);
       out.candidates.push_back(std::move(c));
     }

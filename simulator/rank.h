@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "analyzer/plan_families.h"
 #include "ir/entry_arguments.h"
 #include "ir/plan.h"
 #include "ir/spec_plan.h"
@@ -23,10 +24,10 @@ namespace memplan::simulator {
 struct Candidate {
   std::string family;  // "dp+tp"; empty for a plan given as a file
   std::string source;  // the plan file; empty for a family plan
-  // The family plan in PartitionSpec form (family candidates only): what a
-  // plan file of the winner holds.
-  std::optional<ir::SpecPlan> spec;
-  ir::ResolvedPlan plan;  // plan.label names the candidate
+  // plan.label names the candidate. A family plan's PartitionSpec form (what
+  // a plan file of it holds) is analyzer::BuildFamilyPlan(arguments,
+  // plan.mesh, Enumeration::inputs).
+  ir::ResolvedPlan plan;
 };
 
 // Why a candidate has no price.
@@ -50,13 +51,10 @@ struct SkippedCandidate {
 // ones. Empty when parts < 1 or n < 1.
 std::vector<std::vector<int64_t>> OrderedFactorisations(int64_t n, int parts);
 
-// The family plan lowered as a plan file would be (every spec to the
-// HloSharding JAX gives it); label from the spec plan.
-absl::StatusOr<ir::ResolvedPlan> LowerSpecPlan(const ir::SpecPlan& spec);
-
 struct Enumeration {
   std::vector<Candidate> candidates;  // families in the order given, factorisations in order
   std::vector<SkippedCandidate> skipped;
+  ir::FamilyInputs inputs;  // what the family plans were derived from
 };
 
 // The candidates of `families` ("dp", "dp+tp", ...) on `devices` devices,
@@ -65,10 +63,16 @@ struct Enumeration {
 // cannot shard the program on is skipped with the rule's message. For one
 // device, one candidate (the first family, all axes of size 1).
 // InvalidArgument on a family FamilyAxes refuses, or devices < 1.
+// The candidates' plans share one table of argument names, and each rule
+// is evaluated once per class of alike arguments (analyzer::FamilyArguments).
 absl::StatusOr<Enumeration> EnumerateFamilies(const std::vector<ir::EntryArgument>& arguments,
                                               int64_t devices,
                                               const std::vector<std::string>& families,
                                               const ir::FamilyInputs& inputs);
+// The same, from arguments prepared once (for several device counts).
+absl::StatusOr<Enumeration> EnumerateFamilies(const analyzer::FamilyArguments& arguments,
+                                              int64_t devices,
+                                              const std::vector<std::string>& families);
 
 struct RankedCandidate {
   int64_t index = 0;  // position among the candidates given

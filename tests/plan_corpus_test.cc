@@ -134,14 +134,14 @@ void ExpectMatchesTruth(const Program& program, const std::string& candidate, co
     ASSERT_TRUE(p >= 0 && p < static_cast<int64_t>(plan.arguments.size())) << path;
     const ir::ArgumentPlan& argument = plan.arguments[p];
     const ir::HloSharding& sharding = plan.ArgumentSharding(static_cast<size_t>(p));
-    EXPECT_EQ(argument.name, input->getString("name").getValueOr("").str()) << path << " parameter " << p;
+    EXPECT_EQ(plan.ArgumentName(static_cast<size_t>(p)), input->getString("name").getValueOr("").str()) << path << " parameter " << p;
     const ir::HloSharding want = Canonical(input->getString("hlo_sharding").getValueOr("").str());
     EXPECT_EQ(sharding, want) << path << " parameter " << p << ": resolved "
                               << sharding.ToString() << ", truth " << want.ToString();
     EXPECT_EQ(ShardBytes(program.arguments[p].shape, sharding),
               input->getInteger("shard_bytes").getValueOr(-1))
         << path << " parameter " << p;
-    const std::string top(ir::PytreeTop(argument.name));
+    const std::string top(ir::PytreeTop(plan.ArgumentName(static_cast<size_t>(p))));
     EXPECT_EQ(argument.donated,
               std::find(donated_tops.begin(), donated_tops.end(), top) != donated_tops.end())
         << path << " parameter " << p;
@@ -207,7 +207,7 @@ TEST(PlanCorpus, FamiliesRebuildEveryCandidatePlan) {
       ASSERT_TRUE(resolved.ok()) << resolved.status();
       ExpectMatchesTruth(program, candidate, *resolved);
       // Lowered directly, the family plan gives the same shardings.
-      absl::StatusOr<ir::ResolvedPlan> direct = analyzer::ResolveSpecPlan(*plan);
+      absl::StatusOr<ir::ResolvedPlan> direct = analyzer::LowerSpecPlan(*plan);
       ASSERT_TRUE(direct.ok()) << direct.status();
       ASSERT_EQ(direct->arguments.size(), resolved->arguments.size());
       for (size_t i = 0; i < direct->arguments.size(); ++i) {

@@ -72,7 +72,7 @@ donate: ["params*"]
   EXPECT_EQ(ShardingOf(*plan, 1), "{devices=[2,4]<=[4,2]T(1,0) last_tile_dim_replicate}");
   EXPECT_EQ(ShardingOf(*plan, 4), "{devices=[4,1,2]<=[8] last_tile_dim_replicate}");
   EXPECT_EQ(ShardingOf(*plan, 3), "{replicated}");
-  EXPECT_EQ(plan->arguments[0].key, "*['w_q']");
+  EXPECT_EQ(plan->ArgumentKey(0), "*['w_q']");
   EXPECT_EQ(plan->arguments[3].source, ir::PlanSource::kDefault);
   EXPECT_EQ(plan->unmatched_arguments, 2);  // count and y
   EXPECT_TRUE(plan->arguments[0].donated && plan->arguments[1].donated);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -62,12 +63,13 @@ absl::StatusOr<CorpusCase> ReadCase(const std::string& program, const std::strin
       c.plan.mesh.device_list = ids;
     }
   }
+  std::map<int64_t, std::string> argument_names;
   for (const auto& input : *inputs) {
     const llvm::json::Object* in = input.getAsObject();
     if (!in) return absl::InvalidArgumentError(path + ": bad input");
     ir::ArgumentPlan arg;
     arg.parameter = in->getInteger("parameter").getValueOr(-1);
-    arg.name = in->getString("name").getValueOr("").str();
+    argument_names[arg.parameter] = in->getString("name").getValueOr("").str();
     const std::string sharding = in->getString("hlo_sharding").getValueOr("{replicated}").str();
     size_t consumed = 0;
     absl::StatusOr<ir::HloSharding> s = parsers::ParseHloSharding(sharding, &consumed);
@@ -78,6 +80,9 @@ absl::StatusOr<CorpusCase> ReadCase(const std::string& program, const std::strin
   }
   std::sort(c.plan.arguments.begin(), c.plan.arguments.end(),
             [](const auto& a, const auto& b) { return a.parameter < b.parameter; });
+  auto labels = std::make_shared<ir::ArgumentLabels>();
+  for (const ir::ArgumentPlan& a : c.plan.arguments) labels->names.push_back(argument_names[a.parameter]);
+  c.plan.labels = std::move(labels);
   c.truth.argument_bytes = memory->getInteger("argument_size_in_bytes").getValueOr(0);
   c.truth.output_bytes = memory->getInteger("output_size_in_bytes").getValueOr(0);
   c.truth.alias_bytes = memory->getInteger("alias_size_in_bytes").getValueOr(0);

@@ -31,7 +31,7 @@ ir::ResolvedPlan FamilyPlan(const ShardedProgram& p, std::vector<ir::MeshAxis> a
   mesh.axes = std::move(axes);
   absl::StatusOr<ir::SpecPlan> spec = analyzer::BuildFamilyPlan(p.arguments, mesh, p.inputs);
   EXPECT_TRUE(spec.ok()) << spec.status();
-  absl::StatusOr<ir::ResolvedPlan> plan = simulator::LowerSpecPlan(*spec);
+  absl::StatusOr<ir::ResolvedPlan> plan = analyzer::LowerSpecPlan(*spec);
   EXPECT_TRUE(plan.ok()) << plan.status();
   return *plan;
 }

@@ -7,6 +7,7 @@
 // answer a recorded question otherwise is computed, not given the recorded
 // propagation (which is not its own).
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -184,7 +185,7 @@ ENTRY %main (x: f32[64,16]) -> f32[24,16] {
     named.spec.dims = {ir::SpecDim{ir::SpecDim::Kind::kAxes, {"a"}, false}};
     ir::ArgumentPlan arg;
     arg.parameter = 0;
-    arg.name = "x";
+    p.labels = std::make_shared<ir::ArgumentLabels>(ir::ArgumentLabels{{"x"}, {""}});
     auto sharding = ir::PartitionSpecToHloSharding(named, 2);
     EXPECT_TRUE(sharding.ok()) << sharding.status();
     p.arguments.push_back(arg);
