@@ -204,7 +204,8 @@ class ModuleTextParser {
     ir::Instruction& instruction = module_.mutable_instruction(id);
     names_in_line_.clear();
     auto attributes = [&]() -> ir::HloAttributes& { return module_.mutable_attributes(id); };
-    const hlo_text::InstructionSink sink{&instruction, attributes, &names_in_line_};
+    auto intern_shape = [&](const ir::Shape& shape) { return module_.InternShape(shape); };
+    const hlo_text::InstructionSink sink{&instruction, attributes, intern_shape, &names_in_line_};
     if (!hlo_text::ParseInstruction(s_, warner_, sink)) return false;
     // Before the instruction joins its computation: a tuple element it reads
     // is listed before it.
@@ -271,8 +272,8 @@ class ModuleTextParser {
       return true;
     }
     const ir::Instruction& source = module_.instruction(tuple);
-    if (source.shape.dtype != ir::DType::kTuple ||
-        ref.tuple_index >= static_cast<int64_t>(source.shape.tuple_elements.size())) {
+    if (source.shape->dtype != ir::DType::kTuple ||
+        ref.tuple_index >= static_cast<int64_t>(source.shape->tuple_elements.size())) {
       return s_.Fail(ref.at, StrCat("expected '", ref.name, "' to be a tuple of more than ",
                                     ref.tuple_index, " elements (for '#", ref.tuple_index, "')"));
     }
@@ -281,7 +282,7 @@ class ModuleTextParser {
     element.name = ref.element;
     element.opcode = ir::Opcode::kGetTupleElement;
     element.opcode_text = ir::OpcodeName(ir::Opcode::kGetTupleElement);
-    element.shape = source.shape.tuple_elements[ref.tuple_index];
+    element.shape = module_.InternShape(source.shape->tuple_elements[ref.tuple_index]);
     element.operands.push_back(tuple);
     const ir::InstructionId id = module_.AddInstruction(std::move(element));
     module_.mutable_attributes(id).tuple_index = ref.tuple_index;
