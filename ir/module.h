@@ -169,8 +169,15 @@ class Module {
   // The instruction's typed attributes; an empty set when it has none.
   const HloAttributes& attributes(InstructionId id) const;
   const HloAttributes& attributes(const Instruction& instruction) const;
-  // Its attributes for writing, created empty on first use.
+  // Its attributes for writing, created empty on first use; a set that
+  // ShareAttributes shared is copied first, so a write reaches only `id`.
   HloAttributes& mutable_attributes(InstructionId id);
+  // Attribute sets made so far.
+  size_t attribute_set_count() const { return attributes_.size(); }
+  // Makes `id` use the earlier attribute set `shared` (equal to its own)
+  // and frees its own, which must be the last set made. For parsers whose
+  // sets are complete once made (equal instructions' sets kept once).
+  void ShareAttributes(InstructionId id, int32_t shared);
 
   // The frame with `id`, or nullptr.
   const SourceFrame* FindStackFrame(int64_t id) const {
@@ -199,6 +206,8 @@ class Module {
   // Attribute sets never move once made (mutable_attributes' references
   // stay valid as others are added).
   BlockList<HloAttributes> attributes_;
+  // By attribute set: used by more than one instruction (ShareAttributes).
+  std::vector<bool> shared_attributes_;
   ShapePool shapes_;
   // Shared so that copies of a module keep their views valid.
   std::vector<std::shared_ptr<const std::string>> owned_text_;
