@@ -176,6 +176,29 @@ TEST(HloTextParser, ShapesWithTilingMemorySpaceAndDynamicDims) {
   EXPECT_EQ(p->I("e").shape->layout->memory_space, 2);
 }
 
+// Equal shapes are one object of the module's pool; equal attribute sets
+// are kept once, and a write to a shared set reaches only the instruction
+// written.
+TEST(HloTextParser, EqualShapesAndAttributeSetsAreSharedWritesStayPrivate) {
+  auto p = MustParse(Entry(
+      "  %a = f32[8]{0} broadcast(%p0), dimensions={0}\n"
+      "  %b = f32[8]{0} broadcast(%p0), dimensions={0}\n"
+      "  %c = f32[8]{0} broadcast(%p0), dimensions={1}\n"
+      "  %d = s32[8]{0} convert(%p0)\n"
+      "  ROOT %r = f32[8]{0} add(%a, %b)\n"));
+  EXPECT_EQ(p->I("a").shape.get(), p->I("b").shape.get());
+  EXPECT_EQ(p->I("a").shape.get(), p->I("p0").shape.get());
+  EXPECT_NE(p->I("a").shape.get(), p->I("d").shape.get());
+  EXPECT_EQ(ir::ShapeToString(p->I("d").shape), "s32[8]{0}");
+  EXPECT_EQ(p->I("a").attributes, p->I("b").attributes);
+  EXPECT_NE(p->I("a").attributes, p->I("c").attributes);
+  EXPECT_TRUE(p->A("c").dimensions == std::vector<int64_t>{1});
+
+  p->module.mutable_attributes(p->I("b").id).dimensions = {5};
+  EXPECT_TRUE(p->A("a").dimensions == std::vector<int64_t>{0});
+  EXPECT_TRUE(p->A("b").dimensions == std::vector<int64_t>{5});
+}
+
 TEST(HloTextParser, HeaderAttributes) {
   auto p = MustParse(R"(HloModule jit_step, is_scheduled=true, input_output_alias={ {0}: (1, {}, may-alias), {1, 2}: (0, {3}, must-alias), {2}: (2, {}) }, buffer_donor={ (3, {}), (4, {1}) }, entry_computation_layout={(f32[8]{0}, (s32[], f32[2]{0}), f32[1]{0}, f32[1]{0}, f32[1]{0}, /*index=5*/bf16[4,4]{0,1})->(f32[8]{0}, f32[])}, allow_spmd_sharding_propagation_to_output={true}, replica_count=2, num_partitions=4, frontend_attributes={fingerprint="abc"}, mystery_flag=7
 
