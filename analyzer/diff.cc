@@ -109,8 +109,8 @@ class Identities {
       h = Mix(h, entry ? 1 : 2 + module_.computation(instruction.computation).parameters.size());
     }
     // Rank, or tuple arity: a dtype change keeps them.
-    h = Mix(h, instruction.shape.dims.size() + 3);
-    h = Mix(h, instruction.shape.tuple_elements.size() + 5);
+    h = Mix(h, instruction.shape->dims.size() + 3);
+    h = Mix(h, instruction.shape->tuple_elements.size() + 5);
     const ir::HloAttributes& attributes = module_.attributes(instruction);
     h = Mix(h, static_cast<uint64_t>(attributes.parameter_number + 2));
     h = Mix(h, static_cast<uint64_t>(attributes.tuple_index + 2));

@@ -45,7 +45,7 @@ class Builder {
     i.opcode = op;
     i.opcode_text = ir::OpcodeName(op);
     i.name = "i";
-    i.shape = std::move(shape);
+    i.shape = m_.InternShape(shape);
     i.operands = std::move(operands);
     const ir::InstructionId id = m_.AddInstruction(i);
     m_.mutable_computation(cid_).instructions.push_back(id);

@@ -48,6 +48,13 @@ class BlockList {
     return blocks_[i / kBlockElements].get()[i % kBlockElements];
   }
 
+  // Destroys the last element. Requires !empty().
+  void pop_back() {
+    assert(size_ > 0);
+    (*this)[size_ - 1].~T();
+    --size_;
+  }
+
   // Appends T(args...) and returns it; earlier elements stay where they are.
   template <typename... Args>
   T& emplace_back(Args&&... args) {

@@ -34,7 +34,7 @@ int ConvertDotParameters(Module* module) {
   const ComputationId entry = module->entry;
   std::vector<std::pair<InstructionId, InstructionId>> converts;  // (parameter, convert)
   for (InstructionId p : module->computation(entry).parameters) {
-    if (!p.valid() || module->instruction(p).shape.dtype != DType::kBF16) continue;
+    if (!p.valid() || module->instruction(p).shape->dtype != DType::kBF16) continue;
     bool read_by_dot = false;
     for (InstructionId id : module->computation(entry).instructions) {
       const Instruction& inst = module->instruction(id);
@@ -71,14 +71,17 @@ int ComputeBf16InF32(Module* module) {
   const std::vector<bool> output = DefinesOutput(*module);
   for (InstructionId id : module->computation(module->entry).instructions) {
     Instruction& inst = module->mutable_instruction(id);
-    if (inst.shape.dtype != DType::kBF16 || output[static_cast<size_t>(id.value())]) continue;
+    if (inst.shape->dtype != DType::kBF16 || output[static_cast<size_t>(id.value())]) continue;
     switch (inst.opcode) {
       case Opcode::kParameter:
       case Opcode::kTuple:
       case Opcode::kGetTupleElement:
         continue;
-      default:
-        inst.shape.dtype = DType::kF32;
+      default: {
+        Shape f32 = inst.shape;
+        f32.dtype = DType::kF32;
+        inst.shape = module->InternShape(f32);
+      }
     }
   }
   return converted;

@@ -13,7 +13,7 @@ bool SwapsDotFreeDimensions(const Module& module, const Instruction& transpose, 
   if (!attrs.dot.has_value() || dot.operands.size() != 2) return false;
   const DotDimensionNumbers& d = *attrs.dot;
   const size_t batch = d.lhs_batch.size();
-  if (d.rhs_batch.size() != batch || dot.shape.dims.size() != batch + 2) return false;
+  if (d.rhs_batch.size() != batch || dot.shape->dims.size() != batch + 2) return false;
   for (size_t b = 0; b < batch; ++b) {
     if (d.lhs_batch[b] != static_cast<int64_t>(b) || d.rhs_batch[b] != static_cast<int64_t>(b)) return false;
   }

@@ -103,7 +103,7 @@ class Lowering {
     i.name = module_.Intern(std::string(name));
     i.opcode = opcode;
     i.opcode_text = text.empty() ? OpcodeName(opcode) : module_.Intern(std::string(text));
-    i.shape = std::move(shape);
+    i.shape = module_.InternShape(shape);
     i.operands = std::move(operands);
     if (eqn_ != nullptr) {
       i.metadata.op_type = module_.Intern(eqn_->primitive);

@@ -163,7 +163,7 @@ void SetJaxprAttributes(const JaxprEqn& eqn, const JaxprOpMapping* mapping, Modu
       if (auto dims = IntListParam(eqn, "broadcast_dimensions")) {
         module->mutable_attributes(id).dimensions = *dims;
       } else if (inst.operands.size() == 1 &&
-                 module->instruction(inst.operands[0]).shape.dims.empty()) {
+                 module->instruction(inst.operands[0]).shape->dims.empty()) {
         module->mutable_attributes(id).dimensions = {};  // a scalar broadcast
       }
       return;

@@ -291,10 +291,10 @@ void DonateJaxprArguments(const std::vector<bool>& donated, Module* module) {
   if (entry == nullptr) return;
   const Instruction& root = module->instruction(entry->root);
   std::vector<const Shape*> outputs;
-  if (root.shape.IsTuple()) {
-    for (const Shape& s : root.shape.tuple_elements) outputs.push_back(&s);
+  if (root.shape->IsTuple()) {
+    for (const Shape& s : root.shape->tuple_elements) outputs.push_back(&s);
   } else {
-    outputs.push_back(&root.shape);
+    outputs.push_back(root.shape.get());
   }
   std::vector<bool> taken(outputs.size(), false);
   for (size_t p = 0; p < entry->parameters.size() && p < donated.size(); ++p) {
@@ -306,7 +306,7 @@ void DonateJaxprArguments(const std::vector<bool>& donated, Module* module) {
       taken[k] = true;
       paired = true;
       InputOutputAlias alias;
-      if (root.shape.IsTuple()) alias.output_index = {static_cast<int64_t>(k)};
+      if (root.shape->IsTuple()) alias.output_index = {static_cast<int64_t>(k)};
       alias.parameter_number = static_cast<int64_t>(p);
       module->header.input_output_aliases.push_back(std::move(alias));
     }
@@ -389,13 +389,13 @@ std::vector<bool> AddJaxprValues(const JaxprSteps& steps, Program& program) {
     const bool entry_root = inst.is_root && inst.computation == m.entry;
     if (steps.fused[static_cast<size_t>(id.value())] && outputs.count({id.value(), -1}) == 0) continue;
     if (HoldsNoBuffer(m, inst)) continue;
-    if (!inst.shape.IsTuple() || inst.opcode == Opcode::kTuple) {
+    if (!inst.shape->IsTuple() || inst.opcode == Opcode::kTuple) {
       add_value(inst, {}, inst.shape, entry_root);
       is_output.push_back(entry_root || outputs.count({id.value(), -1}) > 0);
       continue;
     }
-    for (size_t k = 0; k < inst.shape.tuple_elements.size(); ++k) {
-      const Shape& element = inst.shape.tuple_elements[k];
+    for (size_t k = 0; k < inst.shape->tuple_elements.size(); ++k) {
+      const Shape& element = inst.shape->tuple_elements[k];
       if (!element.IsArray()) continue;
       const bool output = outputs.count({id.value(), static_cast<int64_t>(k)}) > 0;
       add_value(inst, {static_cast<int64_t>(k)}, element, output);

@@ -1,6 +1,7 @@
 #include "ir/module.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "ir/strings.h"
 
@@ -29,11 +30,28 @@ const HloAttributes& Module::attributes(InstructionId id) const {
 
 HloAttributes& Module::mutable_attributes(InstructionId id) {
   Instruction& instruction = mutable_instruction(id);
-  if (instruction.attributes < 0) {
+  const int32_t k = instruction.attributes;
+  if (k < 0) {
     instruction.attributes = static_cast<int32_t>(attributes_.size());
     attributes_.emplace_back();
+  } else if (static_cast<size_t>(k) < shared_attributes_.size() && shared_attributes_[k]) {
+    instruction.attributes = static_cast<int32_t>(attributes_.size());
+    attributes_.emplace_back(HloAttributes(attributes_[k]));
   }
   return attributes_[instruction.attributes];
+}
+
+void Module::ShareAttributes(InstructionId id, int32_t shared) {
+  Instruction& instruction = mutable_instruction(id);
+  assert(instruction.attributes >= 0 &&
+         static_cast<size_t>(instruction.attributes) + 1 == attributes_.size());
+  assert(shared >= 0 && shared < instruction.attributes);
+  attributes_.pop_back();
+  instruction.attributes = shared;
+  if (shared_attributes_.size() <= static_cast<size_t>(shared)) {
+    shared_attributes_.resize(attributes_.size());
+  }
+  shared_attributes_[shared] = true;
 }
 
 void Module::Reserve(size_t instructions, size_t computations) {

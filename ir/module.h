@@ -28,6 +28,7 @@
 #include "ir/metadata.h"
 #include "ir/opcode.h"
 #include "ir/shape.h"
+#include "ir/shape_pool.h"
 #include "ir/thin_vector.h"
 
 namespace memplan::ir {
@@ -60,7 +61,9 @@ struct Instruction {
   ComputationId computation;
   std::string_view name;  // without '%'
   std::string_view opcode_text;  // as the input spells it (also for kUnknown)
-  Shape shape;                   // dtype kInvalid when the input does not say
+  // dtype kInvalid when the input does not say. Equal shapes of a module
+  // are one object of its pool: set it with Module::InternShape.
+  SharedShape shape;
   std::vector<InstructionId> operands;
   ThinVector<CalledComputation> calls;
   // Instructions of the same computation that must run before this one
@@ -166,8 +169,15 @@ class Module {
   // The instruction's typed attributes; an empty set when it has none.
   const HloAttributes& attributes(InstructionId id) const;
   const HloAttributes& attributes(const Instruction& instruction) const;
-  // Its attributes for writing, created empty on first use.
+  // Its attributes for writing, created empty on first use; a set that
+  // ShareAttributes shared is copied first, so a write reaches only `id`.
   HloAttributes& mutable_attributes(InstructionId id);
+  // Attribute sets made so far.
+  size_t attribute_set_count() const { return attributes_.size(); }
+  // Makes `id` use the earlier attribute set `shared` (equal to its own)
+  // and frees its own, which must be the last set made. For parsers whose
+  // sets are complete once made (equal instructions' sets kept once).
+  void ShareAttributes(InstructionId id, int32_t shared);
 
   // The frame with `id`, or nullptr.
   const SourceFrame* FindStackFrame(int64_t id) const {
@@ -181,6 +191,10 @@ class Module {
   // that can estimate its size avoids regrowth.
   void Reserve(size_t instructions, size_t computations);
 
+  // The module's copy of `shape`, for Instruction::shape: one per distinct
+  // shape, alive for as long as this module or any copy of it.
+  SharedShape InternShape(const Shape& shape) { return shapes_.Intern(shape); }
+
   // Keeps `text` alive for as long as this module or any copy of it, and
   // returns a view of it: for text an input does not hold as such (a
   // layout's details or frontend attributes rendered from an HloProto).
@@ -192,6 +206,9 @@ class Module {
   // Attribute sets never move once made (mutable_attributes' references
   // stay valid as others are added).
   BlockList<HloAttributes> attributes_;
+  // By attribute set: used by more than one instruction (ShareAttributes).
+  std::vector<bool> shared_attributes_;
+  ShapePool shapes_;
   // Shared so that copies of a module keep their views valid.
   std::vector<std::shared_ptr<const std::string>> owned_text_;
 };

@@ -14,7 +14,7 @@ InstructionId AddReaderOf(Module* module, ComputationId computation, Instruction
   reader.name = module->Intern(std::string(module->instruction(operand).name) + std::string(suffix));
   reader.opcode = opcode;
   reader.opcode_text = opcode_text;
-  reader.shape = shape;
+  reader.shape = module->InternShape(shape);
   reader.operands = {operand};
   return module->AddInstruction(std::move(reader));
 }

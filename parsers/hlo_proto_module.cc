@@ -106,7 +106,7 @@ class ProtoModuleBuilder {
       diagnostics_.Warn(StrCat("unknown HLO opcode '", proto.opcode(), "' (kept as written)"),
                         StrCat("HloModuleProto instruction '", proto.name(), "'"));
     }
-    instruction.shape = Shape(proto.shape(), 0);
+    instruction.shape = module_.InternShape(Shape(proto.shape(), 0));
     instruction.metadata = Metadata(proto.metadata());
     instruction.unique_id = proto.id();
     instruction.is_root = proto.id() == c.root_id();

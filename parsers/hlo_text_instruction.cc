@@ -1,6 +1,7 @@
 // One HLO instruction: "[ROOT] [%]name = shape opcode(operands), key=value,
 // ...", and the one-line entry point ParseHloInstructionText.
 #include <algorithm>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -105,7 +106,11 @@ bool ParseInstruction(Scanner& s, Warner& warner, const InstructionSink& sink) {
   if (instruction.name.empty()) return s.Fail("expected an instruction name");
   if (!s.Next('=')) return s.Fail("expected '=' after the instruction name");
   s.Skip();
-  if (!ParseShapeAt(s, &instruction.shape)) return false;
+  {
+    ir::Shape shape;
+    if (!ParseShapeAt(s, &shape)) return false;
+    instruction.shape = sink.intern_shape(shape);
+  }
   s.Skip();
   const char* opcode_at = s.pos();
   instruction.opcode_text = s.ConsumeName();
@@ -144,6 +149,19 @@ bool ParseInstruction(Scanner& s, Warner& warner, const InstructionSink& sink) {
 
 }  // namespace hlo_text
 
+namespace {
+
+// Shapes of instructions parsed without a module live as long as the
+// process, in one pool (this path parses single lines: tests, fuzzing).
+ir::SharedShape InternStandaloneShape(const ir::Shape& shape) {
+  static std::mutex mutex;
+  static ir::ShapePool* const pool = new ir::ShapePool();
+  std::lock_guard<std::mutex> lock(mutex);
+  return pool->Intern(shape);
+}
+
+}  // namespace
+
 absl::Status ParseHloInstructionText(
     const SourceText& source, std::string_view text,
     absl::FunctionRef<ir::InstructionId(std::string_view name)> resolve_instruction,
@@ -154,7 +172,7 @@ absl::Status ParseHloInstructionText(
   hlo_text::Warner warner(source, *diagnostics);
   hlo_text::InstructionNames names;
   auto attributes_of = [&]() -> ir::HloAttributes& { return *attributes; };
-  const hlo_text::InstructionSink sink{instruction, attributes_of, &names};
+  const hlo_text::InstructionSink sink{instruction, attributes_of, InternStandaloneShape, &names};
   s.Skip();
   bool ok = hlo_text::ParseInstruction(s, warner, sink);
   if (ok) {

@@ -77,6 +77,8 @@ class Warner {
 struct InstructionSink {
   ir::Instruction* instruction;
   absl::FunctionRef<ir::HloAttributes&()> attributes;
+  // The shared copy of a shape read, for the instruction (Module::InternShape).
+  absl::FunctionRef<ir::SharedShape(const ir::Shape&)> intern_shape;
   InstructionNames* names;
 };
 

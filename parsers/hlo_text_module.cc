@@ -6,10 +6,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/hash/hash.h"
 #include "ir/strings.h"
 #include "parsers/hlo_graph_checks.h"
@@ -204,13 +207,46 @@ class ModuleTextParser {
     ir::Instruction& instruction = module_.mutable_instruction(id);
     names_in_line_.clear();
     auto attributes = [&]() -> ir::HloAttributes& { return module_.mutable_attributes(id); };
-    const hlo_text::InstructionSink sink{&instruction, attributes, &names_in_line_};
+    auto intern_shape = [&](const ir::Shape& shape) { return module_.InternShape(shape); };
+    const hlo_text::InstructionSink sink{&instruction, attributes, intern_shape, &names_in_line_};
     if (!hlo_text::ParseInstruction(s_, warner_, sink)) return false;
     // Before the instruction joins its computation: a tuple element it reads
     // is listed before it.
     if (!ResolveOperands(id)) return false;
     module_.mutable_computation(computation).instructions.push_back(id);
-    return FinishInstruction(id, computation);
+    if (!FinishInstruction(id, computation)) return false;
+    ShareAttributeSet(id);
+    return true;
+  }
+
+  // Keeps equal attribute sets once: `id` shares an earlier set equal to
+  // its own when its set is the last made (not when a tuple element made
+  // while resolving its operands came after it). Sets are complete here.
+  void ShareAttributeSet(ir::InstructionId id) {
+    const int32_t k = module_.instruction(id).attributes;
+    if (k < 0 || static_cast<size_t>(k) + 1 != module_.attribute_set_count()) return;
+    const ir::HloAttributes& set = module_.attributes(id);
+    absl::InlinedVector<ir::InstructionId, 1>& same_hash = attribute_sets_[AttributesHash(set)];
+    for (ir::InstructionId earlier : same_hash) {
+      if (set == module_.attributes(earlier)) {
+        module_.ShareAttributes(id, module_.instruction(earlier).attributes);
+        return;
+      }
+    }
+    same_hash.push_back(id);
+  }
+
+  // A hash of the fields most sets differ in (equal sets hash equal).
+  static size_t AttributesHash(const ir::HloAttributes& a) {
+    size_t h = absl::Hash<std::tuple<int64_t, int64_t, int64_t, int64_t, std::string_view,
+                                     std::string_view, std::string_view, std::string_view,
+                                     std::string_view, std::string_view, size_t, size_t>>()(
+        std::make_tuple(a.iota_dimension, a.parameter_number, a.tuple_index, a.channel_id,
+                        a.custom_call_target, a.fusion_kind, a.comparison_direction,
+                        a.sharding_text, a.backend_config, a.frontend_attributes,
+                        a.dimensions.size(), a.unknown.size()));
+    for (int64_t d : a.dimensions) h = h * 1000003u + static_cast<size_t>(d);
+    return h;
   }
 
   // The rest of ParseInstructionOf, once the operands are resolved (which
@@ -271,8 +307,8 @@ class ModuleTextParser {
       return true;
     }
     const ir::Instruction& source = module_.instruction(tuple);
-    if (source.shape.dtype != ir::DType::kTuple ||
-        ref.tuple_index >= static_cast<int64_t>(source.shape.tuple_elements.size())) {
+    if (source.shape->dtype != ir::DType::kTuple ||
+        ref.tuple_index >= static_cast<int64_t>(source.shape->tuple_elements.size())) {
       return s_.Fail(ref.at, StrCat("expected '", ref.name, "' to be a tuple of more than ",
                                     ref.tuple_index, " elements (for '#", ref.tuple_index, "')"));
     }
@@ -281,7 +317,7 @@ class ModuleTextParser {
     element.name = ref.element;
     element.opcode = ir::Opcode::kGetTupleElement;
     element.opcode_text = ir::OpcodeName(ir::Opcode::kGetTupleElement);
-    element.shape = source.shape.tuple_elements[ref.tuple_index];
+    element.shape = module_.InternShape(source.shape->tuple_elements[ref.tuple_index]);
     element.operands.push_back(tuple);
     const ir::InstructionId id = module_.AddInstruction(std::move(element));
     module_.mutable_attributes(id).tuple_index = ref.tuple_index;
@@ -396,6 +432,9 @@ class ModuleTextParser {
   NameCopies name_copies_;  // names_'s keys
   // (tuple id, N) -> the get-tuple-element made for "x#N".
   absl::flat_hash_map<std::pair<int64_t, int64_t>, ir::InstructionId> tuple_elements_;
+  // By AttributesHash, the first instruction of each distinct attribute set
+  // (ShareAttributeSet).
+  absl::flat_hash_map<size_t, absl::InlinedVector<ir::InstructionId, 1>> attribute_sets_;
   std::vector<PendingOperand> pending_operands_;
   std::vector<std::pair<int64_t, ir::InstructionId>> parameters_;
   std::vector<PendingCall> pending_calls_;

@@ -59,9 +59,10 @@ void InstructionNames::Describe(ir::InstructionId id, const InstructionFacts& fa
     instruction.metadata.op_name = keep(facts.metadata.op_name);
     instruction.metadata.source_file = keep(facts.metadata.source_file);
   }
-  if (instruction.shape.dtype == ir::DType::kInvalid && facts.shape) {
-    instruction.shape = *facts.shape;
-    if (interner_ != nullptr) InternLayoutDetails(*interner_, instruction.shape);
+  if (instruction.shape->dtype == ir::DType::kInvalid && facts.shape) {
+    ir::Shape shape = *facts.shape;
+    if (interner_ != nullptr) InternLayoutDetails(*interner_, shape);
+    instruction.shape = module_.InternShape(shape);
   }
 }
 
@@ -69,7 +70,7 @@ bool InstructionNames::Described(ir::InstructionId id) const {
   const ir::Instruction& instruction = module_.instruction(id);
   return instruction.computation.valid() ||
          (!instruction.opcode_text.empty() && !instruction.metadata.empty() &&
-          instruction.shape.dtype != ir::DType::kInvalid);
+          instruction.shape->dtype != ir::DType::kInvalid);
 }
 
 void MarkNamesOnlyGraph(ir::Module& module) {

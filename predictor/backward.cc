@@ -77,7 +77,7 @@ void Propagator::Backward(ir::ComputationId c, const std::vector<AxesSharding>& 
     const bool passes_leaves = inst.opcode == ir::Opcode::kTuple ||
                                inst.opcode == ir::Opcode::kGetTupleElement ||
                                inst.opcode == ir::Opcode::kOptimizationBarrier;
-    if (forward.size() == 1 && inst.calls.empty() && inst.shape.IsArray() && !passes_leaves) {
+    if (forward.size() == 1 && inst.calls.empty() && inst.shape->IsArray() && !passes_leaves) {
       BackwardArray(inst, forward[0]);
     } else {
       BackwardLeaves(inst, forward);
@@ -211,13 +211,13 @@ std::optional<AxesSharding> Propagator::ArrayOperandWant(const ir::Instruction& 
       return want;
     case Opcode::kBitcast:
     case Opcode::kReshape:
-      if (op_shape.dims == inst.shape.dims) return r;
+      if (op_shape.dims == inst.shape->dims) return r;
       return ReshapeWant(inst, r);
     case Opcode::kSlice:
     case Opcode::kPad:
     case Opcode::kReverse:
       if (k != 0) return std::nullopt;
-      for (size_t d = 0; d < rank && d < inst.shape.dims.size(); ++d) {
+      for (size_t d = 0; d < rank && d < inst.shape->dims.size(); ++d) {
         if (sizes_.Divides(op_shape.dims[d], r.Dim(d))) want.dims[d] = r.Dim(d);
       }
       return want;
@@ -230,8 +230,8 @@ std::optional<AxesSharding> Propagator::ArrayOperandWant(const ir::Instruction& 
     case Opcode::kDynamicUpdateSlice:
       if (k >= 2) return std::nullopt;
       // The whole operand (k 0) or the update (k 1) on dims it covers whole.
-      for (size_t d = 0; d < rank && d < inst.shape.dims.size(); ++d) {
-        if (op_shape.dims[d] == inst.shape.dims[d]) want.dims[d] = r.Dim(d);
+      for (size_t d = 0; d < rank && d < inst.shape->dims.size(); ++d) {
+        if (op_shape.dims[d] == inst.shape->dims[d]) want.dims[d] = r.Dim(d);
       }
       return want;
     case Opcode::kReduce: {
@@ -270,7 +270,7 @@ std::optional<AxesSharding> Propagator::ArrayWant(const ir::Instruction& inst, s
   if (!graph_.is_array[op]) return std::nullopt;
   if (IsElementwise(inst.opcode)) {
     const size_t op_rank = graph_.rank[op];
-    if (op_rank != inst.shape.dims.size()) return std::nullopt;
+    if (op_rank != inst.shape->dims.size()) return std::nullopt;
     AxesSharding want;
     want.dims.assign(op_rank, 0);
     for (size_t d = 0; d < want.dims.size(); ++d) want.dims[d] = r.Dim(d);
@@ -285,7 +285,7 @@ std::optional<AxesSharding> Propagator::ArrayWant(const ir::Instruction& inst, s
 // divide.
 AxesSharding Propagator::ReshapeWant(const ir::Instruction& inst, const AxesSharding& r) const {
   const std::vector<int64_t>& in = OperandShape(inst, 0).dims;
-  const std::vector<int64_t>& outd = inst.shape.dims;
+  const std::vector<int64_t>& outd = inst.shape->dims;
   AxesSharding want;
   want.dims.assign(in.size(), 0);
   for (const ReshapeGroup& g : ReshapeDimGroups(in, outd)) {

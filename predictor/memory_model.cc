@@ -118,7 +118,7 @@ int64_t OutputShardBytes(const ir::Module& module, const std::vector<AxesShardin
   const ir::Instruction& root = module.instruction(module.entry_computation()->root);
   std::vector<const ir::Shape*> shapes;
   CollectLeafShapes(root.shape, &shapes);
-  int64_t bytes = root.shape.IsTuple() ? ir::ByteSizeOf(root.shape) : 0;
+  int64_t bytes = root.shape->IsTuple() ? ir::ByteSizeOf(root.shape) : 0;
   for (size_t k = 0; k < shapes.size(); ++k) bytes += ShardBytes(*shapes[k], outputs[k], mesh);
   return bytes;
 }

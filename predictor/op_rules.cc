@@ -32,7 +32,7 @@ void DropAxes(AxesSharding& s, AxisMask axes) {
 // takes the operand that splits across the most devices, then adds any
 // dimension another operand splits with axes still free.
 AxesSharding Propagator::Elementwise(const ir::Instruction& inst) {
-  const size_t rank = inst.shape.dims.size();
+  const size_t rank = inst.shape->dims.size();
   int best = -1;
   AxisMask best_axes = 0;
   absl::InlinedVector<AxesSharding, 3> ops(inst.operands.size());
@@ -65,7 +65,7 @@ AxesSharding Propagator::Broadcast(const ir::Instruction& inst) {
   AxesSharding op = Resolved(inst, 0);
   const auto& dims = module_.attributes(inst).dimensions;
   AxesSharding result;
-  result.dims.assign(inst.shape.dims.size(), 0);
+  result.dims.assign(inst.shape->dims.size(), 0);
   for (size_t k = 0; k < dims.size() && k < op.dims.size(); ++k) {
     if (dims[k] >= 0 && dims[k] < static_cast<int64_t>(result.dims.size())) {
       result.dims[static_cast<size_t>(dims[k])] = op.dims[k];
@@ -79,7 +79,7 @@ AxesSharding Propagator::Transpose(const ir::Instruction& inst) {
   const auto& perm = module_.attributes(inst).dimensions;
   AxesSharding result;
   result.partial = op.partial;
-  result.dims.assign(inst.shape.dims.size(), 0);
+  result.dims.assign(inst.shape->dims.size(), 0);
   for (size_t k = 0; k < perm.size() && k < result.dims.size(); ++k) {
     result.dims[k] = op.Dim(static_cast<size_t>(perm[k]));
   }
@@ -125,7 +125,7 @@ void Propagator::NoteWantedSubAxis(AxisMask dropped, int64_t size) {
 AxesSharding Propagator::Reshape(const ir::Instruction& inst) {
   const AxesSharding op = Operand(inst, 0);
   const std::vector<int64_t>& in = OperandShape(inst, 0).dims;
-  const std::vector<int64_t>& outd = inst.shape.dims;
+  const std::vector<int64_t>& outd = inst.shape->dims;
   AxesSharding result;
   result.partial = op.partial;
   result.dims.assign(outd.size(), 0);
@@ -281,7 +281,7 @@ AxesSharding Propagator::Contract(const ir::Instruction& inst, const DimRoles& r
   }
   Reshard(inst, 0, lhs);
   Reshard(inst, 1, rhs);
-  return ContractedResult(roles, lhs, rhs, inst.shape.dims.size());
+  return ContractedResult(roles, lhs, rhs, inst.shape->dims.size());
 }
 
 AxesSharding Propagator::Dot(const ir::Instruction& inst) {
@@ -383,13 +383,13 @@ AxesSharding Propagator::Concatenate(const ir::Instruction& inst) {
 // the uneven logits of samples/sharded/transformer_fwd before slicing).
 AxesSharding Propagator::KeepOperandShape(const ir::Instruction& inst) {
   AxesSharding op = Resolved(inst, 0);
-  op.dims.resize(std::min(op.dims.size(), inst.shape.dims.size()));
+  op.dims.resize(std::min(op.dims.size(), inst.shape->dims.size()));
   if (inst.opcode == ir::Opcode::kSlice) {
     const auto& in = OperandShape(inst, 0).dims;
     bool changed = false;
     for (size_t d = 0; d < op.dims.size(); ++d) {
-      if (sizes_.MoreWays(op.dims[d], 0) && inst.shape.dims[d] != in[d] &&
-          !sizes_.Divides(inst.shape.dims[d], op.dims[d])) {
+      if (sizes_.MoreWays(op.dims[d], 0) && inst.shape->dims[d] != in[d] &&
+          !sizes_.Divides(inst.shape->dims[d], op.dims[d])) {
         op.dims[d] = 0;
         changed = true;
       }
@@ -403,8 +403,8 @@ AxesSharding Propagator::DynamicSlice(const ir::Instruction& inst) {
   AxesSharding op = Resolved(inst, 0);
   const auto& in = OperandShape(inst, 0).dims;
   bool changed = false;
-  for (size_t d = 0; d < op.dims.size() && d < in.size() && d < inst.shape.dims.size(); ++d) {
-    if (op.dims[d] != 0 && inst.shape.dims[d] != in[d]) {
+  for (size_t d = 0; d < op.dims.size() && d < in.size() && d < inst.shape->dims.size(); ++d) {
+    if (op.dims[d] != 0 && inst.shape->dims[d] != in[d]) {
       op.dims[d] = 0;
       changed = true;
     }
@@ -421,7 +421,7 @@ AxesSharding Propagator::DynamicUpdateSlice(const ir::Instruction& inst) {
   AxesSharding op = Resolved(inst, 0);
   if (inst.operands.size() < 2) return op;
   const AxesSharding update = Operand(inst, 1);  // partial sums: Reshard below
-  const auto& dims = inst.shape.dims;
+  const auto& dims = inst.shape->dims;
   const auto& udims = OperandShape(inst, 1).dims;
   op.dims.resize(dims.size(), 0);
   for (size_t d = 0; d < dims.size() && d < udims.size(); ++d) {
@@ -452,7 +452,7 @@ AxesSharding Propagator::Gather(const ir::Instruction& inst) {
   const auto& op_dims = OperandShape(inst, 0).dims;
   const auto& idx_dims = OperandShape(inst, 1).dims;
   AxesSharding result;
-  result.dims.assign(inst.shape.dims.size(), 0);
+  result.dims.assign(inst.shape->dims.size(), 0);
   auto listed = [](const std::vector<int64_t>& v, int64_t d) {
     return std::find(v.begin(), v.end(), d) != v.end();
   };

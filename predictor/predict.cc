@@ -227,7 +227,7 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
   p->parameter_ranks_.reserve(entry.parameters.size());
   for (ir::InstructionId id : entry.parameters) {
     p->parameter_ranks_.push_back(
-        id.valid() ? static_cast<int64_t>(program.module.instruction(id).shape.dims.size()) : 0);
+        id.valid() ? static_cast<int64_t>(program.module.instruction(id).shape->dims.size()) : 0);
   }
   p->IndexParameterShapes();
   p->IndexAliasedParameters();

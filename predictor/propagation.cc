@@ -74,8 +74,8 @@ PropagationGraph PropagationGraph::Build(const ir::Module& module) {
     const size_t i = static_cast<size_t>(inst.id.value());
     graph.leaf_count[i] = CountLeaves(inst.shape);
     graph.scheduled_as[i] = inst.id;
-    graph.rank[i] = static_cast<uint32_t>(inst.shape.dims.size());
-    graph.is_array[i] = inst.shape.IsArray();
+    graph.rank[i] = static_cast<uint32_t>(inst.shape->dims.size());
+    graph.is_array[i] = inst.shape->IsArray();
   }
   graph.leaf_offset.assign(n + 1, 0);
   for (size_t i = 0; i < n; ++i) {
@@ -257,7 +257,7 @@ bool Propagator::ArrayRule(const ir::Instruction& inst, std::vector<AxesSharding
   } else {
     switch (inst.opcode) {
       case Opcode::kBitcast:
-        one = OperandShape(inst, 0).dims == inst.shape.dims ? Operand(inst, 0) : Reshape(inst);
+        one = OperandShape(inst, 0).dims == inst.shape->dims ? Operand(inst, 0) : Reshape(inst);
         break;
       case Opcode::kReshape: case Opcode::kDynamicReshape: one = Reshape(inst); break;
       case Opcode::kBroadcast: one = Broadcast(inst); break;
@@ -392,7 +392,7 @@ bool Propagator::IsBroadcastOfScalars(const ir::Instruction& inst) const {
     return false;
   }
   for (ir::InstructionId op : inst.operands) {
-    if (!module_.instruction(op).shape.dims.empty()) return false;
+    if (!module_.instruction(op).shape->dims.empty()) return false;
   }
   return true;
 }

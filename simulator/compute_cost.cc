@@ -125,7 +125,7 @@ class Analyzer {
       const ir::Instruction* lhs = !matmul->operands.empty() && module_.contains(matmul->operands[0])
                                        ? &module_.instruction(matmul->operands[0])
                                        : nullptr;
-      out.precision = PrecisionOf(lhs != nullptr ? lhs->shape.dtype : ir::DType::kF32, options_);
+      out.precision = PrecisionOf(lhs != nullptr ? lhs->shape->dtype : ir::DType::kF32, options_);
     } else if (out.xla.flops > 0 || out.xla.transcendentals > 0) {
       out.op_class = out.op_class == OpClass::kUnknown ? OpClass::kUnknown : OpClass::kVector;
     } else if (out.op_class != OpClass::kUnknown) {

@@ -221,7 +221,7 @@ HloCost HloCostAnalysis::FusionCost(const Instruction& fusion) {
   // Operands, as the fused parameters read them.
   for (InstructionId parameter : fused.parameters) {
     if (!module_.contains(parameter)) continue;
-    if (!module_.instruction(parameter).shape.IsTuple()) {
+    if (!module_.instruction(parameter).shape->IsTuple()) {
       cost.bytes_accessed += FusionParameterReadBytes(parameter);
       continue;
     }
@@ -242,15 +242,15 @@ double HloCostAnalysis::DynamicUpdateBytes(const Instruction& dus) const {
 void HloCostAnalysis::AddFusionOutputBytes(const Instruction& fusion,
                                            const ir::Computation& fused, double* bytes) const {
   const Instruction* root = module_.contains(fused.root) ? &module_.instruction(fused.root) : nullptr;
-  if (fusion.shape.IsArray()) {
+  if (fusion.shape->IsArray()) {
     *bytes += root != nullptr && root->opcode == Opcode::kDynamicUpdateSlice
                   ? DynamicUpdateBytes(*root)
                   : ShapeBytes(fusion.shape);
     return;
   }
-  if (!fusion.shape.IsTuple()) return;
-  for (size_t k = 0; k < fusion.shape.tuple_elements.size(); ++k) {
-    const ir::Shape& element = fusion.shape.tuple_elements[k];
+  if (!fusion.shape->IsTuple()) return;
+  for (size_t k = 0; k < fusion.shape->tuple_elements.size(); ++k) {
+    const ir::Shape& element = fusion.shape->tuple_elements[k];
     const Instruction* part =
         root != nullptr && root->opcode == Opcode::kTuple && k < root->operands.size() &&
                 module_.contains(root->operands[k])
@@ -289,7 +289,7 @@ InstructionId HloCostAnalysis::TupleElementReader(InstructionId parameter,
 HloCost HloCostAnalysis::Compute(const Instruction& i) {
   absl::InlinedVector<const ir::Shape*, 4> operands;
   for (InstructionId o : i.operands) {
-    operands.push_back(module_.contains(o) ? &module_.instruction(o).shape : nullptr);
+    operands.push_back(module_.contains(o) ? module_.instruction(o).shape.get() : nullptr);
   }
   const ir::HloAttributes& attributes = module_.attributes(i);
   if (std::optional<HloCost> own = OwnCost(i, attributes, operands)) return *own;

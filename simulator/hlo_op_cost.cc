@@ -268,7 +268,7 @@ double ReduceWindowApplications(const Instruction& i, const ir::Window& window) 
     reduced += w.size != 1;
     padded += w.padding_low != 0 || w.padding_high != 0;
   }
-  if (reduced != 1 || padded != 1 || !i.shape.IsArray()) return (window_elements - 1) * out_elements;
+  if (reduced != 1 || padded != 1 || !i.shape->IsArray()) return (window_elements - 1) * out_elements;
   for (size_t k = 0; k < dims.size(); ++k) {
     const ir::WindowDimension& w = dims[k];
     if (w.size != 1 && w.padding_low != 0 && w.padding_high != 0 &&

@@ -7,8 +7,8 @@
 namespace memplan::simulator {
 
 const ir::Shape& LibraryCallResult(const ir::Instruction& call) {
-  if (call.shape.dtype != ir::DType::kTuple || call.shape.tuple_elements.empty()) return call.shape;
-  return call.shape.tuple_elements[0];
+  if (call.shape->dtype != ir::DType::kTuple || call.shape->tuple_elements.empty()) return call.shape;
+  return call.shape->tuple_elements[0];
 }
 
 double LibraryCallBytes(const ir::Module& module, const ir::Instruction& call) {

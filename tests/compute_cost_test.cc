@@ -57,7 +57,7 @@ class Builder {
     i.computation = current_;
     i.name = "i";
     i.opcode = op;
-    i.shape = std::move(shape);
+    i.shape = module.InternShape(shape);
     i.operands = std::move(operands);
     i.calls = std::move(calls);
     const InstructionId id = module.AddInstruction(std::move(i));

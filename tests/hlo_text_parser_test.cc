@@ -119,7 +119,7 @@ ENTRY %main.3 (a: f32[8], b: f32[8]) -> f32[] {
   EXPECT_EQ(p->I("r").opcode, ir::Opcode::kReduce);
   EXPECT_EQ(p->I("zero").opcode, ir::Opcode::kConstant);
   EXPECT_TRUE(p->I("zero").operands.empty());
-  EXPECT_EQ(p->I("m").shape.dims, (std::vector<int64_t>{8}));
+  EXPECT_EQ(p->I("m").shape->dims, (std::vector<int64_t>{8}));
   EXPECT_EQ(p->diagnostics.total(), 0);
 }
 
@@ -152,7 +152,7 @@ TEST(HloTextParser, OperandsWithShapesAndIndexComments) {
   EXPECT_EQ(p->A("g").tuple_index, 1);
   ASSERT_EQ(p->I("c").operands.size(), 6u);
   EXPECT_EQ(p->I("c").operands[5], p->I("g").id);
-  EXPECT_TRUE(p->I("t").shape.IsTuple());
+  EXPECT_TRUE(p->I("t").shape->IsTuple());
 }
 
 TEST(HloTextParser, ShapesWithTilingMemorySpaceAndDynamicDims) {
@@ -168,12 +168,35 @@ TEST(HloTextParser, ShapesWithTilingMemorySpaceAndDynamicDims) {
   EXPECT_EQ(a.layout->minor_to_major, (std::vector<int64_t>{1, 0}));
   EXPECT_EQ(a.layout->details, "T(8,128)(2,1)S(1)");
   EXPECT_EQ(a.layout->memory_space, 1);
-  EXPECT_EQ(p->I("b").shape.layout->element_size_bits, 4);
+  EXPECT_EQ(p->I("b").shape->layout->element_size_bits, 4);
   const ir::Shape& c = p->I("c").shape;
   EXPECT_EQ(c.dims, (std::vector<int64_t>{16, -1}));
   EXPECT_EQ(c.dynamic_dims, (ir::DynamicDims{true, true}));
   EXPECT_EQ(ir::ShapeToString(p->I("d").shape), "(f32[], token[])");
-  EXPECT_EQ(p->I("e").shape.layout->memory_space, 2);
+  EXPECT_EQ(p->I("e").shape->layout->memory_space, 2);
+}
+
+// Equal shapes are one object of the module's pool; equal attribute sets
+// are kept once, and a write to a shared set reaches only the instruction
+// written.
+TEST(HloTextParser, EqualShapesAndAttributeSetsAreSharedWritesStayPrivate) {
+  auto p = MustParse(Entry(
+      "  %a = f32[8]{0} broadcast(%p0), dimensions={0}\n"
+      "  %b = f32[8]{0} broadcast(%p0), dimensions={0}\n"
+      "  %c = f32[8]{0} broadcast(%p0), dimensions={1}\n"
+      "  %d = s32[8]{0} convert(%p0)\n"
+      "  ROOT %r = f32[8]{0} add(%a, %b)\n"));
+  EXPECT_EQ(p->I("a").shape.get(), p->I("b").shape.get());
+  EXPECT_EQ(p->I("a").shape.get(), p->I("p0").shape.get());
+  EXPECT_NE(p->I("a").shape.get(), p->I("d").shape.get());
+  EXPECT_EQ(ir::ShapeToString(p->I("d").shape), "s32[8]{0}");
+  EXPECT_EQ(p->I("a").attributes, p->I("b").attributes);
+  EXPECT_NE(p->I("a").attributes, p->I("c").attributes);
+  EXPECT_TRUE(p->A("c").dimensions == std::vector<int64_t>{1});
+
+  p->module.mutable_attributes(p->I("b").id).dimensions = {5};
+  EXPECT_TRUE(p->A("a").dimensions == std::vector<int64_t>{0});
+  EXPECT_TRUE(p->A("b").dimensions == std::vector<int64_t>{5});
 }
 
 TEST(HloTextParser, HeaderAttributes) {

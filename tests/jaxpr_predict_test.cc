@@ -237,7 +237,7 @@ TEST(JaxprProgramRules, ComputesBf16InF32AsXlaCpuDoes) {
   ASSERT_TRUE(program.ok()) << program.status();
   ir::Module module = program->module;
   int bf16_before = 0;
-  for (const ir::Instruction& inst : module.instructions()) bf16_before += inst.shape.dtype == ir::DType::kBF16;
+  for (const ir::Instruction& inst : module.instructions()) bf16_before += inst.shape->dtype == ir::DType::kBF16;
   EXPECT_EQ(ir::ComputeBf16InF32(&module), 0);  // JaxprProgram already did
   ir::JaxprProgramOptions plain;
   auto source = parsers::SourceText::FromString(dir, ReadFileOrDie(dir + "/jit_transformer_fwd.jaxpr.txt"));
@@ -246,14 +246,14 @@ TEST(JaxprProgramRules, ComputesBf16InF32AsXlaCpuDoes) {
   absl::StatusOr<ir::Module> lowered = ir::LowerJaxpr(*jaxpr, plain.lowering);
   ASSERT_TRUE(lowered.ok()) << lowered.status();
   int bf16_lowered = 0;
-  for (const ir::Instruction& inst : lowered->instructions()) bf16_lowered += inst.shape.dtype == ir::DType::kBF16;
+  for (const ir::Instruction& inst : lowered->instructions()) bf16_lowered += inst.shape->dtype == ir::DType::kBF16;
   EXPECT_EQ(ir::ComputeBf16InF32(&*lowered), 7);
   int bf16_after = 0, f32_converts = 0;
   for (const ir::Instruction& inst : lowered->instructions()) {
-    bf16_after += inst.shape.dtype == ir::DType::kBF16;
-    f32_converts += inst.opcode == ir::Opcode::kConvert && inst.shape.dtype == ir::DType::kF32 &&
+    bf16_after += inst.shape->dtype == ir::DType::kBF16;
+    f32_converts += inst.opcode == ir::Opcode::kConvert && inst.shape->dtype == ir::DType::kF32 &&
                     lowered->instruction(inst.operands[0]).opcode == ir::Opcode::kParameter &&
-                    lowered->instruction(inst.operands[0]).shape.dtype == ir::DType::kBF16;
+                    lowered->instruction(inst.operands[0]).shape->dtype == ir::DType::kBF16;
   }
   // Left bf16: the 20 parameters and what defines the outputs.
   EXPECT_LT(bf16_after, bf16_lowered);

@@ -67,7 +67,7 @@ ir::ResolvedPlan Resized(const ir::ResolvedPlan& plan, const ir::Module& module,
   for (size_t i = 0; i < out.arguments.size(); ++i) {
     const int64_t p = out.arguments[i].parameter;
     const int64_t rank = static_cast<int64_t>(
-        module.instruction(entry.parameters[static_cast<size_t>(p)]).shape.dims.size());
+        module.instruction(entry.parameters[static_cast<size_t>(p)]).shape->dims.size());
     auto moved = Moved(plan.ArgumentSharding(i), plan.mesh, out.mesh, rank);
     EXPECT_TRUE(moved.ok()) << moved.status();
     if (moved.ok()) out.SetArgumentSharding(i, *moved);

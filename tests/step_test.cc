@@ -56,7 +56,7 @@ std::map<StepPhase, double> DotFlops(const ir::Module& m) {
     EXPECT_TRUE(dims.has_value()) << i.name;
     if (!dims) continue;
     double flops = 2;
-    for (int64_t n : i.shape.dims) flops *= static_cast<double>(n);
+    for (int64_t n : i.shape->dims) flops *= static_cast<double>(n);
     const ir::Shape& lhs = m.instruction(i.operands[0]).shape;
     for (int64_t k : dims->lhs_contracting) flops *= static_cast<double>(lhs.dims[static_cast<size_t>(k)]);
     out[phases.at(i.id)] += flops;

@@ -103,7 +103,7 @@ std::vector<std::string_view> TextViews(const ir::Program& program) {
     views.push_back(instruction.metadata.op_type);
     views.push_back(instruction.metadata.op_name);
     views.push_back(instruction.metadata.source_file);
-    if (instruction.shape.layout) views.push_back(instruction.shape.layout->details);
+    if (instruction.shape->layout) views.push_back(instruction.shape->layout->details);
   }
   for (const ir::Value& value : program.values) {
     views.push_back(value.shape_text);
@@ -141,8 +141,8 @@ TEST(BufferAssignmentTexts, ProgramOwnsCopiesAndLetsTheInputGo) {
   EXPECT_EQ(defining.metadata.op_type, "add");
   EXPECT_EQ(defining.metadata.op_name, "jit(f)/add");
   EXPECT_EQ(defining.metadata.source_file, "/w/f.py");
-  ASSERT_TRUE(defining.shape.layout.has_value());
-  EXPECT_EQ(defining.shape.layout->details, "T(4)");
+  ASSERT_TRUE(defining.shape->layout.has_value());
+  EXPECT_EQ(defining.shape->layout->details, "T(4)");
   const ir::Allocation* parameter = program->FindAllocation(ir::AllocationId(0));
   ASSERT_NE(parameter, nullptr);
   EXPECT_EQ(parameter->parameter_shape_text, "f32[4]");
