@@ -1,7 +1,6 @@
 // One HLO instruction: "[ROOT] [%]name = shape opcode(operands), key=value,
 // ...", and the one-line entry point ParseHloInstructionText.
 #include <algorithm>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -149,30 +148,19 @@ bool ParseInstruction(Scanner& s, Warner& warner, const InstructionSink& sink) {
 
 }  // namespace hlo_text
 
-namespace {
-
-// Shapes of instructions parsed without a module live as long as the
-// process, in one pool (this path parses single lines: tests, fuzzing).
-ir::SharedShape InternStandaloneShape(const ir::Shape& shape) {
-  static std::mutex mutex;
-  static ir::ShapePool* const pool = new ir::ShapePool();
-  std::lock_guard<std::mutex> lock(mutex);
-  return pool->Intern(shape);
-}
-
-}  // namespace
-
 absl::Status ParseHloInstructionText(
     const SourceText& source, std::string_view text,
     absl::FunctionRef<ir::InstructionId(std::string_view name)> resolve_instruction,
     absl::FunctionRef<ir::ComputationId(std::string_view name)> resolve_computation,
-    ir::Instruction* instruction, ir::HloAttributes* attributes, ir::Diagnostics* diagnostics) {
+    ir::ShapePool* shapes, ir::Instruction* instruction, ir::HloAttributes* attributes,
+    ir::Diagnostics* diagnostics) {
   using hlo_text::NameRef;
   hlo_text::Scanner s(text.data(), text.data() + text.size());
   hlo_text::Warner warner(source, *diagnostics);
   hlo_text::InstructionNames names;
   auto attributes_of = [&]() -> ir::HloAttributes& { return *attributes; };
-  const hlo_text::InstructionSink sink{instruction, attributes_of, InternStandaloneShape, &names};
+  auto intern_shape = [shapes](const ir::Shape& shape) { return shapes->Intern(shape); };
+  const hlo_text::InstructionSink sink{instruction, attributes_of, intern_shape, &names};
   s.Skip();
   bool ok = hlo_text::ParseInstruction(s, warner, sink);
   if (ok) {

@@ -663,11 +663,12 @@ TEST(HloTextParser, InstructionLineOfABufferAssignmentDump) {
   auto computation_id = [&](std::string_view name) {
     return name == "fused_computation.3" ? ir::ComputationId(2) : ir::ComputationId();
   };
+  ir::ShapePool shapes;
   ir::Instruction instruction;
   ir::HloAttributes attributes;
   ir::Diagnostics diagnostics;
-  ASSERT_TRUE(parsers::ParseHloInstructionText(*source, line, instruction_id, computation_id, &instruction, &attributes,
-                                               &diagnostics).ok());
+  ASSERT_TRUE(parsers::ParseHloInstructionText(*source, line, instruction_id, computation_id, &shapes, &instruction,
+                                               &attributes, &diagnostics).ok());
   EXPECT_EQ(instruction.name, "fusion.3");
   EXPECT_EQ(instruction.opcode, ir::Opcode::kFusion);
   EXPECT_EQ(ir::ShapeToString(instruction.shape), "bf16[32,1024]{1,0}");
@@ -683,8 +684,8 @@ TEST(HloTextParser, InstructionLineOfABufferAssignmentDump) {
   ids.erase("p.14");
   ir::Instruction again;
   ir::HloAttributes again_attributes;
-  const absl::Status missing = parsers::ParseHloInstructionText(*source, line, instruction_id, computation_id, &again,
-                                                                &again_attributes, &diagnostics);
+  const absl::Status missing = parsers::ParseHloInstructionText(*source, line, instruction_id, computation_id, &shapes,
+                                                                &again, &again_attributes, &diagnostics);
   EXPECT_THAT(std::string(missing.message()),
               StartsWith("dump.txt:2:102: error: expected the name of a known instruction, not 'p.14'"));
   // Text after the instruction is an error, at the first byte that is not.
@@ -693,7 +694,7 @@ TEST(HloTextParser, InstructionLineOfABufferAssignmentDump) {
   ir::Instruction cut_instruction;
   ir::HloAttributes cut_attributes;
   EXPECT_TRUE(parsers::ParseHloInstructionText(*source, cut.substr(0, cut.size() - 1), instruction_id, computation_id,
-                                               &cut_instruction, &cut_attributes, &diagnostics)
+                                               &shapes, &cut_instruction, &cut_attributes, &diagnostics)
                   .message()
                   .find("expected ',' or ')' after an operand") != std::string_view::npos);
 }
