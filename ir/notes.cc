@@ -10,6 +10,8 @@ std::string_view NoteCodeName(NoteCode code) {
       return "proto-has-no-live-ranges";
     case NoteCode::kNoModuleText:
       return "no-module-text";
+    case NoteCode::kModuleWithoutBufferAssignment:
+      return "module-without-buffer-assignment";
     case NoteCode::kOomAllocationFailed:
       return "oom-allocation-failed";
     case NoteCode::kOomCategoriesRounded:
