@@ -79,12 +79,13 @@ void FuzzInstructionLines(const memplan::parsers::SourceText& source) {
     text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
     if (line.find(" = ") == std::string_view::npos) continue;
     memplan::ir::ShapePool shapes;  // the line's own: nothing outlives the line
+    memplan::ir::MetadataPool metadata;
     memplan::ir::Instruction parsed;
     memplan::ir::HloAttributes attributes;
     memplan::ir::Diagnostics diagnostics;
     const absl::Status status = memplan::parsers::ParseHloInstructionText(
         source, line, [](std::string_view) { return memplan::ir::InstructionId(0); },
-        [](std::string_view) { return memplan::ir::ComputationId(0); }, &shapes, &parsed,
+        [](std::string_view) { return memplan::ir::ComputationId(0); }, &shapes, &metadata, &parsed,
         &attributes, &diagnostics);
     if (!status.ok()) CheckError(status);
   }

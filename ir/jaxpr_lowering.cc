@@ -79,7 +79,9 @@ class Lowering {
     for (size_t k = 0; k < top.invars.size(); ++k) {
       const JaxprVar& var = jaxpr_.var(top.invars[k]);
       const InstructionId p = Parameter(entry, var.name, ShapeOf(var.aval), static_cast<int64_t>(k));
-      module_.mutable_instruction(p).metadata.op_name = module_.instruction(p).name;
+      ir::OpMetadata metadata;
+      metadata.op_name = module_.instruction(p).name;
+      module_.mutable_instruction(p).metadata = module_.StoreMetadata(metadata);
       env[top.invars[k].value()] = p;
     }
     ASSIGN_OR_RETURN(Ids outs, Body(entry, top, env, 0));
@@ -106,12 +108,14 @@ class Lowering {
     i.shape = module_.InternShape(shape);
     i.operands = std::move(operands);
     if (eqn_ != nullptr) {
-      i.metadata.op_type = module_.Intern(eqn_->primitive);
-      if (!eqn_->name_stack.empty()) i.metadata.op_name = module_.Intern(eqn_->name_stack);
+      OpMetadata metadata;
+      metadata.op_type = module_.Intern(eqn_->primitive);
+      if (!eqn_->name_stack.empty()) metadata.op_name = module_.Intern(eqn_->name_stack);
       if (!eqn_->source.file.empty()) {
-        i.metadata.source_file = module_.Intern(eqn_->source.file);
-        i.metadata.source_line = eqn_->source.line;
+        metadata.source_file = module_.Intern(eqn_->source.file);
+        metadata.source_line = eqn_->source.line;
       }
+      i.metadata = module_.StoreMetadata(metadata);
     }
     const InstructionId id = module_.AddInstruction(std::move(i));
     module_.mutable_computation(c).instructions.push_back(id);

@@ -26,6 +26,7 @@
 #include "ir/hlo_attributes.h"
 #include "ir/ids.h"
 #include "ir/metadata.h"
+#include "ir/metadata_pool.h"
 #include "ir/opcode.h"
 #include "ir/shape.h"
 #include "ir/shape_pool.h"
@@ -64,13 +65,14 @@ struct Instruction {
   // dtype kInvalid when the input does not say. Equal shapes of a module
   // are one object of its pool: set it with Module::InternShape.
   SharedShape shape;
-  std::vector<InstructionId> operands;
+  ThinVector<InstructionId> operands;
   ThinVector<CalledComputation> calls;
   // Instructions of the same computation that must run before this one
   // though no operand says so (text "control-predecessors={...}", the
   // proto's control_predecessor_ids), in input order.
   ThinVector<InstructionId> control_predecessors;
-  OpMetadata metadata;
+  // Empty when the input gives none. Set it with Module::StoreMetadata.
+  SharedMetadata metadata;
   int64_t unique_id = -1;  // the HloProto's instruction id; -1 from text
   int32_t attributes = -1;  // Module::attributes(); -1 when it has none
   bool is_root = false;
@@ -194,6 +196,9 @@ class Module {
   // The module's copy of `shape`, for Instruction::shape: one per distinct
   // shape, alive for as long as this module or any copy of it.
   SharedShape InternShape(const Shape& shape) { return shapes_.Intern(shape); }
+  // The module's copy of `metadata`, for Instruction::metadata, alive for as
+  // long as this module or any copy of it (its text views as given).
+  SharedMetadata StoreMetadata(const OpMetadata& metadata) { return metadata_.Store(metadata); }
 
   // Keeps `text` alive for as long as this module or any copy of it, and
   // returns a view of it: for text an input does not hold as such (a
@@ -209,6 +214,7 @@ class Module {
   // By attribute set: used by more than one instruction (ShareAttributes).
   std::vector<bool> shared_attributes_;
   ShapePool shapes_;
+  MetadataPool metadata_;
   // Shared so that copies of a module keep their views valid.
   std::vector<std::shared_ptr<const std::string>> owned_text_;
 };

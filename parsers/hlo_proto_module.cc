@@ -107,7 +107,7 @@ class ProtoModuleBuilder {
                         StrCat("HloModuleProto instruction '", proto.name(), "'"));
     }
     instruction.shape = module_.InternShape(Shape(proto.shape(), 0));
-    instruction.metadata = Metadata(proto.metadata());
+    instruction.metadata = module_.StoreMetadata(Metadata(proto.metadata()));
     instruction.unique_id = proto.id();
     instruction.is_root = proto.id() == c.root_id();
     const ir::InstructionId id = module_.AddInstruction(std::move(instruction));

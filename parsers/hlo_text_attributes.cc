@@ -303,7 +303,12 @@ bool ParseAttribute(Scanner& s, Warner& warner, std::string_view key, const char
   }
   switch (k) {
     case Key::kMetadata:
-      return ParseMetadata(s, warner, &instruction.metadata);
+    {
+      ir::OpMetadata metadata;
+      if (!ParseMetadata(s, warner, &metadata)) return false;
+      instruction.metadata = sink.store_metadata(metadata);
+      return true;
+    }
     case Key::kDimensions:
       return ParseIntList(s, &sink.attributes().dimensions);
     case Key::kKind: {

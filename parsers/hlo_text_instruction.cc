@@ -152,7 +152,7 @@ absl::Status ParseHloInstructionText(
     const SourceText& source, std::string_view text,
     absl::FunctionRef<ir::InstructionId(std::string_view name)> resolve_instruction,
     absl::FunctionRef<ir::ComputationId(std::string_view name)> resolve_computation,
-    ir::ShapePool* shapes, ir::Instruction* instruction, ir::HloAttributes* attributes,
+    ir::ShapePool* shapes, ir::MetadataPool* metadata_pool, ir::Instruction* instruction, ir::HloAttributes* attributes,
     ir::Diagnostics* diagnostics) {
   using hlo_text::NameRef;
   hlo_text::Scanner s(text.data(), text.data() + text.size());
@@ -160,7 +160,9 @@ absl::Status ParseHloInstructionText(
   hlo_text::InstructionNames names;
   auto attributes_of = [&]() -> ir::HloAttributes& { return *attributes; };
   auto intern_shape = [shapes](const ir::Shape& shape) { return shapes->Intern(shape); };
-  const hlo_text::InstructionSink sink{instruction, attributes_of, intern_shape, &names};
+  auto store_metadata = [metadata_pool](const ir::OpMetadata& m) { return metadata_pool->Store(m); };
+  const hlo_text::InstructionSink sink{instruction, attributes_of, intern_shape, store_metadata,
+                                       &names};
   s.Skip();
   bool ok = hlo_text::ParseInstruction(s, warner, sink);
   if (ok) {

@@ -79,6 +79,8 @@ struct InstructionSink {
   absl::FunctionRef<ir::HloAttributes&()> attributes;
   // The shared copy of a shape read, for the instruction (Module::InternShape).
   absl::FunctionRef<ir::SharedShape(const ir::Shape&)> intern_shape;
+  // The stored copy of metadata read, for the instruction (Module::StoreMetadata).
+  absl::FunctionRef<ir::SharedMetadata(const ir::OpMetadata&)> store_metadata;
   InstructionNames* names;
 };
 

@@ -208,7 +208,9 @@ class ModuleTextParser {
     names_in_line_.clear();
     auto attributes = [&]() -> ir::HloAttributes& { return module_.mutable_attributes(id); };
     auto intern_shape = [&](const ir::Shape& shape) { return module_.InternShape(shape); };
-    const hlo_text::InstructionSink sink{&instruction, attributes, intern_shape, &names_in_line_};
+    auto store_metadata = [&](const ir::OpMetadata& m) { return module_.StoreMetadata(m); };
+    const hlo_text::InstructionSink sink{&instruction, attributes, intern_shape, store_metadata,
+                                         &names_in_line_};
     if (!hlo_text::ParseInstruction(s_, warner_, sink)) return false;
     // Before the instruction joins its computation: a tuple element it reads
     // is listed before it.

@@ -66,14 +66,15 @@ bool LooksLikeHloModuleText(std::string_view head);
 // branch_computations= and the like (names without '%'). A resolver returns
 // an invalid id for a name it does not know, which fails the parse with a
 // located error naming it; it may instead add a placeholder to its module
-// and return that. The instruction's shape is interned in `shapes`, which
-// must outlive it (a module's pool, or one the caller keeps for the line).
+// and return that. The instruction's shape is interned in `shapes` and its
+// metadata stored in `metadata_pool`, which must outlive it (a module's
+// pools, or ones the caller keeps for the line).
 // Diagnostics and errors as ParseHloModuleText.
 absl::Status ParseHloInstructionText(
     const SourceText& source, std::string_view text,
     absl::FunctionRef<ir::InstructionId(std::string_view name)> resolve_instruction,
     absl::FunctionRef<ir::ComputationId(std::string_view name)> resolve_computation,
-    ir::ShapePool* shapes, ir::Instruction* instruction, ir::HloAttributes* attributes,
+    ir::ShapePool* shapes, ir::MetadataPool* metadata_pool, ir::Instruction* instruction, ir::HloAttributes* attributes,
     ir::Diagnostics* diagnostics);
 
 // The text of a quoted HLO string (between its quotes) with XLA's C-style

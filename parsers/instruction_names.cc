@@ -53,11 +53,12 @@ void InstructionNames::Describe(ir::InstructionId id, const InstructionFacts& fa
     instruction.opcode_text = keep(facts.opcode);
     instruction.opcode = ir::OpcodeFromName(facts.opcode);
   }
-  if (instruction.metadata.empty()) {
-    instruction.metadata = facts.metadata;
-    instruction.metadata.op_type = keep(facts.metadata.op_type);
-    instruction.metadata.op_name = keep(facts.metadata.op_name);
-    instruction.metadata.source_file = keep(facts.metadata.source_file);
+  if (instruction.metadata->empty()) {
+    ir::OpMetadata metadata = facts.metadata;
+    metadata.op_type = keep(facts.metadata.op_type);
+    metadata.op_name = keep(facts.metadata.op_name);
+    metadata.source_file = keep(facts.metadata.source_file);
+    instruction.metadata = module_.StoreMetadata(metadata);
   }
   if (instruction.shape->dtype == ir::DType::kInvalid && facts.shape) {
     ir::Shape shape = *facts.shape;
@@ -69,7 +70,7 @@ void InstructionNames::Describe(ir::InstructionId id, const InstructionFacts& fa
 bool InstructionNames::Described(ir::InstructionId id) const {
   const ir::Instruction& instruction = module_.instruction(id);
   return instruction.computation.valid() ||
-         (!instruction.opcode_text.empty() && !instruction.metadata.empty() &&
+         (!instruction.opcode_text.empty() && !instruction.metadata->empty() &&
           instruction.shape->dtype != ir::DType::kInvalid);
 }
 

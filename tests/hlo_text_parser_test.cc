@@ -664,10 +664,12 @@ TEST(HloTextParser, InstructionLineOfABufferAssignmentDump) {
     return name == "fused_computation.3" ? ir::ComputationId(2) : ir::ComputationId();
   };
   ir::ShapePool shapes;
+  ir::MetadataPool metadata;
   ir::Instruction instruction;
   ir::HloAttributes attributes;
   ir::Diagnostics diagnostics;
-  ASSERT_TRUE(parsers::ParseHloInstructionText(*source, line, instruction_id, computation_id, &shapes, &instruction,
+  ASSERT_TRUE(parsers::ParseHloInstructionText(*source, line, instruction_id, computation_id, &shapes, &metadata,
+                                               &instruction,
                                                &attributes, &diagnostics).ok());
   EXPECT_EQ(instruction.name, "fusion.3");
   EXPECT_EQ(instruction.opcode, ir::Opcode::kFusion);
@@ -675,7 +677,7 @@ TEST(HloTextParser, InstructionLineOfABufferAssignmentDump) {
   EXPECT_EQ(instruction.operands, (std::vector<ir::InstructionId>{ir::InstructionId(7), ir::InstructionId(9)}));
   ASSERT_EQ(instruction.calls.size(), 1u);
   EXPECT_EQ(instruction.calls[0], (ir::CalledComputation{ir::ComputationId(2), ir::CallRole::kFused}));
-  EXPECT_EQ(instruction.metadata.source_line, 756);
+  EXPECT_EQ(instruction.metadata->source_line, 756);
   EXPECT_EQ(attributes.fusion_kind, "kLoop");
   EXPECT_EQ(attributes.backend_config, "{\"operation_queue_id\":\"0\"}");
   EXPECT_FALSE(instruction.is_root);
@@ -685,7 +687,7 @@ TEST(HloTextParser, InstructionLineOfABufferAssignmentDump) {
   ir::Instruction again;
   ir::HloAttributes again_attributes;
   const absl::Status missing = parsers::ParseHloInstructionText(*source, line, instruction_id, computation_id, &shapes,
-                                                                &again, &again_attributes, &diagnostics);
+                                                                &metadata, &again, &again_attributes, &diagnostics);
   EXPECT_THAT(std::string(missing.message()),
               StartsWith("dump.txt:2:102: error: expected the name of a known instruction, not 'p.14'"));
   // Text after the instruction is an error, at the first byte that is not.
@@ -694,7 +696,7 @@ TEST(HloTextParser, InstructionLineOfABufferAssignmentDump) {
   ir::Instruction cut_instruction;
   ir::HloAttributes cut_attributes;
   EXPECT_TRUE(parsers::ParseHloInstructionText(*source, cut.substr(0, cut.size() - 1), instruction_id, computation_id,
-                                               &shapes, &cut_instruction, &cut_attributes, &diagnostics)
+                                               &shapes, &metadata, &cut_instruction, &cut_attributes, &diagnostics)
                   .message()
                   .find("expected ',' or ')' after an operand") != std::string_view::npos);
 }
