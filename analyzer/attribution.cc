@@ -34,9 +34,9 @@ std::vector<std::string> SourcePath(const ir::Module& module, const ValueOrigin&
   if (m == nullptr && module.contains(origin.argument)) {
     // The program's arguments come from its caller: named, not located.
     const ir::Instruction& argument = module.instruction(origin.argument);
-    return {"(program arguments)", argument.metadata.op_name.empty()
+    return {"(program arguments)", argument.metadata->op_name.empty()
                                        ? std::string(argument.name)
-                                       : std::string(argument.metadata.op_name)};
+                                       : std::string(argument.metadata->op_name)};
   }
   if (m == nullptr) return {"(no source location)"};
   const std::vector<const ir::SourceFrame*> stack = CallStackOf(module, *m);

@@ -15,12 +15,12 @@ Marker MarkerOf(std::string_view op_name) {
 
 // The instruction's own op_name; a fusion without one speaks for its root.
 Marker InstructionMarker(const ir::Module& module, const ir::Instruction& instruction) {
-  const Marker own = MarkerOf(instruction.metadata.op_name);
+  const Marker own = MarkerOf(instruction.metadata->op_name);
   if (own != Marker::kNone || instruction.opcode != ir::Opcode::kFusion) return own;
   for (const ir::CalledComputation& c : instruction.calls) {
     if (c.role != ir::CallRole::kFused || !module.contains(c.computation)) continue;
     const ir::InstructionId root = module.computation(c.computation).root;
-    if (module.contains(root)) return MarkerOf(module.instruction(root).metadata.op_name);
+    if (module.contains(root)) return MarkerOf(module.instruction(root).metadata->op_name);
   }
   return Marker::kNone;
 }
@@ -41,7 +41,7 @@ std::vector<ir::InstructionId> TopologicalOrder(const ir::Module& module,
     state[static_cast<size_t>(start.value())] = 1;
     while (!stack.empty()) {
       auto& [id, next] = stack.back();
-      const std::vector<ir::InstructionId>& operands = module.instruction(id).operands;
+      const ir::ThinVector<ir::InstructionId>& operands = module.instruction(id).operands;
       if (next < operands.size()) {
         const ir::InstructionId op = operands[next++];
         if (module.contains(op) && state[static_cast<size_t>(op.value())] == 0 &&

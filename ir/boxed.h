@@ -3,11 +3,19 @@
 // large fields most instances leave empty (HloAttributes' sharding and
 // dimension numbers: an HLO module has hundreds of thousands of attribute
 // sets, and an inline std::optional<HloSharding> alone is 504 bytes of each).
+//
+// Copies share the value until one of them is written (copy on write): a
+// copy costs a reference count, not a T, so equal values a parser meets
+// again and again (every entry parameter's sharding) can be one T. Any
+// non-const access first makes the value this Boxed's own, so a write
+// never reaches another copy, as with std::optional. (Reference counts are
+// atomic: copies may live on different threads.)
 #ifndef MEMPLAN_IR_BOXED_H_
 #define MEMPLAN_IR_BOXED_H_
 
+#include <atomic>
 #include <cassert>
-#include <memory>
+#include <cstdint>
 #include <optional>
 #include <utility>
 
@@ -18,55 +26,95 @@ class Boxed {
  public:
   Boxed() = default;
   Boxed(std::nullopt_t) {}  // NOLINT: converts as std::optional does
-  Boxed(const T& value) : value_(std::make_unique<T>(value)) {}  // NOLINT
-  Boxed(T&& value) : value_(std::make_unique<T>(std::move(value))) {}  // NOLINT
+  Boxed(const T& value) : node_(new Node(value)) {}  // NOLINT
+  Boxed(T&& value) : node_(new Node(std::move(value))) {}  // NOLINT
   Boxed(const std::optional<T>& value) {  // NOLINT
-    if (value) value_ = std::make_unique<T>(*value);
+    if (value) node_ = new Node(*value);
   }
   Boxed(std::optional<T>&& value) {  // NOLINT
-    if (value) value_ = std::make_unique<T>(*std::move(value));
+    if (value) node_ = new Node(*std::move(value));
   }
-  Boxed(const Boxed& other) : value_(other ? std::make_unique<T>(*other) : nullptr) {}
-  Boxed(Boxed&&) noexcept = default;
+  Boxed(const Boxed& other) : node_(other.node_) {
+    if (node_ != nullptr) node_->refs.fetch_add(1, std::memory_order_relaxed);
+  }
+  Boxed(Boxed&& other) noexcept : node_(std::exchange(other.node_, nullptr)) {}
   Boxed& operator=(const Boxed& other) {
-    if (this != &other) value_ = other ? std::make_unique<T>(*other) : nullptr;
+    if (node_ != other.node_) *this = Boxed(other);
     return *this;
   }
-  Boxed& operator=(Boxed&&) noexcept = default;
-  ~Boxed() = default;
+  Boxed& operator=(Boxed&& other) noexcept {
+    if (this != &other) {
+      Release();
+      node_ = std::exchange(other.node_, nullptr);
+    }
+    return *this;
+  }
+  ~Boxed() { Release(); }
 
-  bool has_value() const { return value_ != nullptr; }
-  explicit operator bool() const { return value_ != nullptr; }
+  bool has_value() const { return node_ != nullptr; }
+  explicit operator bool() const { return node_ != nullptr; }
 
-  // Require a value, as std::optional's do.
-  T& operator*() & { assert(value_); return *value_; }
-  const T& operator*() const& { assert(value_); return *value_; }
-  T&& operator*() && { assert(value_); return std::move(*value_); }
-  T* operator->() { assert(value_); return value_.get(); }
-  const T* operator->() const { assert(value_); return value_.get(); }
-  T& value() & { return **this; }
+  // Require a value, as std::optional's do. The non-const ones make the
+  // value this Boxed's own first.
+  T& operator*() & { return Own(); }
+  const T& operator*() const& { assert(node_); return node_->value; }
+  T&& operator*() && { return std::move(Own()); }
+  T* operator->() { return &Own(); }
+  const T* operator->() const { assert(node_); return &node_->value; }
+  T& value() & { return Own(); }
   const T& value() const& { return **this; }
 
   template <typename... Args>
   T& emplace(Args&&... args) {
-    value_ = std::make_unique<T>(std::forward<Args>(args)...);
-    return *value_;
+    Node* made = new Node(std::forward<Args>(args)...);
+    Release();
+    node_ = made;
+    return node_->value;
   }
-  void reset() { value_.reset(); }
+  void reset() {
+    Release();
+    node_ = nullptr;
+  }
+
+  // Whether this and `other` hold one shared value (not merely equal ones).
+  bool SharesValueWith(const Boxed& other) const {
+    return node_ != nullptr && node_ == other.node_;
+  }
 
   // A copy as a std::optional, for code that takes one.
   operator std::optional<T>() const {  // NOLINT
-    return value_ ? std::optional<T>(*value_) : std::nullopt;
+    return node_ ? std::optional<T>(node_->value) : std::nullopt;
   }
 
   friend bool operator==(const Boxed& a, const Boxed& b) {
     if (!a || !b) return !a && !b;
-    return *a == *b;
+    return a.node_ == b.node_ || *a == *b;
   }
   friend bool operator==(const Boxed& a, std::nullopt_t) { return !a; }
 
  private:
-  std::unique_ptr<T> value_;
+  struct Node {
+    template <typename... Args>
+    explicit Node(Args&&... args) : value(std::forward<Args>(args)...) {}
+    std::atomic<int64_t> refs{1};
+    T value;
+  };
+
+  void Release() {
+    if (node_ != nullptr && node_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete node_;
+  }
+  // The value, copied first when another Boxed shares it.
+  T& Own() {
+    assert(node_);
+    if (node_->refs.load(std::memory_order_acquire) > 1) {
+      Node* copy = new Node(node_->value);
+      Release();
+      node_ = copy;
+    }
+    return node_->value;
+  }
+
+  Node* node_ = nullptr;
 };
 
 }  // namespace memplan::ir

@@ -73,7 +73,7 @@ absl::StatusOr<std::vector<EntryArgument>> EntryArguments(const Module& module) 
     const Instruction& parameter = module.instruction(id);
     EntryArgument argument;
     argument.parameter = static_cast<int64_t>(i);
-    argument.name = UnescapeOpName(parameter.metadata.op_name);
+    argument.name = UnescapeOpName(parameter.metadata->op_name);
     argument.shape = parameter.shape;
     for (const InputOutputAlias& alias : module.header.input_output_aliases) {
       if (alias.parameter_number == argument.parameter) argument.donated = true;

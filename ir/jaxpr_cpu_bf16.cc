@@ -15,7 +15,7 @@ std::vector<bool> DefinesOutput(const Module& module) {
   const Instruction& root = module.instruction(module.entry_computation()->root);
   std::vector<InstructionId> stack;
   if (root.opcode == Opcode::kTuple) {
-    stack = root.operands;
+    stack.assign(root.operands.begin(), root.operands.end());
   } else {
     stack = {root.id};
   }

@@ -217,8 +217,24 @@ class ModuleTextParser {
     if (!ResolveOperands(id)) return false;
     module_.mutable_computation(computation).instructions.push_back(id);
     if (!FinishInstruction(id, computation)) return false;
+    ShareSharding(id);
     ShareAttributeSet(id);
     return true;
+  }
+
+  // Equal shardings kept once: a sharding read with the same text as an
+  // earlier one becomes a copy of that one, which shares its value (Boxed
+  // copies share until written). Most entry parameters repeat one sharding.
+  void ShareSharding(ir::InstructionId id) {
+    if (module_.instruction(id).attributes < 0) return;
+    const ir::HloAttributes& read = module_.attributes(id);
+    if (!read.sharding) return;
+    auto it = shardings_by_text_.find(ToAbsl(read.sharding_text));
+    if (it == shardings_by_text_.end()) {
+      shardings_by_text_.emplace(std::string(read.sharding_text), read.sharding);
+      return;
+    }
+    if (it->second == read.sharding) module_.mutable_attributes(id).sharding = it->second;
   }
 
   // Keeps equal attribute sets once: `id` shares an earlier set equal to
@@ -437,6 +453,8 @@ class ModuleTextParser {
   // By AttributesHash, the first instruction of each distinct attribute set
   // (ShareAttributeSet).
   absl::flat_hash_map<size_t, absl::InlinedVector<ir::InstructionId, 1>> attribute_sets_;
+  // Shardings read so far by their text (ShareSharding).
+  absl::flat_hash_map<std::string, ir::Boxed<ir::HloSharding>> shardings_by_text_;
   std::vector<PendingOperand> pending_operands_;
   std::vector<std::pair<int64_t, ir::InstructionId>> parameters_;
   std::vector<PendingCall> pending_calls_;

@@ -263,15 +263,15 @@ TEST(BufferAssignmentParser, DefiningInstructionWithAndWithoutPercent) {
   EXPECT_EQ(fusion.opcode, ir::Opcode::kFusion);
   EXPECT_EQ(fusion.opcode_text, "fusion");
   EXPECT_EQ(ir::ShapeToString(fusion.shape), "f32[4]{0}");
-  EXPECT_EQ(fusion.metadata.op_type, "add");
-  EXPECT_EQ(fusion.metadata.op_name, "jit(f)/add");
-  EXPECT_EQ(fusion.metadata.source_file, "/w/f.py");
-  EXPECT_EQ(fusion.metadata.source_line, 7);
+  EXPECT_EQ(fusion.metadata->op_type, "add");
+  EXPECT_EQ(fusion.metadata->op_name, "jit(f)/add");
+  EXPECT_EQ(fusion.metadata->source_file, "/w/f.py");
+  EXPECT_EQ(fusion.metadata->source_line, 7);
   EXPECT_FALSE(fusion.computation.valid());  // no module text: known by what the dump says
   const ir::Instruction& tuple = test::Defining(*p, ValueAt(*p, 2));
   EXPECT_EQ(tuple.name, "tuple.2");
   EXPECT_EQ(tuple.opcode, ir::Opcode::kTuple);
-  EXPECT_TRUE(tuple.metadata.empty());
+  EXPECT_TRUE(tuple.metadata->empty());
   EXPECT_TRUE(p->module.has_gap(ir::GraphGap::kOperands));
 }
 
@@ -506,7 +506,7 @@ TEST(BufferAssignmentParser, SplitLayoutGivesTheSameProgramAsTheJoinedOne) {
   ASSERT_TRUE(joined.ok()) << joined.status();
   ExpectSamePrograms(*split, *joined);
   EXPECT_TRUE(joined->stated_peak.has_value());  // the comparison compared something
-  EXPECT_EQ(test::Defining(*joined, ValueAt(*joined, 2)).metadata.op_type, "neg");
+  EXPECT_EQ(test::Defining(*joined, ValueAt(*joined, 2)).metadata->op_type, "neg");
 }
 
 TEST(BufferAssignmentParser, SplitSampleEqualsItsFilesJoined) {

@@ -263,18 +263,18 @@ class Comparison {
     }
     if (t.name.find('#') != std::string_view::npos) {
       // Made from a "%x#N" operand: the text gives it no metadata.
-      EXPECT_TRUE(t.metadata.op_name.empty());
+      EXPECT_TRUE(t.metadata->op_name.empty());
       GlobalCoverage().Saw("get-tuple-element printed as x#N");
       CompareAttributes(text_.attributes(t), proto_.attributes(p));
       return;
     }
-    EXPECT_EQ(Unescaped(t.metadata.op_type), p.metadata.op_type);
-    EXPECT_EQ(Unescaped(t.metadata.op_name), p.metadata.op_name);
-    EXPECT_EQ(Unescaped(t.metadata.source_file), p.metadata.source_file);
-    EXPECT_EQ(t.metadata.source_line, p.metadata.source_line);
-    EXPECT_EQ(t.metadata.stack_frame_id, p.metadata.stack_frame_id);
-    GlobalCoverage().Saw("metadata.op_name", !t.metadata.op_name.empty());
-    GlobalCoverage().Saw("metadata.stack_frame_id", t.metadata.stack_frame_id != 0);
+    EXPECT_EQ(Unescaped(t.metadata->op_type), p.metadata->op_type);
+    EXPECT_EQ(Unescaped(t.metadata->op_name), p.metadata->op_name);
+    EXPECT_EQ(Unescaped(t.metadata->source_file), p.metadata->source_file);
+    EXPECT_EQ(t.metadata->source_line, p.metadata->source_line);
+    EXPECT_EQ(t.metadata->stack_frame_id, p.metadata->stack_frame_id);
+    GlobalCoverage().Saw("metadata.op_name", !t.metadata->op_name.empty());
+    GlobalCoverage().Saw("metadata.stack_frame_id", t.metadata->stack_frame_id != 0);
     CompareAttributes(text_.attributes(t), proto_.attributes(p));
   }
 

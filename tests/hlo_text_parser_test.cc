@@ -260,7 +260,7 @@ ENTRY %main (p: f32[]) -> f32[] {
   ASSERT_EQ(m.stack_frames.size(), 2u);
   EXPECT_EQ(m.stack_frames[0], (ir::SourceFrame{"a.py", "main", 10, 3, 0}));
   EXPECT_EQ(m.stack_frames[1], (ir::SourceFrame{"dir/b \\\"q\\\".py", "f", 20, 5, 1}));
-  EXPECT_EQ(p->I("p").metadata.stack_frame_id, 2);
+  EXPECT_EQ(p->I("p").metadata->stack_frame_id, 2);
   // A table with a printed 0 carries stored ids; a parent not below the
   // frame (a cycle) is dropped with a warning.
   auto q = MustParse(R"(HloModule m
@@ -550,7 +550,7 @@ TEST(HloTextParser, ConstantLiteralsAreSkipped) {
       "  %c = f32[] constant(-inf), metadata={op_name=\"c\"}\n"
       "  ROOT %d = f32[] constant(0.01)\n"));
   EXPECT_TRUE(p->I("a").operands.empty());
-  EXPECT_EQ(p->I("c").metadata.op_name, "c");
+  EXPECT_EQ(p->I("c").metadata->op_name, "c");
   EXPECT_EQ(p->I("d").opcode, ir::Opcode::kConstant);
 }
 

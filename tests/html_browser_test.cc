@@ -392,10 +392,12 @@ ir::Program HostileProgram() {
     instruction.name = program.Intern(StrCat("fusion.", s, hostile));
     instruction.opcode = ir::Opcode::kFusion;
     instruction.opcode_text = "fusion";
-    instruction.metadata.op_type = program.Intern(StrCat("op ", kHostile[(s + 1) % n]));
-    instruction.metadata.op_name = program.Intern(StrCat("jit(f)/", kHostile[(s + 2) % n]));
-    instruction.metadata.source_file = program.Intern(StrCat("/src/", kHostile[(s + 3) % n]));
-    instruction.metadata.source_line = s + 1;
+    ir::OpMetadata metadata;
+    metadata.op_type = program.Intern(StrCat("op ", kHostile[(s + 1) % n]));
+    metadata.op_name = program.Intern(StrCat("jit(f)/", kHostile[(s + 2) % n]));
+    metadata.source_file = program.Intern(StrCat("/src/", kHostile[(s + 3) % n]));
+    metadata.source_line = s + 1;
+    instruction.metadata = program.module.StoreMetadata(metadata);
     program.schedule.instructions.push_back(program.module.AddInstruction(instruction));
   }
   program.schedule.max_time = steps - 1;

@@ -311,10 +311,12 @@ ir::Program MillionValueProgram(int64_t n) {
     instruction.name = program.Intern(StrCat("fusion.", s));
     instruction.opcode = ir::Opcode::kFusion;
     instruction.opcode_text = "fusion";
-    instruction.metadata.op_type = op_types[s % op_types.size()];
-    instruction.metadata.op_name = op_names[s % op_names.size()];
-    instruction.metadata.source_file = source;
-    instruction.metadata.source_line = static_cast<int64_t>(s % 2000) + 1;
+    ir::OpMetadata metadata;
+    metadata.op_type = op_types[s % op_types.size()];
+    metadata.op_name = op_names[s % op_names.size()];
+    metadata.source_file = source;
+    metadata.source_line = static_cast<int64_t>(s % 2000) + 1;
+    instruction.metadata = program.module.StoreMetadata(metadata);
     program.schedule.instructions.push_back(program.module.AddInstruction(instruction));
   }
   program.schedule.max_time = steps - 1;

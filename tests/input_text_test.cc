@@ -184,8 +184,8 @@ void ExpectSameOomMessage(const ir::Program& pasted, const ir::Program& original
     EXPECT_EQ(x.shape_text, y.shape_text) << i;
     const ir::Instruction& xi = pasted.DefiningInstruction(x);
     const ir::Instruction& yi = original.DefiningInstruction(y);
-    EXPECT_EQ(xi.metadata.op_name, yi.metadata.op_name) << i;
-    EXPECT_EQ(xi.metadata.source_line, yi.metadata.source_line) << i;
+    EXPECT_EQ(xi.metadata->op_name, yi.metadata->op_name) << i;
+    EXPECT_EQ(xi.metadata->source_line, yi.metadata->source_line) << i;
   }
   EXPECT_EQ(pasted.diagnostics.total(), 0);
 }

@@ -34,12 +34,12 @@ TEST(InstructionNames, DescribedOnlyOnceOpcodeMetadataAndShapeAreKnown) {
   EXPECT_TRUE(names.Described(id));
   const ir::Instruction& instruction = module.instruction(id);
   EXPECT_EQ(instruction.opcode_text, "fusion");
-  EXPECT_EQ(instruction.metadata.op_name, "jit(f)/add");
+  EXPECT_EQ(instruction.metadata->op_name, "jit(f)/add");
   EXPECT_EQ(instruction.shape->dims, std::vector<int64_t>{4});
   // Described: another Describe changes nothing.
   names.Describe(id, Facts("multiply", "other", F32(16)));
   EXPECT_EQ(module.instruction(id).opcode_text, "fusion");
-  EXPECT_EQ(module.instruction(id).metadata.op_name, "jit(f)/add");
+  EXPECT_EQ(module.instruction(id).metadata->op_name, "jit(f)/add");
   EXPECT_EQ(module.instruction(id).shape->dims, std::vector<int64_t>{4});
 }
 
@@ -53,7 +53,7 @@ TEST(InstructionNames, NotDescribedWithoutAShape) {
   EXPECT_FALSE(names.Described(id));
   names.Describe(id, Facts("parameter", "y", F32(2)));
   EXPECT_TRUE(names.Described(id));
-  EXPECT_EQ(module.instruction(id).metadata.op_name, "x");
+  EXPECT_EQ(module.instruction(id).metadata->op_name, "x");
   EXPECT_EQ(module.instruction(id).shape->dims, std::vector<int64_t>{2});
 }
 

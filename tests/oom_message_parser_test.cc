@@ -70,15 +70,15 @@ TEST(OomMessageGpu, SampleGivesStatsAndPeakBuffers) {
   EXPECT_EQ(logits.size, 3293642752);  // "3.07GiB", exact from f32[8,2048,50257]
   EXPECT_EQ(logits.shape_text, "f32[8,2048,50257]");
   EXPECT_EQ(test::Defining(p, logits).opcode_text, "custom-call");
-  EXPECT_EQ(test::Defining(p, logits).metadata.source_file, "/home/user/gpt/model.py");
-  EXPECT_EQ(test::Defining(p, logits).metadata.source_line, 212);
-  EXPECT_TRUE(test::Defining(p, logits).metadata.op_name.starts_with("jit(train_step)/jit(main)/jvp(GPT)/lm_head/"));
-  EXPECT_EQ(test::Defining(p, p.values[1]).metadata.op_type, "convert");
+  EXPECT_EQ(test::Defining(p, logits).metadata->source_file, "/home/user/gpt/model.py");
+  EXPECT_EQ(test::Defining(p, logits).metadata->source_line, 212);
+  EXPECT_TRUE(test::Defining(p, logits).metadata->op_name.starts_with("jit(train_step)/jit(main)/jvp(GPT)/lm_head/"));
+  EXPECT_EQ(test::Defining(p, p.values[1]).metadata->op_type, "convert");
   const ir::Value& embedding = p.values[4];
   EXPECT_EQ(test::Defining(p, embedding).opcode, ir::Opcode::kParameter);  // "Entry Parameter Subshape:"
   EXPECT_EQ(embedding.shape_text, "f32[50257,1024]");
   EXPECT_EQ(embedding.size, 205852672);
-  EXPECT_TRUE(test::Defining(p, embedding).metadata.empty());
+  EXPECT_TRUE(test::Defining(p, embedding).metadata->empty());
   EXPECT_EQ(FindNote(p, ir::NoteCode::kOomRoundedBufferSizes), nullptr);  // shapes give sizes
 }
 
@@ -138,8 +138,8 @@ TEST(OomMessageGpu, LogPrefixOnEveryLineAndEscapedQuotes) {
   EXPECT_EQ(p->stated_categories->total, 1048576);
   EXPECT_FALSE(p->stated_categories->constant.has_value());
   ASSERT_EQ(p->values.size(), 1u);
-  EXPECT_EQ(test::Defining(*p, p->values[0]).metadata.op_name, "a \\\"b\\\" c");  // as printed, escapes kept
-  EXPECT_EQ(test::Defining(*p, p->values[0]).metadata.source_line, 9);
+  EXPECT_EQ(test::Defining(*p, p->values[0]).metadata->op_name, "a \\\"b\\\" c");  // as printed, escapes kept
+  EXPECT_EQ(test::Defining(*p, p->values[0]).metadata->source_line, 9);
   EXPECT_EQ(p->values[0].size, 1048576);
   // A tuple's shape gives its pointer table, not the printed size.
   ASSERT_NE(FindNote(*p, ir::NoteCode::kOomRoundedBufferSizes), nullptr);
@@ -196,7 +196,7 @@ TEST(OomMessageTpu, SampleGivesUsageOutputTempAndLargestAllocations) {
   EXPECT_EQ(test::NameOf(p, p.values[2].instruction), "copy.12");
   EXPECT_EQ(test::Defining(p, p.values[2]).opcode_text, "copy");
   EXPECT_EQ(p.values[2].size, 269484032);  // "257.00M": padded, no shape gives it
-  EXPECT_EQ(test::Defining(p, p.values[0]).metadata.source_line, 519);
+  EXPECT_EQ(test::Defining(p, p.values[0]).metadata->source_line, 519);
 
   const analyzer::MemoryStats stats = analyzer::ComputeMemoryStats(p);
   EXPECT_EQ(stats.alias_bytes, 2684354560);

@@ -74,7 +74,7 @@ TEST(StepPhases, MlpFollowsJaxOpNames) {
   std::map<StepPhase, int> count;
   for (ir::InstructionId id : m.entry_computation()->instructions) {
     const ir::Instruction& i = m.instruction(id);
-    const std::string op_name(i.metadata.op_name);
+    const std::string op_name(i.metadata->op_name);
     const StepPhase p = phases.at(id);
     ++count[p];
     if (op_name.find("transpose(jvp") != std::string::npos) {

@@ -100,9 +100,9 @@ std::vector<std::string_view> TextViews(const ir::Program& program) {
   for (const ir::Instruction& instruction : program.module.instructions()) {
     views.push_back(instruction.name);
     views.push_back(instruction.opcode_text);
-    views.push_back(instruction.metadata.op_type);
-    views.push_back(instruction.metadata.op_name);
-    views.push_back(instruction.metadata.source_file);
+    views.push_back(instruction.metadata->op_type);
+    views.push_back(instruction.metadata->op_name);
+    views.push_back(instruction.metadata->source_file);
     if (instruction.shape->layout) views.push_back(instruction.shape->layout->details);
   }
   for (const ir::Value& value : program.values) {
@@ -138,9 +138,9 @@ TEST(BufferAssignmentTexts, ProgramOwnsCopiesAndLetsTheInputGo) {
   const ir::Instruction& defining = program->DefiningInstruction(*fusion);
   EXPECT_EQ(defining.name, "fusion.1");
   EXPECT_EQ(defining.opcode_text, "fusion");
-  EXPECT_EQ(defining.metadata.op_type, "add");
-  EXPECT_EQ(defining.metadata.op_name, "jit(f)/add");
-  EXPECT_EQ(defining.metadata.source_file, "/w/f.py");
+  EXPECT_EQ(defining.metadata->op_type, "add");
+  EXPECT_EQ(defining.metadata->op_name, "jit(f)/add");
+  EXPECT_EQ(defining.metadata->source_file, "/w/f.py");
   ASSERT_TRUE(defining.shape->layout.has_value());
   EXPECT_EQ(defining.shape->layout->details, "T(4)");
   const ir::Allocation* parameter = program->FindAllocation(ir::AllocationId(0));
