@@ -199,6 +199,26 @@ TEST(HloTextParser, EqualShapesAndAttributeSetsAreSharedWritesStayPrivate) {
   EXPECT_TRUE(p->A("b").dimensions == std::vector<int64_t>{5});
 }
 
+TEST(HloTextParser, EqualShardingsAreSharedWritesStayPrivate) {
+  auto p = MustParse(Entry(
+      "  %q1 = f32[8]{0} parameter(1), sharding={devices=[2]0,1}\n"
+      "  %q2 = f32[8]{0} parameter(2), sharding={devices=[2]0,1}\n"
+      "  %q3 = f32[8]{0} parameter(3), sharding={replicated}\n"
+      "  %a = f32[8]{0} add(%q1, %q2)\n"
+      "  ROOT %r = f32[8]{0} add(%a, %q3)\n"));
+  // Different sets (parameter numbers differ), one sharding value.
+  EXPECT_NE(p->I("q1").attributes, p->I("q2").attributes);
+  ASSERT_TRUE(p->A("q1").sharding && p->A("q2").sharding && p->A("q3").sharding);
+  EXPECT_TRUE(p->A("q1").sharding.SharesValueWith(p->A("q2").sharding));
+  EXPECT_FALSE(p->A("q1").sharding.SharesValueWith(p->A("q3").sharding));
+  EXPECT_EQ(p->A("q2").sharding->kind, ir::HloSharding::Kind::kTiled);
+  EXPECT_EQ(p->A("q3").sharding->kind, ir::HloSharding::Kind::kReplicated);
+
+  p->module.mutable_attributes(p->I("q2").id).sharding->kind = ir::HloSharding::Kind::kManual;
+  EXPECT_EQ(p->A("q1").sharding->kind, ir::HloSharding::Kind::kTiled);
+  EXPECT_EQ(p->A("q2").sharding->kind, ir::HloSharding::Kind::kManual);
+}
+
 TEST(HloTextParser, HeaderAttributes) {
   auto p = MustParse(R"(HloModule jit_step, is_scheduled=true, input_output_alias={ {0}: (1, {}, may-alias), {1, 2}: (0, {3}, must-alias), {2}: (2, {}) }, buffer_donor={ (3, {}), (4, {1}) }, entry_computation_layout={(f32[8]{0}, (s32[], f32[2]{0}), f32[1]{0}, f32[1]{0}, f32[1]{0}, /*index=5*/bf16[4,4]{0,1})->(f32[8]{0}, f32[])}, allow_spmd_sharding_propagation_to_output={true}, replica_count=2, num_partitions=4, frontend_attributes={fingerprint="abc"}, mystery_flag=7
 
