@@ -3,6 +3,7 @@
 // resolution of the names instructions use into ids.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,7 +13,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/inlined_vector.h"
 #include "absl/hash/hash.h"
 #include "ir/strings.h"
 #include "parsers/hlo_graph_checks.h"
@@ -34,14 +34,13 @@ struct PendingOperand {
   NameRef name;
 };
 
-// A called computation's name, resolved at the end of the module (and
-// looked up at once when already defined: then `computation` is valid and
-// the call site's text is not read again).
+// A called computation's name not defined yet where the call names it,
+// resolved at the end of the module. (A computation defined before its
+// callers, as XLA prints them, is looked up at once and never pending.)
 struct PendingCall {
   ir::InstructionId caller;
   uint32_t index;  // into calls
   NameRef name;
-  ir::ComputationId computation;
 };
 
 // An instruction name with its hash taken once. The name table's keys are
@@ -240,18 +239,32 @@ class ModuleTextParser {
   // Keeps equal attribute sets once: `id` shares an earlier set equal to
   // its own when its set is the last made (not when a tuple element made
   // while resolving its operands came after it). Sets are complete here.
+  // The table is by a 32-bit hash to the first set with it (8-byte
+  // slots: one per distinct set of a large module); sets whose hash an
+  // unequal earlier set has are listed apart.
   void ShareAttributeSet(ir::InstructionId id) {
     const int32_t k = module_.instruction(id).attributes;
     if (k < 0 || static_cast<size_t>(k) + 1 != module_.attribute_set_count()) return;
+    if (id.value() > std::numeric_limits<int32_t>::max()) return;
+    const int32_t own = static_cast<int32_t>(id.value());
     const ir::HloAttributes& set = module_.attributes(id);
-    absl::InlinedVector<ir::InstructionId, 1>& same_hash = attribute_sets_[AttributesHash(set)];
-    for (ir::InstructionId earlier : same_hash) {
-      if (set == module_.attributes(earlier)) {
-        module_.ShareAttributes(id, module_.instruction(earlier).attributes);
-        return;
-      }
+    const uint32_t hash = static_cast<uint32_t>(AttributesHash(set));
+    auto [first, inserted] = attribute_sets_.try_emplace(hash, own);
+    if (inserted || ShareIfEqual(id, set, first->second)) return;
+    std::vector<int32_t>& others = colliding_attribute_sets_[hash];
+    for (int32_t earlier : others) {
+      if (ShareIfEqual(id, set, earlier)) return;
     }
-    same_hash.push_back(id);
+    others.push_back(own);
+  }
+
+  // Makes `id` (whose set is `set`) share the set of instruction `earlier`
+  // when the two are equal.
+  bool ShareIfEqual(ir::InstructionId id, const ir::HloAttributes& set, int32_t earlier) {
+    const ir::InstructionId other(earlier);
+    if (!(set == module_.attributes(other))) return false;
+    module_.ShareAttributes(id, module_.instruction(other).attributes);
+    return true;
   }
 
   // A hash of the fields most sets differ in (equal sets hash equal).
@@ -277,10 +290,12 @@ class ModuleTextParser {
     }
     for (const CallRef& call : names_in_line_.calls) {
       auto known = computations_by_name_.find(ToAbsl(call.name.name));
-      pending_calls_.push_back(
-          {id, static_cast<uint32_t>(instruction.calls.size()), call.name,
-           known == computations_by_name_.end() ? ir::ComputationId() : known->second});
-      instruction.calls.push_back({ir::ComputationId(), call.role});
+      if (known == computations_by_name_.end()) {
+        pending_calls_.push_back({id, static_cast<uint32_t>(instruction.calls.size()), call.name});
+        instruction.calls.push_back({ir::ComputationId(), call.role});
+      } else {
+        instruction.calls.push_back({known->second, call.role});
+      }
     }
     if (!names_.emplace(HashedName(name_copies_.Copy(instruction.name)), id).second) {
       return s_.Fail(instruction.name.data(),
@@ -408,21 +423,26 @@ class ModuleTextParser {
     return true;
   }
 
+  // Resolves the pending calls (in text order: the first unknown name is
+  // the error), then lists every call edge in text order (instructions by
+  // id, each one's calls in order).
   bool ResolveCalls() {
     for (const PendingCall& pending : pending_calls_) {
-      ir::ComputationId callee = pending.computation;
-      if (!callee.valid()) {
-        auto it = computations_by_name_.find(ToAbsl(pending.name.name));
-        if (it == computations_by_name_.end()) {
-          return s_.Fail(pending.name.at,
-                         StrCat("expected the name of a computation of this module, not '",
-                                pending.name.name, "'"));
-        }
-        callee = it->second;
+      auto it = computations_by_name_.find(ToAbsl(pending.name.name));
+      if (it == computations_by_name_.end()) {
+        return s_.Fail(pending.name.at,
+                       StrCat("expected the name of a computation of this module, not '",
+                              pending.name.name, "'"));
       }
-      ir::Instruction& caller = module_.mutable_instruction(pending.caller);
-      caller.calls[pending.index].computation = callee;
-      call_edges_.emplace_back(caller.computation, callee);
+      module_.mutable_instruction(pending.caller).calls[pending.index].computation = it->second;
+    }
+    size_t edges = 0;
+    for (const ir::Instruction& caller : module_.instructions()) edges += caller.calls.size();
+    call_edges_.reserve(edges);
+    for (const ir::Instruction& caller : module_.instructions()) {
+      for (const ir::CalledComputation& call : caller.calls) {
+        call_edges_.emplace_back(caller.computation, call.computation);
+      }
     }
     return true;
   }
@@ -450,9 +470,11 @@ class ModuleTextParser {
   NameCopies name_copies_;  // names_'s keys
   // (tuple id, N) -> the get-tuple-element made for "x#N".
   absl::flat_hash_map<std::pair<int64_t, int64_t>, ir::InstructionId> tuple_elements_;
-  // By AttributesHash, the first instruction of each distinct attribute set
-  // (ShareAttributeSet).
-  absl::flat_hash_map<size_t, absl::InlinedVector<ir::InstructionId, 1>> attribute_sets_;
+  // By AttributesHash (its low 32 bits), the first instruction of each
+  // distinct attribute set; those whose hash an unequal earlier set has,
+  // apart (ShareAttributeSet).
+  absl::flat_hash_map<uint32_t, int32_t> attribute_sets_;
+  absl::flat_hash_map<uint32_t, std::vector<int32_t>> colliding_attribute_sets_;
   // Shardings read so far by their text (ShareSharding).
   absl::flat_hash_map<std::string, ir::Boxed<ir::HloSharding>> shardings_by_text_;
   std::vector<PendingOperand> pending_operands_;
