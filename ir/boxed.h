@@ -4,12 +4,12 @@
 // dimension numbers: an HLO module has hundreds of thousands of attribute
 // sets, and an inline std::optional<HloSharding> alone is 504 bytes of each).
 //
-// Copies share the value until one of them is written (copy on write): a
-// copy costs a reference count, not a T, so equal values a parser meets
-// again and again (every entry parameter's sharding) can be one T. Any
-// non-const access first makes the value this Boxed's own, so a write
-// never reaches another copy, as with std::optional. (Reference counts are
-// atomic: copies may live on different threads.)
+// Copies share the value until one is written (copy on write): a copy costs
+// a reference count, not a T (equal values a parser meets again and again,
+// every entry parameter's sharding, can be one T). A non-const access first
+// makes the value this Boxed's own, so writes never reach another copy; a
+// reference it returns must not be written through after the Boxed is
+// copied. Reference counts are atomic: copies may live on other threads.
 #ifndef MEMPLAN_IR_BOXED_H_
 #define MEMPLAN_IR_BOXED_H_
 

@@ -69,7 +69,7 @@ std::vector<predictor::CombinedAllReduce> Reference(
     const PredictedCollective& pc = list[c];
     std::vector<ir::InstructionId> reads;
     if (pc.source.valid()) reads.push_back(pc.source);
-    else reads = module.instruction(pc.at).operands;
+    else reads = module.instruction(pc.at).operands.ToVector();
     auto depends = [&](const predictor::CombinedAllReduce& g) {
       for (size_t m : g.members) {
         for (ir::InstructionId r : reads) {

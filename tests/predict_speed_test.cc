@@ -433,7 +433,7 @@ size_t ExpectCombinedIndependent(const ir::Module& module, const predictor::Pred
         const auto& later = p.collective_list[y];
         std::vector<ir::InstructionId> reads;
         if (later.source.valid()) reads.push_back(later.source);
-        else reads = module.instruction(later.at).operands;
+        else reads = module.instruction(later.at).operands.ToVector();
         for (ir::InstructionId r : reads) {
           EXPECT_FALSE(Reaches(module, p.collective_list[x].at, r))
               << "all-reduce " << y << " reads all-reduce " << x << "'s result";
