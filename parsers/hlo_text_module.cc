@@ -399,6 +399,11 @@ class ModuleTextParser {
         user.operands[pending.index] = operand;
       }
     }
+    // Every name of the computation is resolved: its name table goes now,
+    // not when the next computation starts (the last computation, the
+    // entry, is usually the largest, and the parse's peak came after it).
+    names_.clear();
+    name_copies_.Clear();
     // Only a name used before its definition can close a cycle.
     if (!pending_operands_.empty()) {
       if (std::optional<GraphProblem> problem = FindOperandCycle(module_, id)) {
