@@ -10,6 +10,7 @@
 #include "analyzer/heap_simulator.h"
 #include "analyzer/interval_packing.h"
 #include "predictor/layout_copy_gathers.h"
+#include "predictor/output_reassignment.h"
 
 namespace memplan::predictor {
 
@@ -31,6 +32,8 @@ struct ModelScratch {
   std::vector<int64_t> cap;             // CollectTempBuffers' output capacities
   std::vector<ir::ScheduleStep> end;    // CollectTempBuffers' value end steps
   std::vector<int64_t> index;           // ValueBuffers' temp index per value
+  std::vector<ir::ScheduleStep> begin;  // value start steps (reassigning)
+  std::vector<std::vector<TempBuffer>> live_out;  // per allocation (reassigning)
   std::vector<uint32_t> events;
   std::vector<uint32_t> count;
   std::vector<int32_t> slot;
@@ -170,6 +173,11 @@ void MemoryModel::CollectTempBuffers(const CombinedGroups& combined) {
   std::vector<ir::ScheduleStep>& end = s.end;
   OutputCapacities(cap);
   AllReduceBuffers(combined, cap, end);
+  if (p_.reassign_outputs_) {
+    StartsAfterCombinedAllReduces(combined, collectives_, p_.value_of_, p_.values_, s.begin);
+  } else {
+    s.begin.clear();
+  }
   // A split layout copy that its readers take whole is made whole from its
   // gathered value (predictor/layout_copy_gathers.h).
   const LayoutCopyGathers copies = FindLayoutCopyGathers(
@@ -252,6 +260,13 @@ void MemoryModel::OtherCollectiveBuffers() {
     if (source_id >= 0 && source_id < static_cast<int64_t>(p_.non_parameter_step_.size())) {
       const ir::ScheduleStep source = p_.non_parameter_step_[static_cast<size_t>(source_id)];
       if (source >= 0 && source < s) start = source;
+      // Re-assigning as XLA does, a gathered entry parameter is issued at
+      // its first reader and kept to its last (XLA's mlp fsdp8 dump: one
+      // all-gather of x, f32[256,512], live from step 13, the first
+      // layer's dot, to 49, the weight-gradient dot, in output allocation
+      // 0); without the re-run the arena alone would hold it.
+      const ir::ScheduleStep first = StepOf(pc.first_at);
+      if (source < 0 && p_.reassign_outputs_ && first >= 0 && first < start) start = first;
     }
     temp_.push_back({pc.result_bytes, start, s, -1});
   }
@@ -263,21 +278,32 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
   temp_.reserve(temp_.size() + values.size());
   // Output allocations keep the values that still fit the allocation's
   // output; larger ones move to the temp arena.
+  // Re-assigning (predictor/output_reassignment.h), only the live-out
+  // values stay; the rest go to the arena, then where the assigner puts
+  // them.
   std::vector<int64_t>& index = scratch_->index;
   index.assign(values.size(), -1);
+  const std::vector<ir::ScheduleStep>& begin = scratch_->begin;
+  const bool reassign = p_.reassign_outputs_;
+  std::vector<std::vector<Buffer>>& live_out = scratch_->live_out;
+  live_out.resize(reassign ? cap.size() : 0);
+  for (std::vector<Buffer>& list : live_out) list.clear();
   for (size_t v = 0; v < values.size(); ++v) {
     const Info& info = values[v];
     if (info.end < info.start || end[v] < info.start) continue;
     const int64_t size = ValueBytes(v);
+    const ir::ScheduleStep start =
+        begin.empty() ? info.start : std::min(begin[v], std::max(end[v], info.start));
     if (info.cls == Info::Class::kTemp) {
       index[v] = static_cast<int64_t>(temp_.size());
-      temp_.push_back({size, info.start, end[v], -1});
+      temp_.push_back({size, start, end[v], -1});
     } else if (info.cls == Info::Class::kOutput) {
       const int64_t c = cap[static_cast<size_t>(info.allocation)];
-      if (c >= 0 && size > c) {
-        temp_.push_back({size, info.start, end[v], -1});
+      if (reassign ? !info.live_out : (c >= 0 && size > c)) {
+        temp_.push_back({size, start, end[v], -1});
       } else {
-        resident_.push_back({size, info.start, end[v], -1});
+        resident_.push_back({size, start, end[v], -1});
+        if (reassign) live_out[static_cast<size_t>(info.allocation)].push_back(resident_.back());
       }
     }
   }
@@ -289,6 +315,7 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
           index[static_cast<size_t>(with)];
     }
   }
+  if (reassign) ReassignOutputAllocations(cap, live_out, temp_, resident_);
 }
 
 // The heap simulator's call stream for the temp buffers, as PackTempReference

@@ -254,6 +254,10 @@ class Predictor {
   // candidate's end steps from it).
   std::vector<ir::ScheduleStep> value_ends_;
   ir::ScheduleStep max_step_ = 0;
+  // Whether the memory model re-runs XLA's buffer assigner on the
+  // per-device buffers (predictor/output_reassignment.h): the program's
+  // allocations are XLA's (not a jaxpr's synthesised ones).
+  bool reassign_outputs_ = false;
   std::unique_ptr<SharedPredictions> shared_;  // null: nothing shared
   mutable std::atomic<int64_t> same_sizes_{0}, same_structure_{0}, computed_{0},
       packing_scaled_{0};
