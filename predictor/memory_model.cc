@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -34,6 +35,7 @@ struct ModelScratch {
   std::vector<int64_t> index;           // ValueBuffers' temp index per value
   std::vector<ir::ScheduleStep> begin;  // value start steps (reassigning)
   std::vector<std::vector<TempBuffer>> live_out;  // per allocation (reassigning)
+  std::vector<uint8_t> stays;  // per value: kept in its allocation (reassigning)
   std::vector<uint32_t> events;
   std::vector<uint32_t> count;
   std::vector<int32_t> slot;
@@ -188,6 +190,30 @@ void MemoryModel::CollectTempBuffers(const CombinedGroups& combined) {
   ValueBuffers(cap, end);
 }
 
+void MemoryModel::ChainedIntoLiveOut(const std::vector<ir::ScheduleStep>& end,
+                                     std::vector<uint8_t>& stays) const {
+  const auto& values = p_.values_;
+  std::set<std::pair<int32_t, ir::ScheduleStep>> anchors;  // (allocation, start)
+  std::vector<size_t> order;
+  for (size_t v = 0; v < values.size(); ++v) {
+    const Info& info = values[v];
+    if (info.cls != Info::Class::kOutput || info.allocation < 0) continue;
+    if (info.live_out) {
+      anchors.insert({info.allocation, info.start});
+    } else if (info.end >= info.start) {
+      order.push_back(v);
+    }
+  }
+  std::sort(order.begin(), order.end(),
+            [&](size_t x, size_t y) { return values[x].end > values[y].end; });
+  for (size_t v : order) {
+    const Info& info = values[v];
+    if (end[v] > info.end || !anchors.count({info.allocation, info.end})) continue;
+    stays[v] = 1;
+    anchors.insert({info.allocation, info.start});
+  }
+}
+
 bool MemoryModel::InArena(int32_t v, const std::vector<int64_t>& cap) const {
   const Info& info = p_.values_[static_cast<size_t>(v)];
   if (info.cls == Info::Class::kTemp) return true;
@@ -288,6 +314,14 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
   std::vector<std::vector<Buffer>>& live_out = scratch_->live_out;
   live_out.resize(reassign ? cap.size() : 0);
   for (std::vector<Buffer>& list : live_out) list.clear();
+  // Values XLA's assignment chains into a live-out value's allocation,
+  // each starting where the one before ends (a weight gradient its SGD
+  // update overwrites: mlp's dot and multiply_subtract_fusion.7 in
+  // allocation 0; a loop's carried state), stay there while the
+  // per-device schedule keeps them so.
+  std::vector<uint8_t>& stays = scratch_->stays;
+  stays.assign(reassign ? values.size() : 0, 0);
+  if (reassign) ChainedIntoLiveOut(end, stays);
   for (size_t v = 0; v < values.size(); ++v) {
     const Info& info = values[v];
     if (info.end < info.start || end[v] < info.start) continue;
@@ -299,7 +333,7 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
       temp_.push_back({size, start, end[v], -1});
     } else if (info.cls == Info::Class::kOutput) {
       const int64_t c = cap[static_cast<size_t>(info.allocation)];
-      if (reassign ? !info.live_out : (c >= 0 && size > c)) {
+      if (reassign ? !info.live_out && !stays[v] : (c >= 0 && size > c)) {
         temp_.push_back({size, start, end[v], -1});
       } else {
         resident_.push_back({size, start, end[v], -1});
