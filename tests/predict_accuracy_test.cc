@@ -333,6 +333,40 @@ TEST(PredictAccuracyReassigned, MoeDp2Tp4AndEveryOrderAsCompiled) {
   }
 }
 
+// The re-run on one device (every argument replicated) should give back
+// XLA's own assignment. A weight gradient its SGD update overwrites in
+// place (mlp: dot, then multiply_subtract_fusion.7, both in allocation 0)
+// touches its update's lifetime, so the re-run alone moved it to the arena:
+// convnet temp +10.6%, mlp +30.0% over the compile's. Values XLA chains
+// into a live-out value's allocation stay there. scan_layers_train_step
+// still misses (+6.7%: its loop state's chain has a gap), which is why the
+// re-run is off by default; it is listed, not loosened.
+TEST(PredictAccuracyReassigned, OneDeviceGivesBackTheCompiledAssignment) {
+  auto corpus = LoadCorpus(SourcePath("samples/sharded"));
+  ASSERT_TRUE(corpus.ok());
+  const std::set<std::string> misses = {"scan_layers_train_step"};
+  predictor::PredictOptions options;
+  options.reassign_output_allocations = true;
+  for (const CorpusProgram& p : *corpus) {
+    if (misses.count(p.name)) continue;
+    auto loaded = parsers::LoadProgram(p.dir, {});
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    auto predictor = predictor::Predictor::Create(loaded->program, options);
+    ASSERT_TRUE(predictor.ok());
+    ir::ResolvedPlan plan = p.cases.front().plan;
+    plan.mesh = ir::Mesh();
+    plan.mesh.axes = {{"x", 1}};
+    for (size_t i = 0; i < plan.arguments.size(); ++i) {
+      plan.SetArgumentSharding(i, ir::HloSharding::Replicated());
+    }
+    auto prediction = (*predictor)->Predict(plan);
+    ASSERT_TRUE(prediction.ok()) << prediction.status();
+    const double temp = static_cast<double>(prediction->devices.front().temp_bytes);
+    const double compiled = static_cast<double>(prediction->unsharded.temp_bytes);
+    EXPECT_NEAR(temp, compiled, 0.001 * compiled) << p.name;
+  }
+}
+
 TEST_F(PredictAccuracy, Deterministic) {
   ASSERT_NE(rows_, nullptr);
   auto corpus = LoadCorpus(SourcePath("samples/sharded"));
