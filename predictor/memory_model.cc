@@ -4,12 +4,14 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <tuple>
 #include <utility>
 
 #include "analyzer/heap_simulator.h"
 #include "analyzer/interval_packing.h"
 #include "predictor/layout_copy_gathers.h"
+#include "predictor/output_reassignment.h"
 
 namespace memplan::predictor {
 
@@ -31,6 +33,9 @@ struct ModelScratch {
   std::vector<int64_t> cap;             // CollectTempBuffers' output capacities
   std::vector<ir::ScheduleStep> end;    // CollectTempBuffers' value end steps
   std::vector<int64_t> index;           // ValueBuffers' temp index per value
+  std::vector<ir::ScheduleStep> begin;  // value start steps (reassigning)
+  std::vector<std::vector<TempBuffer>> live_out;  // per allocation (reassigning)
+  std::vector<uint8_t> stays;  // per value: kept in its allocation (reassigning)
   std::vector<uint32_t> events;
   std::vector<uint32_t> count;
   std::vector<int32_t> slot;
@@ -170,6 +175,11 @@ void MemoryModel::CollectTempBuffers(const CombinedGroups& combined) {
   std::vector<ir::ScheduleStep>& end = s.end;
   OutputCapacities(cap);
   AllReduceBuffers(combined, cap, end);
+  if (p_.reassign_outputs_) {
+    StartsAfterCombinedAllReduces(combined, collectives_, p_.value_of_, p_.values_, s.begin);
+  } else {
+    s.begin.clear();
+  }
   // A split layout copy that its readers take whole is made whole from its
   // gathered value (predictor/layout_copy_gathers.h).
   const LayoutCopyGathers copies = FindLayoutCopyGathers(
@@ -178,6 +188,30 @@ void MemoryModel::CollectTempBuffers(const CombinedGroups& combined) {
   temp_.insert(temp_.end(), copies.gathered.begin(), copies.gathered.end());
   OtherCollectiveBuffers();
   ValueBuffers(cap, end);
+}
+
+void MemoryModel::ChainedIntoLiveOut(const std::vector<ir::ScheduleStep>& end,
+                                     std::vector<uint8_t>& stays) const {
+  const auto& values = p_.values_;
+  std::set<std::pair<int32_t, ir::ScheduleStep>> anchors;  // (allocation, start)
+  std::vector<size_t> order;
+  for (size_t v = 0; v < values.size(); ++v) {
+    const Info& info = values[v];
+    if (info.cls != Info::Class::kOutput || info.allocation < 0) continue;
+    if (info.live_out) {
+      anchors.insert({info.allocation, info.start});
+    } else if (info.end >= info.start) {
+      order.push_back(v);
+    }
+  }
+  std::sort(order.begin(), order.end(),
+            [&](size_t x, size_t y) { return values[x].end > values[y].end; });
+  for (size_t v : order) {
+    const Info& info = values[v];
+    if (end[v] > info.end || !anchors.count({info.allocation, info.end})) continue;
+    stays[v] = 1;
+    anchors.insert({info.allocation, info.start});
+  }
 }
 
 bool MemoryModel::InArena(int32_t v, const std::vector<int64_t>& cap) const {
@@ -252,6 +286,13 @@ void MemoryModel::OtherCollectiveBuffers() {
     if (source_id >= 0 && source_id < static_cast<int64_t>(p_.non_parameter_step_.size())) {
       const ir::ScheduleStep source = p_.non_parameter_step_[static_cast<size_t>(source_id)];
       if (source >= 0 && source < s) start = source;
+      // Re-assigning as XLA does, a gathered entry parameter is issued at
+      // its first reader and kept to its last (XLA's mlp fsdp8 dump: one
+      // all-gather of x, f32[256,512], live from step 13, the first
+      // layer's dot, to 49, the weight-gradient dot, in output allocation
+      // 0); without the re-run the arena alone would hold it.
+      const ir::ScheduleStep first = StepOf(pc.first_at);
+      if (source < 0 && p_.reassign_outputs_ && first >= 0 && first < start) start = first;
     }
     temp_.push_back({pc.result_bytes, start, s, -1});
   }
@@ -263,21 +304,40 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
   temp_.reserve(temp_.size() + values.size());
   // Output allocations keep the values that still fit the allocation's
   // output; larger ones move to the temp arena.
+  // Re-assigning (predictor/output_reassignment.h), only the live-out
+  // values stay; the rest go to the arena, then where the assigner puts
+  // them.
   std::vector<int64_t>& index = scratch_->index;
   index.assign(values.size(), -1);
+  const std::vector<ir::ScheduleStep>& begin = scratch_->begin;
+  const bool reassign = p_.reassign_outputs_;
+  std::vector<std::vector<Buffer>>& live_out = scratch_->live_out;
+  live_out.resize(reassign ? cap.size() : 0);
+  for (std::vector<Buffer>& list : live_out) list.clear();
+  // Values XLA's assignment chains into a live-out value's allocation,
+  // each starting where the one before ends (a weight gradient its SGD
+  // update overwrites: mlp's dot and multiply_subtract_fusion.7 in
+  // allocation 0; a loop's carried state), stay there while the
+  // per-device schedule keeps them so.
+  std::vector<uint8_t>& stays = scratch_->stays;
+  stays.assign(reassign ? values.size() : 0, 0);
+  if (reassign) ChainedIntoLiveOut(end, stays);
   for (size_t v = 0; v < values.size(); ++v) {
     const Info& info = values[v];
     if (info.end < info.start || end[v] < info.start) continue;
     const int64_t size = ValueBytes(v);
+    const ir::ScheduleStep start =
+        begin.empty() ? info.start : std::min(begin[v], std::max(end[v], info.start));
     if (info.cls == Info::Class::kTemp) {
       index[v] = static_cast<int64_t>(temp_.size());
-      temp_.push_back({size, info.start, end[v], -1});
+      temp_.push_back({size, start, end[v], -1});
     } else if (info.cls == Info::Class::kOutput) {
       const int64_t c = cap[static_cast<size_t>(info.allocation)];
-      if (c >= 0 && size > c) {
-        temp_.push_back({size, info.start, end[v], -1});
+      if (reassign ? !info.live_out && !stays[v] : (c >= 0 && size > c)) {
+        temp_.push_back({size, start, end[v], -1});
       } else {
-        resident_.push_back({size, info.start, end[v], -1});
+        resident_.push_back({size, start, end[v], -1});
+        if (reassign) live_out[static_cast<size_t>(info.allocation)].push_back(resident_.back());
       }
     }
   }
@@ -289,6 +349,7 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
           index[static_cast<size_t>(with)];
     }
   }
+  if (reassign) ReassignOutputAllocations(cap, live_out, temp_, resident_);
 }
 
 // The heap simulator's call stream for the temp buffers, as PackTempReference

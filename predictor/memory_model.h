@@ -90,6 +90,11 @@ class MemoryModel {
                         std::vector<ir::ScheduleStep>& end);
   // The results of every collective but all-reduces into temp_.
   void OtherCollectiveBuffers();
+  // Re-assigning: marks in `stays` (per value) the output values that
+  // XLA's assignment chains into a live-out value's allocation, each
+  // ending where the next begins, with per-device `end` not later.
+  void ChainedIntoLiveOut(const std::vector<ir::ScheduleStep>& end,
+                          std::vector<uint8_t>& stays) const;
   // Values into temp_ (temp values, output values too large for their
   // allocation) or resident_, live to `end`, with their in-place groups.
   void ValueBuffers(const std::vector<int64_t>& cap, const std::vector<ir::ScheduleStep>& end);

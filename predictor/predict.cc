@@ -235,6 +235,7 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
   p->combiner_schedule_ =
       std::make_unique<const CombinerSchedule>(CombinerSchedule::Of(program, p->step_of_));
   p->BuildValueTable();
+  p->reassign_outputs_ = options.reassign_output_allocations && program.input_format != "jaxpr";
   return p;
 }
 

@@ -55,6 +55,12 @@ struct PredictOptions {
   // 0: 8,000,000 / instructions, between 4 and 32 (each holds a sharding
   // per instruction: 32 at 100k instructions, 8 at 1M).
   size_t shared_capacity = 0;
+  // Re-run XLA's buffer assigner on the per-device buffers
+  // (predictor/output_reassignment.h), for programs read with XLA's buffer
+  // assignment (never a jaxpr's). Off: not yet a model, it does not give
+  // back XLA's own assignment on one device (convnet, mlp and scan_layers
+  // temp 6.7% to 30% over XLA's single-device temp; docs/accuracy.md).
+  bool reassign_output_allocations = false;
 };
 
 struct DeviceMemory {
@@ -254,6 +260,10 @@ class Predictor {
   // candidate's end steps from it).
   std::vector<ir::ScheduleStep> value_ends_;
   ir::ScheduleStep max_step_ = 0;
+  // Whether the memory model re-runs XLA's buffer assigner on the
+  // per-device buffers (predictor/output_reassignment.h): asked for, and
+  // the program's allocations are XLA's (not a jaxpr's synthesised ones).
+  bool reassign_outputs_ = false;
   std::unique_ptr<SharedPredictions> shared_;  // null: nothing shared
   mutable std::atomic<int64_t> same_sizes_{0}, same_structure_{0}, computed_{0},
       packing_scaled_{0};

@@ -7,6 +7,7 @@
 // against the partitioned HLO of the sharded compile
 // (scripts/gen_sharding_corpus.py --dumps):
 //   build/tests/predict_accuracy_table samples/sharded moe_train_step/ep8
+#include <cstdlib>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
@@ -86,7 +87,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (argc > 2) return ExplainCase(*corpus, argv[2]);
-  auto rows = memplan::test::PredictCorpus(*corpus);
+  // MEMPLAN_TABLE_REASSIGN=1: the table with XLA's buffer assigner re-run
+  // (PredictOptions::reassign_output_allocations, off by default).
+  memplan::predictor::PredictOptions options;
+  const char* reassign = std::getenv("MEMPLAN_TABLE_REASSIGN");
+  options.reassign_output_allocations = reassign != nullptr && reassign[0] == '1';
+  auto rows = memplan::test::PredictCorpus(*corpus, options);
   if (!rows.ok()) {
     std::cerr << rows.status() << "\n";
     return 1;

@@ -295,6 +295,78 @@ TEST_F(PredictAccuracy, ReplicatedOnOneDeviceIsTheProgramAsCompiled) {
 }
 
 // The prediction is a function of its inputs: twice the same numbers.
+// XLA's buffer assigner re-run on the per-device buffers
+// (PredictOptions::reassign_output_allocations, off by default: it does not
+// give back XLA's own assignment on one device). XLA assigns the
+// partitioned program anew: moe_train_step dp2_tp4 puts the 2.5 MiB
+// dispatch dot and its copy, temps in the single-device program, into the
+// two 4 MiB weight-gradient output allocations. Without the re-run moe
+// dp2_tp4's temp is +19.6% over XLA's and its order against dp4_tp2 is
+// swapped; with it every program orders as compiled.
+TEST(PredictAccuracyReassigned, MoeDp2Tp4AndEveryOrderAsCompiled) {
+  auto corpus = LoadCorpus(SourcePath("samples/sharded"));
+  ASSERT_TRUE(corpus.ok()) << corpus.status();
+  predictor::PredictOptions options;
+  options.reassign_output_allocations = true;
+  auto rows = PredictCorpus(*corpus, options);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  std::map<std::string, std::vector<const CorpusRow*>> by_program;
+  for (const CorpusRow& r : *rows) {
+    by_program[r.c.program].push_back(&r);
+    if (r.c.program == "moe_train_step" && r.c.candidate == "dp2_tp4") {
+      EXPECT_LE(std::fabs(r.temp_error_percent), 1.0);
+    }
+  }
+  for (auto& [program, list] : by_program) {
+    auto order = [&](bool predicted) {
+      std::vector<const CorpusRow*> v = list;
+      std::stable_sort(v.begin(), v.end(), [&](const CorpusRow* a, const CorpusRow* b) {
+        return predicted ? a->prediction.max_device_footprint_bytes <
+                               b->prediction.max_device_footprint_bytes
+                         : a->c.truth.footprint() < b->c.truth.footprint();
+      });
+      std::vector<std::string> names;
+      for (const CorpusRow* r : v) names.push_back(r->c.candidate);
+      return names;
+    };
+    EXPECT_EQ(order(true), order(false)) << program;
+  }
+}
+
+// The re-run on one device (every argument replicated) should give back
+// XLA's own assignment. A weight gradient its SGD update overwrites in
+// place (mlp: dot, then multiply_subtract_fusion.7, both in allocation 0)
+// touches its update's lifetime, so the re-run alone moved it to the arena:
+// convnet temp +10.6%, mlp +30.0% over the compile's. Values XLA chains
+// into a live-out value's allocation stay there. scan_layers_train_step
+// still misses (+6.7%: its loop state's chain has a gap), which is why the
+// re-run is off by default; it is listed, not loosened.
+TEST(PredictAccuracyReassigned, OneDeviceGivesBackTheCompiledAssignment) {
+  auto corpus = LoadCorpus(SourcePath("samples/sharded"));
+  ASSERT_TRUE(corpus.ok());
+  const std::set<std::string> misses = {"scan_layers_train_step"};
+  predictor::PredictOptions options;
+  options.reassign_output_allocations = true;
+  for (const CorpusProgram& p : *corpus) {
+    if (misses.count(p.name)) continue;
+    auto loaded = parsers::LoadProgram(p.dir, {});
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    auto predictor = predictor::Predictor::Create(loaded->program, options);
+    ASSERT_TRUE(predictor.ok());
+    ir::ResolvedPlan plan = p.cases.front().plan;
+    plan.mesh = ir::Mesh();
+    plan.mesh.axes = {{"x", 1}};
+    for (size_t i = 0; i < plan.arguments.size(); ++i) {
+      plan.SetArgumentSharding(i, ir::HloSharding::Replicated());
+    }
+    auto prediction = (*predictor)->Predict(plan);
+    ASSERT_TRUE(prediction.ok()) << prediction.status();
+    const double temp = static_cast<double>(prediction->devices.front().temp_bytes);
+    const double compiled = static_cast<double>(prediction->unsharded.temp_bytes);
+    EXPECT_NEAR(temp, compiled, 0.001 * compiled) << p.name;
+  }
+}
+
 TEST_F(PredictAccuracy, Deterministic) {
   ASSERT_NE(rows_, nullptr);
   auto corpus = LoadCorpus(SourcePath("samples/sharded"));

@@ -121,12 +121,13 @@ absl::StatusOr<std::vector<CorpusProgram>> LoadCorpus(const std::string& root) {
   return out;
 }
 
-absl::StatusOr<std::vector<CorpusRow>> PredictCorpus(const std::vector<CorpusProgram>& corpus) {
+absl::StatusOr<std::vector<CorpusRow>> PredictCorpus(const std::vector<CorpusProgram>& corpus,
+                                                     const predictor::PredictOptions& options) {
   std::vector<CorpusRow> rows;
   for (const CorpusProgram& p : corpus) {
     absl::StatusOr<parsers::LoadedProgram> loaded = parsers::LoadProgram(p.dir, {});
     if (!loaded.ok()) return loaded.status();
-    auto predictor = predictor::Predictor::Create(loaded->program);
+    auto predictor = predictor::Predictor::Create(loaded->program, options);
     if (!predictor.ok()) return predictor.status();
     for (const CorpusCase& c : p.cases) {
       absl::StatusOr<predictor::Prediction> prediction = (*predictor)->Predict(c.plan);

@@ -48,7 +48,8 @@ struct CorpusProgram {
 absl::StatusOr<std::vector<CorpusProgram>> LoadCorpus(const std::string& root);
 
 // Loads each program once and predicts all its candidates.
-absl::StatusOr<std::vector<CorpusRow>> PredictCorpus(const std::vector<CorpusProgram>& corpus);
+absl::StatusOr<std::vector<CorpusRow>> PredictCorpus(const std::vector<CorpusProgram>& corpus,
+                                                     const predictor::PredictOptions& options = {});
 
 // The markdown table of docs/accuracy.md's prediction section: one row per
 // case, then median and max |error| and the ordering check per program.
