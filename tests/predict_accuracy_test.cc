@@ -94,6 +94,18 @@ const std::map<std::string, double> kFootprintMisses = {
 
 const std::set<std::string> kOrderMisses = {"moe_train_step"};
 
+// A program's candidates by predicted footprint (`predicted`) or by the
+// compiled one, ties in corpus order.
+std::vector<std::string> CandidateOrder(std::vector<const CorpusRow*> rows, bool predicted) {
+  std::stable_sort(rows.begin(), rows.end(), [&](const CorpusRow* a, const CorpusRow* b) {
+    return predicted ? a->prediction.max_device_footprint_bytes < b->prediction.max_device_footprint_bytes
+                     : a->c.truth.footprint() < b->c.truth.footprint();
+  });
+  std::vector<std::string> names;
+  for (const CorpusRow* r : rows) names.push_back(r->c.candidate);
+  return names;
+}
+
 TEST_F(PredictAccuracy, OutputBytesAreExact) {
   ASSERT_NE(rows_, nullptr);
   for (const CorpusRow& r : *rows_) {
@@ -215,18 +227,7 @@ TEST_F(PredictAccuracy, CandidatesOrderAsCompiled) {
   for (const CorpusRow& r : *rows_) by_program[r.c.program].push_back(&r);
   for (auto& [program, list] : by_program) {
     if (kOrderMisses.count(program)) continue;
-    auto order = [&](bool predicted) {
-      std::vector<const CorpusRow*> v = list;
-      std::stable_sort(v.begin(), v.end(), [&](const CorpusRow* a, const CorpusRow* b) {
-        return predicted ? a->prediction.max_device_footprint_bytes <
-                               b->prediction.max_device_footprint_bytes
-                         : a->c.truth.footprint() < b->c.truth.footprint();
-      });
-      std::vector<std::string> names;
-      for (const CorpusRow* r : v) names.push_back(r->c.candidate);
-      return names;
-    };
-    EXPECT_EQ(order(true), order(false)) << program;
+    EXPECT_EQ(CandidateOrder(list, true), CandidateOrder(list, false)) << program;
   }
 }
 
@@ -318,18 +319,7 @@ TEST(PredictAccuracyReassigned, MoeDp2Tp4AndEveryOrderAsCompiled) {
     }
   }
   for (auto& [program, list] : by_program) {
-    auto order = [&](bool predicted) {
-      std::vector<const CorpusRow*> v = list;
-      std::stable_sort(v.begin(), v.end(), [&](const CorpusRow* a, const CorpusRow* b) {
-        return predicted ? a->prediction.max_device_footprint_bytes <
-                               b->prediction.max_device_footprint_bytes
-                         : a->c.truth.footprint() < b->c.truth.footprint();
-      });
-      std::vector<std::string> names;
-      for (const CorpusRow* r : v) names.push_back(r->c.candidate);
-      return names;
-    };
-    EXPECT_EQ(order(true), order(false)) << program;
+    EXPECT_EQ(CandidateOrder(list, true), CandidateOrder(list, false)) << program;
   }
 }
 
