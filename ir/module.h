@@ -113,7 +113,9 @@ struct BufferDonor {
 struct ModuleHeader {
   bool is_scheduled = false;
   // entry_computation_layout={(f32[8]{0}, ...)->f32[8]{0}}; empty when absent.
-  std::vector<Shape> entry_parameter_shapes;
+  // The parameter shapes are the module's interned copies (Module::InternShape):
+  // a large entry repeats a few shapes over thousands of parameters.
+  std::vector<SharedShape> entry_parameter_shapes;
   std::optional<Shape> entry_result_shape;
   int64_t replica_count = 1;
   int64_t num_partitions = 1;

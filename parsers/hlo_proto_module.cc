@@ -220,7 +220,7 @@ class ProtoModuleBuilder {
     header.is_scheduled = !proto_.schedule().sequences().empty();
     if (proto_.has_host_program_shape()) {
       for (const pb::ShapeProto& parameter : proto_.host_program_shape().parameters()) {
-        header.entry_parameter_shapes.push_back(Shape(parameter, 0));
+        header.entry_parameter_shapes.push_back(module_.InternShape(Shape(parameter, 0)));
       }
       header.entry_result_shape = Shape(proto_.host_program_shape().result(), 0);
     }

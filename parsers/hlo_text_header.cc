@@ -30,7 +30,9 @@ bool ParseShapeIndex(Scanner& s, ir::ShapeIndex* index) {
 }
 
 // entry_computation_layout={(f32[8]{0}, ...)->f32[8]{0}}.
-bool ParseEntryLayout(Scanner& s, ir::ModuleHeader* header) {
+// The parameter shapes are interned in `module`.
+bool ParseEntryLayout(Scanner& s, ir::Module* module) {
+  ir::ModuleHeader* header = &module->header;
   if (!s.Next('{') || !s.Next('(')) {
     return s.Fail("expected entry_computation_layout={(parameter shapes)->result shape}");
   }
@@ -38,7 +40,9 @@ bool ParseEntryLayout(Scanner& s, ir::ModuleHeader* header) {
   if (!s.ConsumeChar(')')) {
     while (true) {
       s.Skip();
-      if (!ParseShapeAt(s, &header->entry_parameter_shapes.emplace_back())) return false;
+      ir::Shape shape;
+      if (!ParseShapeAt(s, &shape)) return false;
+      header->entry_parameter_shapes.push_back(module->InternShape(shape));
       s.Skip();
       if (s.ConsumeChar(')')) break;
       if (!s.ConsumeChar(',')) return s.Fail("expected ',' or ')' between parameter shapes");
@@ -107,12 +111,13 @@ bool ParseBufferDonors(Scanner& s, ir::ModuleHeader* header) {
 }
 
 bool ParseHeaderAttribute(Scanner& s, Warner& warner, std::string_view key, const char* key_at,
-                          ir::ModuleHeader* header) {
+                          ir::Module* module) {
+  ir::ModuleHeader* header = &module->header;
   if (key == "is_scheduled") {
     if (!s.ConsumeBool(&header->is_scheduled)) return s.Fail("expected true or false");
     return true;
   }
-  if (key == "entry_computation_layout") return ParseEntryLayout(s, header);
+  if (key == "entry_computation_layout") return ParseEntryLayout(s, module);
   if (key == "input_output_alias") return ParseInputOutputAlias(s, header);
   if (key == "buffer_donor") return ParseBufferDonors(s, header);
   if (key == "replica_count" || key == "num_partitions") {
@@ -237,7 +242,7 @@ bool ParseModuleHeader(Scanner& s, Warner& warner, ir::Module* module) {
       }
       typed_seen.push_back(key);
     }
-    if (!ParseHeaderAttribute(s, warner, key, key_at, &module->header)) return false;
+    if (!ParseHeaderAttribute(s, warner, key, key_at, module)) return false;
   }
 }
 

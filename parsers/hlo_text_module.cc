@@ -17,6 +17,7 @@
 #include "ir/strings.h"
 #include "parsers/hlo_graph_checks.h"
 #include "parsers/hlo_text_internal.h"
+#include "parsers/hlo_text_name_table.h"
 #include "parsers/hlo_text_parser.h"
 
 namespace memplan::parsers {
@@ -41,48 +42,6 @@ struct PendingCall {
   ir::InstructionId caller;
   uint32_t index;  // into calls
   NameRef name;
-};
-
-// An instruction name with its hash taken once. The name table's keys are
-// copies (NameCopies) and rehash without reading them: with the text
-// released behind the parse (below), reading a name where it was defined
-// maps its page back in, and with it often a whole 2 MiB folio.
-struct HashedName {
-  explicit HashedName(std::string_view name) : name(name), hash(absl::HashOf(ToAbsl(name))) {}
-  std::string_view name;
-  size_t hash;
-  friend bool operator==(const HashedName& a, const HashedName& b) {
-    return a.hash == b.hash && a.name == b.name;
-  }
-};
-struct HashedNameHash {
-  size_t operator()(const HashedName& name) const { return name.hash; }
-};
-
-// Copies of one computation's instruction names, in blocks.
-class NameCopies {
- public:
-  std::string_view Copy(std::string_view name) {
-    if (name.size() > capacity_ - used_) {
-      capacity_ = std::max(kBlockBytes, name.size());
-      blocks_.push_back(std::make_unique<char[]>(capacity_));
-      used_ = 0;
-    }
-    char* copy = blocks_.back().get() + used_;
-    std::memcpy(copy, name.data(), name.size());
-    used_ += name.size();
-    return std::string_view(copy, name.size());
-  }
-  void Clear() {
-    blocks_.clear();
-    used_ = capacity_ = 0;
-  }
-
- private:
-  static constexpr size_t kBlockBytes = size_t{64} << 10;
-  std::vector<std::unique_ptr<char[]>> blocks_;
-  size_t used_ = 0;
-  size_t capacity_ = 0;
 };
 
 // What has been parsed leaves resident memory every this many bytes
@@ -170,8 +129,7 @@ class ModuleTextParser {
       if (module_.entry.valid()) return s_.Fail(entry_at, "expected one ENTRY computation");
       module_.entry = id;
     }
-    names_.clear();
-    name_copies_.Clear();
+    names_.Clear();
     tuple_elements_.clear();
     pending_operands_.clear();
     parameters_.clear();
@@ -297,7 +255,7 @@ class ModuleTextParser {
         instruction.calls.push_back({known->second, call.role});
       }
     }
-    if (!names_.emplace(HashedName(name_copies_.Copy(instruction.name)), id).second) {
+    if (!names_.Insert(instruction.name, id)) {
       return s_.Fail(instruction.name.data(),
                      StrCat("expected an instruction name not used before in this computation, "
                             "not '", instruction.name, "'"));
@@ -369,7 +327,7 @@ class ModuleTextParser {
   // The id `ref` names in the current computation; else an invalid id, and
   // the name waits for the end of the computation.
   ir::InstructionId Lookup(const NameRef& ref, ir::InstructionId user, size_t index, bool control) {
-    if (auto it = names_.find(HashedName(ref.name)); it != names_.end()) return it->second;
+    if (ir::InstructionId found = names_.Find(ref.name); found.valid()) return found;
     pending_operands_.push_back({user, static_cast<uint32_t>(index), control, ref});
     return ir::InstructionId();
   }
@@ -382,12 +340,11 @@ class ModuleTextParser {
       module_.mutable_instruction(c.root).is_root = true;
     }
     for (const PendingOperand& pending : pending_operands_) {
-      auto it = names_.find(HashedName(pending.name.name));
-      if (it == names_.end()) {
+      ir::InstructionId operand = names_.Find(pending.name.name);
+      if (!operand.valid()) {
         return s_.Fail(pending.name.at, StrCat("expected the name of an instruction of computation '",
                                                c.name, "', not '", pending.name.name, "'"));
       }
-      ir::InstructionId operand = it->second;
       if (pending.name.tuple_index >= 0 &&
           !TupleElement(operand, pending.name, /*after_tuple=*/true, &operand)) {
         return false;
@@ -402,8 +359,7 @@ class ModuleTextParser {
     // Every name of the computation is resolved: its name table goes now,
     // not when the next computation starts (the last computation, the
     // entry, is usually the largest, and the parse's peak came after it).
-    names_.clear();
-    name_copies_.Clear();
+    names_.Clear();
     // Only a name used before its definition can close a cycle.
     if (!pending_operands_.empty()) {
       if (std::optional<GraphProblem> problem = FindOperandCycle(module_, id)) {
@@ -471,8 +427,7 @@ class ModuleTextParser {
   absl::flat_hash_map<std::string, ir::ComputationId> computations_by_name_;
   // Per computation: instructions by name, names used before definition,
   // (number, id) of its parameters.
-  absl::flat_hash_map<HashedName, ir::InstructionId, HashedNameHash> names_;
-  NameCopies name_copies_;  // names_'s keys
+  hlo_text::InstructionNameTable names_;
   // (tuple id, N) -> the get-tuple-element made for "x#N".
   absl::flat_hash_map<std::pair<int64_t, int64_t>, ir::InstructionId> tuple_elements_;
   // By AttributesHash (its low 32 bits), the first instruction of each

@@ -219,6 +219,38 @@ TEST(HloTextParser, EqualShardingsAreSharedWritesStayPrivate) {
   EXPECT_EQ(p->A("q2").sharding->kind, ir::HloSharding::Kind::kManual);
 }
 
+TEST(HloTextParser, EntryLayoutShapesAreInternedAndOutliveTheParsedModule) {
+  auto p = MustParse(R"(HloModule m, entry_computation_layout={(f32[8]{0}, f32[8]{0}, f32[4]{0}, f32[8]{0:T(8)})->f32[8]{0}}
+
+ENTRY %main (p0: f32[8], p1: f32[8], p2: f32[4], p3: f32[8]) -> f32[8] {
+  %p0 = f32[8]{0} parameter(0)
+  %p1 = f32[8]{0} parameter(1)
+  %p2 = f32[4]{0} parameter(2)
+  %p3 = f32[8]{0:T(8)} parameter(3)
+  ROOT %a = f32[8]{0} add(%p0, %p1)
+}
+)");
+  const std::vector<ir::SharedShape>& shapes = p->module.header.entry_parameter_shapes;
+  ASSERT_EQ(shapes.size(), 4u);
+  // Equal shapes are one object, the one the parameters use; unequal ones
+  // (dimensions or layout details differ) are not.
+  EXPECT_EQ(shapes[0].get(), shapes[1].get());
+  EXPECT_EQ(shapes[0].get(), p->I("p0").shape.get());
+  EXPECT_NE(shapes[0].get(), shapes[2].get());
+  EXPECT_NE(shapes[0].get(), shapes[3].get());
+  EXPECT_EQ(shapes[3].get(), p->I("p3").shape.get());
+
+  // A copy of the module keeps the shapes alive after the original and its
+  // input text are gone.
+  ir::Module copy = p->module;
+  p.reset();
+  const std::vector<ir::SharedShape>& kept = copy.header.entry_parameter_shapes;
+  ASSERT_EQ(kept.size(), 4u);
+  EXPECT_EQ(ir::ShapeToString(kept[1]), "f32[8]{0}");
+  EXPECT_EQ(ir::ShapeToString(kept[2]), "f32[4]{0}");
+  EXPECT_EQ(ir::ShapeToString(kept[3]), "f32[8]{0:T(8)}");
+}
+
 TEST(HloTextParser, HeaderAttributes) {
   auto p = MustParse(R"(HloModule jit_step, is_scheduled=true, input_output_alias={ {0}: (1, {}, may-alias), {1, 2}: (0, {3}, must-alias), {2}: (2, {}) }, buffer_donor={ (3, {}), (4, {1}) }, entry_computation_layout={(f32[8]{0}, (s32[], f32[2]{0}), f32[1]{0}, f32[1]{0}, f32[1]{0}, /*index=5*/bf16[4,4]{0,1})->(f32[8]{0}, f32[])}, allow_spmd_sharding_propagation_to_output={true}, replica_count=2, num_partitions=4, frontend_attributes={fingerprint="abc"}, mystery_flag=7
 
