@@ -214,6 +214,19 @@ void MemoryModel::ChainedIntoLiveOut(const std::vector<ir::ScheduleStep>& end,
   }
 }
 
+void MemoryModel::KeepLoopBuffersWhole(std::vector<uint8_t>& stays) const {
+  const auto& values = p_.values_;
+  const std::vector<int32_t>& leader = p_.loop_leader_;
+  for (size_t v = 0; v < values.size(); ++v) {
+    if (values[v].cls == Info::Class::kOutput && (values[v].live_out || stays[v])) {
+      stays[static_cast<size_t>(leader[v])] = 1;
+    }
+  }
+  for (size_t v = 0; v < values.size(); ++v) {
+    if (stays[static_cast<size_t>(leader[v])]) stays[v] = 1;
+  }
+}
+
 bool MemoryModel::InArena(int32_t v, const std::vector<int64_t>& cap) const {
   const Info& info = p_.values_[static_cast<size_t>(v)];
   if (info.cls == Info::Class::kTemp) return true;
@@ -321,7 +334,10 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
   // per-device schedule keeps them so.
   std::vector<uint8_t>& stays = scratch_->stays;
   stays.assign(reassign ? values.size() : 0, 0);
-  if (reassign) ChainedIntoLiveOut(end, stays);
+  if (reassign) {
+    ChainedIntoLiveOut(end, stays);
+    KeepLoopBuffersWhole(stays);
+  }
   for (size_t v = 0; v < values.size(); ++v) {
     const Info& info = values[v];
     if (info.end < info.start || end[v] < info.start) continue;
@@ -334,6 +350,16 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
     } else if (info.cls == Info::Class::kOutput) {
       const int64_t c = cap[static_cast<size_t>(info.allocation)];
       if (reassign ? !info.live_out && !stays[v] : (c >= 0 && size > c)) {
+        if (reassign) {
+          // A loop buffer goes to the re-run whole (LoopBufferLeaders).
+          int64_t& at = index[static_cast<size_t>(p_.loop_leader_[v])];
+          if (at >= 0) {
+            TempBuffer& b = temp_[static_cast<size_t>(at)];
+            b = {std::max(b.size, size), std::min(b.start, start), std::max(b.end, end[v]), -1};
+            continue;
+          }
+          at = static_cast<int64_t>(temp_.size());
+        }
         temp_.push_back({size, start, end[v], -1});
       } else {
         resident_.push_back({size, start, end[v], -1});

@@ -95,6 +95,10 @@ class MemoryModel {
   // ending where the next begins, with per-device `end` not later.
   void ChainedIntoLiveOut(const std::vector<ir::ScheduleStep>& end,
                           std::vector<uint8_t>& stays) const;
+  // A loop buffer (output_reassignment.h, LoopBufferLeaders) of which a
+  // value is live out or `stays` stays whole: sets `stays` for all its
+  // values.
+  void KeepLoopBuffersWhole(std::vector<uint8_t>& stays) const;
   // Values into temp_ (temp values, output values too large for their
   // allocation) or resident_, live to `end`, with their in-place groups.
   void ValueBuffers(const std::vector<int64_t>& cap, const std::vector<ir::ScheduleStep>& end);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <tuple>
 #include <utility>
 
 namespace memplan::predictor {
@@ -106,6 +107,33 @@ void ReassignOutputAllocations(const std::vector<int64_t>& cap,
     }
   }
   KeepUnmoved(moved, temp, resident);
+}
+
+void LoopBufferLeaders(const std::vector<Predictor::ValueInfo>& values,
+                       const std::vector<std::vector<int32_t>>& allocation_values,
+                       std::vector<int32_t>& leader) {
+  leader.resize(values.size());
+  for (size_t v = 0; v < values.size(); ++v) leader[v] = static_cast<int32_t>(v);
+  std::vector<int32_t> order;
+  for (const std::vector<int32_t>& in : allocation_values) {
+    order.clear();
+    for (int32_t v : in) {
+      if (values[static_cast<size_t>(v)].end >= values[static_cast<size_t>(v)].start) order.push_back(v);
+    }
+    auto key = [&](int32_t v) {
+      const Predictor::ValueInfo& i = values[static_cast<size_t>(v)];
+      return std::make_tuple(i.value->offset, i.start, i.end, v);
+    };
+    std::sort(order.begin(), order.end(), [&](int32_t x, int32_t y) { return key(x) < key(y); });
+    for (size_t k = 1; k < order.size(); ++k) {
+      const Predictor::ValueInfo& a = values[static_cast<size_t>(order[k - 1])];
+      const Predictor::ValueInfo& b = values[static_cast<size_t>(order[k])];
+      if (a.value->offset == b.value->offset && b.start == a.end &&
+          (a.value->is_phi || b.value->is_phi)) {
+        leader[static_cast<size_t>(order[k])] = leader[static_cast<size_t>(order[k - 1])];
+      }
+    }
+  }
 }
 
 void StartsAfterCombinedAllReduces(const CombinedGroups& combined,

@@ -63,6 +63,25 @@ void ReassignOutputAllocations(const std::vector<int64_t>& cap,
 // result issued at or after it; then that all-reduce's step + 1.
 // `value_of` is per instruction id (-1: no value); `values` the
 // predictor's value table. Written into `out` (resized to its size).
+// XLA assigns buffers, not values: alias analysis joins a while loop's
+// init, body parameter, body result and loop result (the "(phi)" values of
+// its dump) into one HloBuffer, which AssignSingleHloBuffer places whole,
+// live over the union of its values' ranges (samples/sharded/
+// scan_layers_train_step's allocation 0: wrapped_broadcast.2 16-21,
+// arg_tuple.3{4} 21-25, arg_tuple.1{4} 25-44, the body's
+// bitcast_dynamic-update-slice_fusion 44-49, while.16{4} 49-97, one
+// f32[6,128,2048] at offset 0; the w2 gradient's loop buffer, 11-103, sits
+// whole at the arena's offset 0). Re-run value by value, the loop state
+// scattered over allocations and the arena.
+//
+// Per value (index into `values`): the value whose loop buffer it belongs
+// to (the group's first by start), or itself. A value joins the one before
+// it in its allocation when both sit at the same offset, its range starts
+// where that one's ends, and either is a phi. Written into `leader`.
+void LoopBufferLeaders(const std::vector<Predictor::ValueInfo>& values,
+                       const std::vector<std::vector<int32_t>>& allocation_values,
+                       std::vector<int32_t>& leader);
+
 void StartsAfterCombinedAllReduces(const CombinedGroups& combined,
                                    const std::vector<PredictedCollective>& collectives,
                                    const std::vector<int32_t>& value_of,

@@ -10,6 +10,7 @@
 #include "ir/status_macros.h"
 #include "predictor/all_reduce_combiner.h"
 #include "predictor/memory_model.h"
+#include "predictor/output_reassignment.h"
 #include "predictor/shared_predictions.h"
 #include "predictor/size_questions.h"
 
@@ -236,6 +237,7 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
       std::make_unique<const CombinerSchedule>(CombinerSchedule::Of(program, p->step_of_));
   p->BuildValueTable();
   p->reassign_outputs_ = options.reassign_output_allocations && program.input_format != "jaxpr";
+  if (p->reassign_outputs_) LoopBufferLeaders(p->values_, p->allocation_values_, p->loop_leader_);
   return p;
 }
 

@@ -264,6 +264,9 @@ class Predictor {
   // per-device buffers (predictor/output_reassignment.h): asked for, and
   // the program's allocations are XLA's (not a jaxpr's synthesised ones).
   bool reassign_outputs_ = false;
+  // Per value, when reassign_outputs_: its loop buffer's first value
+  // (predictor/output_reassignment.h, LoopBufferLeaders); empty otherwise.
+  std::vector<int32_t> loop_leader_;
   std::unique_ptr<SharedPredictions> shared_;  // null: nothing shared
   mutable std::atomic<int64_t> same_sizes_{0}, same_structure_{0}, computed_{0},
       packing_scaled_{0};

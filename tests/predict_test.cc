@@ -7,6 +7,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -14,6 +15,7 @@
 #include "parsers/hlo_text_program.h"
 #include "parsers/source_text.h"
 #include "predictor/axes_sharding.h"
+#include "predictor/output_reassignment.h"
 #include "predictor/propagation.h"
 #include "predictor/reshape_groups.h"
 #include "predictor/size_questions.h"
@@ -35,6 +37,37 @@ AxesSharding Axes(std::string_view text, const ir::Mesh& mesh, int64_t rank) {
   absl::StatusOr<AxesSharding> a = AxesFromHloSharding(*s, mesh, rank);
   EXPECT_TRUE(a.ok()) << a.status();
   return a.ok() ? *a : AxesSharding{};
+}
+
+// A while loop's state (init, body parameter, body result, loop result:
+// one HloBuffer to XLA) is one group; a value at the same offset after a
+// gap, or meeting a non-phi without a phi on either side, is not.
+TEST(LoopBufferLeaders, JoinsMeetingValuesAtOneOffsetThroughAPhi) {
+  // allocation 0, as scan_layers_train_step's: init 16-21, phi 21-25,
+  // body result 25-44 (not a phi, meets a phi), phi 44-97, update 102-107;
+  // then two non-phi values meeting at offset 0, and one at offset 8.
+  struct Spec {
+    int64_t offset;
+    bool phi;
+    ir::ScheduleStep start, end;
+  };
+  const std::vector<Spec> specs = {{0, false, 16, 21}, {0, true, 21, 25},  {0, false, 25, 44},
+                                   {0, true, 44, 97},  {0, false, 102, 107}, {0, false, 0, 5},
+                                   {0, false, 5, 10},  {8, true, 10, 16}};
+  std::vector<ir::Value> ir_values(specs.size());
+  std::vector<Predictor::ValueInfo> values(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    ir_values[i].offset = specs[i].offset;
+    ir_values[i].is_phi = specs[i].phi;
+    values[i].value = &ir_values[i];
+    values[i].start = specs[i].start;
+    values[i].end = specs[i].end;
+  }
+  // Listed out of start order, as a dump lists them.
+  const std::vector<std::vector<int32_t>> allocation_values = {{4, 3, 2, 1, 0, 6, 5, 7}};
+  std::vector<int32_t> leader;
+  LoopBufferLeaders(values, allocation_values, leader);
+  EXPECT_EQ(leader, (std::vector<int32_t>{0, 0, 0, 0, 4, 5, 6, 7}));
 }
 
 TEST(AxesSharding, ReadsJaxShardingsOfATwoAxisMesh) {
