@@ -238,6 +238,7 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
   p->BuildValueTable();
   p->reassign_outputs_ = options.reassign_output_allocations && program.input_format != "jaxpr";
   if (p->reassign_outputs_) LoopBufferLeaders(p->values_, p->allocation_values_, p->loop_leader_);
+  if (p->reassign_outputs_) InstructionPostOrder(program.module, p->post_order_);
   return p;
 }
 
