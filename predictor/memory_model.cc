@@ -185,6 +185,11 @@ void MemoryModel::CollectTempBuffers(const CombinedGroups& combined) {
   const LayoutCopyGathers copies = FindLayoutCopyGathers(
       p_.program_.module, p_.step_of_, p_.value_of_, p_.values_, collectives_);
   for (int32_t v : copies.made_whole) end[static_cast<size_t>(v)] = p_.values_[v].start - 1;
+  // A value overwritten in place stays live until its writer, which the
+  // per-device schedule may start later (output_reassignment.h).
+  if (p_.reassign_outputs_) {
+    HoldInPlaceOperandsToTheirWriters(p_.values_, p_.in_place_values_, s.begin, end);
+  }
   temp_.insert(temp_.end(), copies.gathered.begin(), copies.gathered.end());
   OtherCollectiveBuffers();
   ValueBuffers(cap, end);
@@ -343,7 +348,7 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
     if (info.end < info.start || end[v] < info.start) continue;
     const int64_t size = ValueBytes(v);
     const ir::ScheduleStep start =
-        begin.empty() ? info.start : std::min(begin[v], std::max(end[v], info.start));
+        begin.empty() ? info.start : PerDeviceStart(begin[v], end[v], info.start);
     if (info.cls == Info::Class::kTemp) {
       index[v] = static_cast<int64_t>(temp_.size());
       temp_.push_back({size, start, end[v], -1});

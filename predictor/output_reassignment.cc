@@ -136,6 +136,31 @@ void LoopBufferLeaders(const std::vector<Predictor::ValueInfo>& values,
   }
 }
 
+void HoldInPlaceOperandsToTheirWriters(const std::vector<Predictor::ValueInfo>& values,
+                                       const std::vector<std::pair<int32_t, int32_t>>& in_place,
+                                       const std::vector<ir::ScheduleStep>& begin,
+                                       std::vector<ir::ScheduleStep>& end) {
+  std::map<int32_t, std::vector<int32_t>> groups;  // by the group's first value
+  for (const auto& [v, first] : in_place) {
+    std::vector<int32_t>& members = groups[first];
+    if (members.empty()) members.push_back(first);
+    members.push_back(v);
+  }
+  auto live = [&](size_t v) { return end[v] >= values[v].start; };
+  for (auto& entry : groups) {
+    std::vector<int32_t>& members = entry.second;
+    std::sort(members.begin(), members.end(), [&](int32_t x, int32_t y) {
+      return std::make_pair(values[static_cast<size_t>(x)].start, x) <
+             std::make_pair(values[static_cast<size_t>(y)].start, y);
+    });
+    for (size_t k = members.size() - 1; k > 0; --k) {
+      const size_t a = static_cast<size_t>(members[k - 1]), b = static_cast<size_t>(members[k]);
+      if (!live(a) || !live(b) || values[a].end < values[b].start) continue;
+      end[a] = std::max(end[a], PerDeviceStart(begin[b], end[b], values[b].start));
+    }
+  }
+}
+
 void StartsAfterCombinedAllReduces(const CombinedGroups& combined,
                                    const std::vector<PredictedCollective>& collectives,
                                    const std::vector<int32_t>& value_of,

@@ -70,6 +70,51 @@ TEST(LoopBufferLeaders, JoinsMeetingValuesAtOneOffsetThroughAPhi) {
   EXPECT_EQ(leader, (std::vector<int32_t>{0, 0, 0, 0, 4, 5, 6, 7}));
 }
 
+// A value overwritten in place is live until its writer runs: when the
+// per-device schedule starts the writer later (after a combined
+// all-reduce), the value it overwrites is held to it, not freed where the
+// single-device program ended it.
+TEST(HoldInPlaceOperandsToTheirWriters, HoldsAValueToItsDelayedInPlaceWriter) {
+  // One in-place group, as scan_layers_train_step's w2-gradient loop
+  // buffer: init 11-59, phi 59-63, phi 63-89 overwritten by the dynamic-
+  // update-slice 89-97, loop result 97-103. A second group: 0-5 and 5-8
+  // (nothing moves), then 20-30, dead (end < start) before its writer 30-40.
+  // A third: 50-55 and 60-70, not meeting on one device.
+  struct Spec {
+    ir::ScheduleStep start, end;
+  };
+  const std::vector<Spec> specs = {{11, 59}, {59, 63}, {63, 89}, {89, 97}, {97, 103},
+                                   {0, 5},   {5, 8},   {20, 30}, {30, 40}, {50, 55}, {60, 70}};
+  std::vector<Predictor::ValueInfo> values(specs.size());
+  std::vector<ir::ScheduleStep> end(specs.size()), begin(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    values[i].start = begin[i] = specs[i].start;
+    values[i].end = end[i] = specs[i].end;
+  }
+  // Per device the writer (3) waits for an all-reduce at 95; so do the
+  // writers of the other groups.
+  begin[3] = 96;
+  begin[8] = 45;
+  end[7] = 19;
+  begin[10] = 66;
+  // Listed as Predictor::in_place_values_: (value, its group's first).
+  const std::vector<std::pair<int32_t, int32_t>> in_place = {
+      {1, 0}, {2, 0}, {3, 0}, {4, 0}, {6, 5}, {8, 7}, {10, 9}};
+  HoldInPlaceOperandsToTheirWriters(values, in_place, begin, end);
+  EXPECT_EQ(end, (std::vector<ir::ScheduleStep>{59, 63, 96, 97, 103, 5, 8, 19, 40, 55, 70}));
+  // A writer that ends before its per-device step (a partial sum held to
+  // its all-reduce) starts at its end (PerDeviceStart): its operand is held
+  // to that.
+  std::vector<Predictor::ValueInfo> pair(2);
+  pair[0].start = 0;
+  pair[0].end = 10;
+  pair[1].start = 10;
+  pair[1].end = 20;
+  std::vector<ir::ScheduleStep> pair_end = {10, 25}, pair_begin = {0, 30};
+  HoldInPlaceOperandsToTheirWriters(pair, {{1, 0}}, pair_begin, pair_end);
+  EXPECT_EQ(pair_end, (std::vector<ir::ScheduleStep>{25, 25}));
+}
+
 TEST(AxesSharding, ReadsJaxShardingsOfATwoAxisMesh) {
   const ir::Mesh mesh = MakeMesh({{"dp", 2}, {"tp", 4}});
   // What jax 0.10 gives P(None, 'tp') and P('dp', None) on Mesh(dp=2, tp=4)
