@@ -80,6 +80,11 @@ struct DiffFlags {
 
 int RunDiff(const DiffFlags& flags);
 
+// --assigner (predict, rank, report --plan): kRerun re-runs XLA's buffer
+// assigner on the predicted per-device buffers; kKeep keeps each value in
+// its single-device allocation while its shard fits (cli/predict_options.h).
+enum class Assigner { kRerun, kKeep };
+
 // memplan report PATH -o FILE: one self-contained HTML page
 // (viz/html_report.h). Logic in report_command.cc.
 struct ReportFlags {
@@ -88,6 +93,7 @@ struct ReportFlags {
   std::string output;  // required; "-" writes to stdout
   std::string by = "op";  // attribution key: op, source, type
   std::string plan;       // a sharding plan file: adds the prediction; empty: none
+  Assigner assigner = Assigner::kRerun;  // for the prediction
 };
 
 int RunReport(const ReportFlags& flags);
@@ -153,6 +159,7 @@ struct PredictFlags {
   std::string plan;
   // How a jaxpr PROGRAM is lowered (--jaxpr-rules); the plan adds donation.
   ir::JaxprProgramOptions jaxpr;
+  Assigner assigner = Assigner::kRerun;
   PredictFormat format = PredictFormat::kText;
   std::string output = "-";
 };

@@ -8,6 +8,7 @@
 #include "cli/load_or_report.h"
 #include "cli/output_file.h"
 #include "cli/plan_file.h"
+#include "cli/predict_options.h"
 #include "ir/strings.h"
 #include "parsers/load_program.h"
 #include "predictor/predict.h"
@@ -31,7 +32,7 @@ int RunPredict(const PredictFlags& flags) {
       loaded->program = *std::move(program);
     }
   }
-  auto predictor = predictor::Predictor::Create(loaded->program);
+  auto predictor = predictor::Predictor::Create(loaded->program, PredictOptionsFor(flags.assigner));
   if (!predictor.ok()) return Fail(StrCat(flags.path, ": ", FromAbsl(predictor.status().message())));
   absl::StatusOr<predictor::Prediction> prediction = (*predictor)->Predict(*plan);
   if (!prediction.ok()) {

@@ -31,6 +31,7 @@ struct PredictSweepFlags {
   std::optional<int64_t> devices;        // every mesh of N devices instead
   FamilyInputFlags inputs;
   ir::JaxprProgramOptions jaxpr;         // --jaxpr-rules, for a jaxpr PROGRAM
+  Assigner assigner = Assigner::kRerun;
   PredictFormat format = PredictFormat::kText;
   std::string output = "-";
 };

@@ -1,5 +1,6 @@
 #include <cstdio>
 
+#include "cli/assigner_flag.h"
 #include "cli/commands.h"
 #include "cli/family_input_flags.h"
 #include "cli/jaxpr_rules_flag.h"
@@ -20,6 +21,8 @@ class PredictSubcommand : public Subcommand {
     if (args_.empty()) return kExitBadInput;
     ir::JaxprProgramOptions jaxpr;
     if (!jaxpr_rules_.Apply(&jaxpr)) return kExitBadInput;
+    Assigner assigner = Assigner::kRerun;
+    if (!assigner_.Apply(&assigner)) return kExitBadInput;
     std::optional<std::vector<std::string>> files = PlanFilesOf("predict", args_, plans_);
     if (!files) return kExitBadInput;
     std::vector<std::string> plans = std::move(*files);
@@ -36,6 +39,7 @@ class PredictSubcommand : public Subcommand {
       flags.module = module_;
       flags.plan = plan_;
       flags.jaxpr = jaxpr;
+      flags.assigner = assigner;
       flags.format = format_;
       flags.output = output_;
       return RunPredict(flags);
@@ -49,6 +53,7 @@ class PredictSubcommand : public Subcommand {
     if (devices_.getNumOccurrences() > 0) flags.devices = devices_;
     flags.inputs = inputs_.Flags();
     flags.jaxpr = jaxpr;
+    flags.assigner = assigner;
     flags.format = format_;
     flags.output = output_;
     return RunPredictSweep(flags);
@@ -74,6 +79,7 @@ class PredictSubcommand : public Subcommand {
                             cl::desc("Predict --family on every mesh of N devices")};
   FamilyInputOptions inputs_{command_};
   JaxprRulesOption jaxpr_rules_{command_};
+  AssignerOption assigner_{command_};
   cl::opt<PredictFormat> format_{
       "format", cl::sub(command_), cl::init(PredictFormat::kText), cl::desc("Output format"),
       cl::values(clEnumValN(PredictFormat::kText, "text", "aligned text"),

@@ -14,6 +14,7 @@
 #include "cli/output_file.h"
 #include "cli/plan_file.h"
 #include "cli/predict_commands.h"
+#include "cli/predict_options.h"
 #include "ir/entry_arguments.h"
 #include "ir/status_macros.h"
 #include "ir/strings.h"
@@ -151,7 +152,7 @@ int RunPredictSweep(const PredictSweepFlags& flags) {
   const ir::Module& module = loaded->program.module;
   absl::StatusOr<Candidates> candidates = BuildCandidates(flags, module, planned->arguments);
   if (!candidates.ok()) return Fail(FromAbsl(candidates.status().message()));
-  auto predictor = predictor::Predictor::Create(loaded->program);
+  auto predictor = predictor::Predictor::Create(loaded->program, PredictOptionsFor(flags.assigner));
   if (!predictor.ok()) return Fail(StrCat(flags.path, ": ", FromAbsl(predictor.status().message())));
   absl::StatusOr<std::vector<predictor::SweepRow>> rows =
       predictor::PredictSweep(**predictor, candidates->predict);

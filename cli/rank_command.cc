@@ -11,6 +11,7 @@
 #include "cli/errors.h"
 #include "cli/load_or_report.h"
 #include "cli/plan_file.h"
+#include "cli/predict_options.h"
 #include "cli/output_file.h"
 #include "cli/rank_commands.h"
 #include "executor/candidate_plan.h"
@@ -54,6 +55,7 @@ absl::StatusOr<simulator::PricingOptions> Pricing(const RankFlags& flags,
   absl::StatusOr<int64_t> per_node = simulator::DevicesPerNode(hw, flags.devices, flags.nodes);
   if (!per_node.ok()) return absl::InvalidArgumentError(StrCat("--nodes: ", FromAbsl(per_node.status().message())));
   options.gpus_per_node = *per_node;
+  options.predict = PredictOptionsFor(flags.assigner);
   return options;
 }
 

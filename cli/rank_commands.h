@@ -29,6 +29,7 @@ struct RankFlags {
   std::string path;
   std::string module;
   ir::JaxprProgramOptions jaxpr;  // --jaxpr-rules, for a jaxpr PROGRAM
+  Assigner assigner = Assigner::kRerun;
   int64_t devices = 0;
   std::string hw = "h100";
   std::optional<int64_t> nodes;

@@ -1,5 +1,6 @@
 #include <cstdio>
 
+#include "cli/assigner_flag.h"
 #include "cli/commands.h"
 #include "cli/family_input_flags.h"
 #include "cli/jaxpr_rules_flag.h"
@@ -25,6 +26,7 @@ class RankSubcommand : public Subcommand {
     flags.plans = std::move(*plans);
     flags.module = module_;
     if (!jaxpr_rules_.Apply(&flags.jaxpr)) return kExitBadInput;
+    if (!assigner_.Apply(&flags.assigner)) return kExitBadInput;
     flags.devices = devices_;
     flags.hw = hw_;
     if (nodes_.getNumOccurrences() > 0) flags.nodes = nodes_;
@@ -62,6 +64,7 @@ class RankSubcommand : public Subcommand {
                                           "with --plans)")};
   FamilyInputOptions inputs_{command_};
   JaxprRulesOption jaxpr_rules_{command_};
+  AssignerOption assigner_{command_};
   cl::list<std::string> plans_{"plans", cl::sub(command_), cl::value_desc("file"),
                                cl::desc("Plan files to rank as well (docs/plan-format.md)")};
   cl::opt<std::string> overlap_{"overlap", cl::sub(command_), cl::init("per-collective"),

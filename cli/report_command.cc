@@ -9,6 +9,7 @@
 #include "cli/load_or_report.h"
 #include "cli/output_file.h"
 #include "cli/plan_file.h"
+#include "cli/predict_options.h"
 #include "ir/strings.h"
 #include "predictor/predict.h"
 #include "parsers/load_program.h"
@@ -37,7 +38,7 @@ int RunReport(const ReportFlags& flags) {
       PrintError(plan.status());
       return kExitBadInput;
     }
-    auto predictor = predictor::Predictor::Create(loaded->program);
+    auto predictor = predictor::Predictor::Create(loaded->program, PredictOptionsFor(flags.assigner));
     if (!predictor.ok()) {
       PrintError(absl::InvalidArgumentError(
           StrCat(flags.path, ": ", FromAbsl(predictor.status().message()))));

@@ -1,3 +1,4 @@
+#include "cli/assigner_flag.h"
 #include "cli/commands.h"
 #include "cli/subcommand.h"
 #include "llvm/Support/CommandLine.h"
@@ -18,6 +19,7 @@ class ReportSubcommand : public Subcommand {
     flags.output = output_;
     flags.by = by_;
     flags.plan = plan_;
+    if (!assigner_.Apply(&flags.assigner)) return kExitBadInput;
     return RunReport(flags);
   }
 
@@ -35,6 +37,7 @@ class ReportSubcommand : public Subcommand {
   cl::opt<std::string> plan_{"plan", cl::sub(command_), cl::value_desc("file"),
                              cl::desc("Add the predicted per-device memory under this sharding "
                                       "plan (docs/plan-format.md), as memplan predict")};
+  AssignerOption assigner_{command_};
   cl::opt<std::string> module_{"module", cl::sub(command_), cl::value_desc("name"),
                                cl::desc("Module to report in a dump directory "
                                         "(default: the largest)")};

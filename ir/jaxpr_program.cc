@@ -456,6 +456,7 @@ absl::StatusOr<Program> BuildJaxprProgram(const JaxprModule& jaxpr, const JaxprP
   ASSIGN_OR_RETURN(Module module, LowerJaxpr(jaxpr, options.lowering));
   Program program = Program::Named(jaxpr.source_name);
   program.input_format = "jaxpr";
+  program.assignment_source = AssignmentSource::kSynthesised;
   program.source_files = {jaxpr.source_name};
   program.module = std::move(module);
   DonateJaxprArguments(options.donated, &program.module);

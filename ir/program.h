@@ -152,12 +152,29 @@ struct StatedCategoryBytes {
   std::optional<int64_t> alias;
 };
 
+// Whose buffer assignment a Program's allocations and value offsets are.
+enum class AssignmentSource {
+  // XLA's own, as the compile stated it (a buffer-assignment dump, an
+  // HloProto, a memory-usage report, an OOM message's allocations). The
+  // default: a Program built in code stands for a compile's.
+  kXla,
+  // The input states none: the module alone (an HLO module text); no
+  // allocations.
+  kNone,
+  // memplan's own, one allocation per value, made while lowering a traced
+  // program that has no compile (a jaxpr, ir/jaxpr_program.h).
+  kSynthesised,
+};
+
 class Program {
  public:
   std::string module_name;
-  // Which parser read it: "buffer-assignment", "hlo-proto",
-  // "memory-usage-report", "oom-message".
+  // Which parser read it, for views: "buffer-assignment", "hlo-proto",
+  // "memory-usage-report", "oom-message", "hlo-text", "jaxpr".
   std::string input_format;
+  // Set with input_format by whatever builds the Program; what code that
+  // depends on the kind of assignment tests (not input_format).
+  AssignmentSource assignment_source = AssignmentSource::kXla;
   std::vector<std::string> source_files;  // what was read, in order
 
   std::vector<Allocation> allocations;  // sorted by id

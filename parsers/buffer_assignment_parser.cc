@@ -400,6 +400,7 @@ absl::StatusOr<ir::Program> ParseBufferAssignment(
   if (files.empty()) return absl::InvalidArgumentError("no buffer-assignment file given");
   internal::ParseState state(std::move(program));
   state.program.input_format = "buffer-assignment";
+  state.program.assignment_source = ir::AssignmentSource::kXla;
   // Room for the values and the instructions they name, estimated from the
   // input's size at one per 512 bytes (the synthetic dumps of bench/ spend
   // about 890 bytes per value; where the estimate is short the vectors grow

@@ -251,6 +251,7 @@ absl::StatusOr<ir::Program> ParseHloProto(
                           "expected a binary HloProto (protobuf); the file does not decode");
   }
   program.input_format = "hlo-proto";
+  program.assignment_source = ir::AssignmentSource::kXla;  // BuildProgram requires one
   if (!proto->hlo_module().name().empty()) program.module_name = proto->hlo_module().name();
   program.source_files.push_back(source.name());
   program.KeepAlive(files.front());

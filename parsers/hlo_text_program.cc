@@ -17,6 +17,7 @@ absl::StatusOr<ir::Program> ParseHloTextProgram(
     const std::vector<std::shared_ptr<const SourceText>>& files, ir::Program program) {
   if (files.size() != 1) return absl::InvalidArgumentError("an HLO module text is one file");
   program.input_format = "hlo-text";
+  program.assignment_source = ir::AssignmentSource::kNone;
   RETURN_IF_ERROR(ReadModuleText(files.front(), program));
   program.notes.push_back({ir::NoteCode::kModuleWithoutBufferAssignment, {}, {}});
   return program;

@@ -523,6 +523,7 @@ absl::StatusOr<ir::Program> ParseMemoryUsageReport(
   state.source = files.front().get();
   state.program = std::move(program);
   state.program.input_format = "memory-usage-report";
+  state.program.assignment_source = ir::AssignmentSource::kXla;
   state.program.source_files.push_back(files.front()->name());
   state.program.KeepAlive(files.front());
   RETURN_IF_ERROR(ParseText(state));

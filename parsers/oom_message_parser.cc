@@ -412,6 +412,7 @@ absl::StatusOr<ir::Program> ParseOomMessage(
   state.source = files.front().get();
   state.program = std::move(program);
   state.program.input_format = "oom-message";
+  state.program.assignment_source = ir::AssignmentSource::kXla;
   state.program.source_files.push_back(files.front()->name());
   state.program.KeepAlive(files.front());
   RETURN_IF_ERROR(ParseText(state));

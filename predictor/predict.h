@@ -56,11 +56,13 @@ struct PredictOptions {
   // per instruction: 32 at 100k instructions, 8 at 1M).
   size_t shared_capacity = 0;
   // Re-run XLA's buffer assigner on the per-device buffers
-  // (predictor/output_reassignment.h), for programs read with XLA's buffer
-  // assignment (never a jaxpr's). Off: not yet a model, it does not give
-  // back XLA's own assignment on one device (convnet, mlp and scan_layers
-  // temp 6.7% to 30% over XLA's single-device temp; docs/accuracy.md).
-  bool reassign_output_allocations = false;
+  // (predictor/output_reassignment.h), for programs whose assignment is
+  // not memplan's own (never ir::AssignmentSource::kSynthesised, a
+  // jaxpr's). On one device it gives back XLA's own assignment of every
+  // program of samples/sharded (temp within 0.1%); over the corpus's
+  // sharded compiles it is the better model (docs/accuracy.md). Off: each
+  // value stays in its single-device allocation while its shard fits.
+  bool reassign_output_allocations = true;
 };
 
 struct DeviceMemory {

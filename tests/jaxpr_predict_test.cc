@@ -25,6 +25,7 @@
 #include "ir/jaxpr_program.h"
 #include "llvm/Support/JSON.h"
 #include "parsers/jaxpr_parser.h"
+#include "parsers/load_program.h"
 #include "parsers/source_text.h"
 #include "predictor/predict.h"
 #include "tests/predict_corpus.h"
@@ -193,6 +194,29 @@ TEST(JaxprProgramRules, ATransposeOfADotOwnsNoBuffer) {
   };
   EXPECT_EQ(count(false), 4);
   EXPECT_EQ(count(true), 0);
+}
+
+// Whose allocations a Program holds decides whether the predictor may
+// re-run XLA's assigner on them (predictor/predict.h): a jaxpr's are
+// memplan's own; the compile's dumps state XLA's; its module text none.
+TEST(JaxprProgramRules, ItsAssignmentIsSynthesisedTheCompilesIsXlas) {
+  const std::string dir = SourcePath("samples/sharded/mlp_train_step");
+  absl::StatusOr<ir::Program> jaxpr = JaxprProgram(dir, false);
+  ASSERT_TRUE(jaxpr.ok()) << jaxpr.status();
+  EXPECT_EQ(jaxpr->assignment_source, ir::AssignmentSource::kSynthesised);
+  const std::string stem = dir + "/jit_mlp_train_step.cpu_after_optimizations";
+  const std::pair<std::string, ir::AssignmentSource> inputs[] = {
+      {dir, ir::AssignmentSource::kXla},
+      {stem + ".hlo.pb", ir::AssignmentSource::kXla},
+      {stem + "-memory-usage-report.txt", ir::AssignmentSource::kXla},
+      {stem + ".txt", ir::AssignmentSource::kNone},
+  };
+  for (const auto& input : inputs) {
+    SCOPED_TRACE(input.first);
+    absl::StatusOr<parsers::LoadedProgram> loaded = parsers::LoadProgram(input.first, {});
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(loaded->program.assignment_source, input.second);
+  }
 }
 
 // mlp_train_step's SGD updates are elementwise outputs, each reading its

@@ -7,8 +7,13 @@
 // against the partitioned HLO of the sharded compile
 // (scripts/gen_sharding_corpus.py --dumps):
 //   build/tests/predict_accuracy_table samples/sharded moe_train_step/ep8
+// MEMPLAN_TABLE_ASSIGNER=keep: either with each value kept in its
+// single-device allocation instead of XLA's buffer assigner re-run
+// (PredictOptions::reassign_output_allocations off; the CLI's
+// --assigner=keep); =rerun, or unset, is the default.
 #include <cstdlib>
 #include <iostream>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -22,7 +27,8 @@ using memplan::predictor::CollectiveKindName;
 using memplan::predictor::MeshSizes;
 using memplan::predictor::ShardDims;
 
-int ExplainCase(const std::vector<memplan::test::CorpusProgram>& corpus, const std::string& name) {
+int ExplainCase(const std::vector<memplan::test::CorpusProgram>& corpus, const std::string& name,
+                const memplan::predictor::PredictOptions& options) {
   for (const auto& p : corpus) {
     for (const auto& c : p.cases) {
       if (absl::StrCat(p.name, "/", c.candidate) != name) continue;
@@ -31,7 +37,7 @@ int ExplainCase(const std::vector<memplan::test::CorpusProgram>& corpus, const s
         std::cerr << loaded.status() << "\n";
         return 2;
       }
-      auto predictor = memplan::predictor::Predictor::Create(loaded->program);
+      auto predictor = memplan::predictor::Predictor::Create(loaded->program, options);
       if (!predictor.ok()) {
         std::cerr << predictor.status() << "\n";
         return 2;
@@ -77,6 +83,16 @@ int ExplainCase(const std::vector<memplan::test::CorpusProgram>& corpus, const s
   return 2;
 }
 
+// The options MEMPLAN_TABLE_ASSIGNER asks for; false for a value that is
+// neither rerun nor keep.
+bool OptionsFromEnvironment(memplan::predictor::PredictOptions* options) {
+  const char* assigner = std::getenv("MEMPLAN_TABLE_ASSIGNER");
+  if (assigner == nullptr || std::string(assigner) == "rerun") return true;
+  if (std::string(assigner) != "keep") return false;
+  options->reassign_output_allocations = false;
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -86,12 +102,12 @@ int main(int argc, char** argv) {
     std::cerr << corpus.status() << "\n";
     return 2;
   }
-  if (argc > 2) return ExplainCase(*corpus, argv[2]);
-  // MEMPLAN_TABLE_REASSIGN=1: the table with XLA's buffer assigner re-run
-  // (PredictOptions::reassign_output_allocations, off by default).
   memplan::predictor::PredictOptions options;
-  const char* reassign = std::getenv("MEMPLAN_TABLE_REASSIGN");
-  options.reassign_output_allocations = reassign != nullptr && reassign[0] == '1';
+  if (!OptionsFromEnvironment(&options)) {
+    std::cerr << "MEMPLAN_TABLE_ASSIGNER: expected rerun or keep\n";
+    return 2;
+  }
+  if (argc > 2) return ExplainCase(*corpus, argv[2], options);
   auto rows = memplan::test::PredictCorpus(*corpus, options);
   if (!rows.ok()) {
     std::cerr << rows.status() << "\n";

@@ -20,6 +20,7 @@
 
 #include "gtest/gtest.h"
 #include "ir/entry_arguments.h"
+#include "ir/status_macros.h"
 #include "parsers/load_program.h"
 #include "parsers/plan_parser.h"
 #include "parsers/source_text.h"
@@ -89,10 +90,11 @@ const std::set<std::string> kOutputMisses = {
 // Each held at its measured |error| rounded up to the next percent
 // (docs/accuracy.md), so that a miss cannot grow unnoticed.
 const std::map<std::string, double> kFootprintMisses = {
-    {"moe_train_step dp2_tp4", 12},
+    // -10.7%: XLA gathers the dispatched tokens whole (10 MiB) for the
+    // expert weight-gradient dots; the re-run places what memplan predicts,
+    // which lacks that buffer (docs/accuracy.md).
+    {"moe_train_step dp2_ep4", 11},
 };
-
-const std::set<std::string> kOrderMisses = {"moe_train_step"};
 
 // A program's candidates by predicted footprint (`predicted`) or by the
 // compiled one, ties in corpus order.
@@ -157,13 +159,26 @@ TEST_F(PredictAccuracy, PartialGradientsWaitForTheCombinedAllReduce) {
 // schedule issues a lone all-reduce right before its first reader and frees
 // the partial there; memplan held the partial to the last reader, beside the
 // result, and predicted temp +20.3% (tp8) and +39.0% (dp2_tp4) over XLA's.
+// (dp2_tp4 is held tighter by OutputAllocationsAreAssignedAnew.)
 TEST_F(PredictAccuracy, LoneAllReduceFreesItsPartialAtTheFirstReader) {
   ASSERT_NE(rows_, nullptr);
   const std::map<std::string, double> temp_bound_percent = {
       {"moe_train_step tp8", 3},
-      {"moe_train_step dp2_tp4", 20},
   };
   ExpectTempErrorsWithin(temp_bound_percent);
+}
+
+// XLA assigns the partitioned program anew, and the predictor re-runs its
+// buffer assigner on the per-device buffers (the default,
+// PredictOptions::reassign_output_allocations): moe_train_step dp2_tp4
+// puts the 2.5 MiB dispatch dot and its copy, temps in the single-device
+// program, into the two 4 MiB weight-gradient output allocations. Keeping
+// each value in its single-device allocation instead put them in the
+// arena: temp +19.6%, footprint +11.0% over XLA's, and moe's order of
+// dp2_tp4 against dp4_tp2 swapped.
+TEST_F(PredictAccuracy, OutputAllocationsAreAssignedAnew) {
+  ASSERT_NE(rows_, nullptr);
+  ExpectTempErrorsWithin({{"moe_train_step dp2_tp4", 1}});
 }
 
 // moe_train_step's single-device program transposes its dispatched tokens
@@ -226,7 +241,6 @@ TEST_F(PredictAccuracy, CandidatesOrderAsCompiled) {
   std::map<std::string, std::vector<const CorpusRow*>> by_program;
   for (const CorpusRow& r : *rows_) by_program[r.c.program].push_back(&r);
   for (auto& [program, list] : by_program) {
-    if (kOrderMisses.count(program)) continue;
     EXPECT_EQ(CandidateOrder(list, true), CandidateOrder(list, false)) << program;
   }
 }
@@ -264,25 +278,38 @@ TEST_F(PredictAccuracy, PlanFilesPredictLikeTheRecordedShardings) {
   }
 }
 
-// With every argument replicated on one device, the prediction is the
-// program as compiled: its own temp arena re-packed, within 0.1% of XLA's
-// (the heap simulator's figure, docs/accuracy.md).
+// The prediction with every argument of `p` replicated on a one-device
+// mesh, under `options`; the program's compiled figures are its unsharded.
+absl::StatusOr<predictor::Prediction> OneDevicePrediction(const CorpusProgram& p,
+                                                          const predictor::PredictOptions& options) {
+  ASSIGN_OR_RETURN(parsers::LoadedProgram loaded, parsers::LoadProgram(p.dir, {}));
+  ASSIGN_OR_RETURN(auto predictor, predictor::Predictor::Create(loaded.program, options));
+  ir::ResolvedPlan plan = p.cases.front().plan;
+  plan.mesh = ir::Mesh();
+  plan.mesh.axes = {{"x", 1}};
+  for (size_t i = 0; i < plan.arguments.size(); ++i) {
+    plan.SetArgumentSharding(i, ir::HloSharding::Replicated());
+  }
+  return predictor->Predict(plan);
+}
+
+// On one device (every argument replicated) the prediction is the program
+// as compiled: its arguments, outputs and aliases exact, no collectives,
+// and the assigner re-run giving back XLA's own assignment, temp within
+// 0.1% of the compile's (the heap simulator's figure, docs/accuracy.md).
+// A weight gradient its SGD update overwrites in place (mlp: dot, then
+// multiply_subtract_fusion.7, both in allocation 0) touches its update's
+// lifetime, so the re-run alone moved it to the arena: convnet temp
+// +10.6%, mlp +30.0% over the compile's. Values XLA chains into a live-out
+// value's allocation stay there. A while loop's state (its init, body
+// parameter, body result and loop result: one HloBuffer to XLA) is re-run
+// whole: value by value, scan_layers_train_step came out +6.7%.
 TEST_F(PredictAccuracy, ReplicatedOnOneDeviceIsTheProgramAsCompiled) {
   auto corpus = LoadCorpus(SourcePath("samples/sharded"));
   ASSERT_TRUE(corpus.ok());
   for (const CorpusProgram& p : *corpus) {
-    auto loaded = parsers::LoadProgram(p.dir, {});
-    ASSERT_TRUE(loaded.ok()) << loaded.status();
-    auto predictor = predictor::Predictor::Create(loaded->program);
-    ASSERT_TRUE(predictor.ok());
-    ir::ResolvedPlan plan = p.cases.front().plan;
-    plan.mesh = ir::Mesh();
-    plan.mesh.axes = {{"x", 1}};
-    for (size_t i = 0; i < plan.arguments.size(); ++i) {
-      plan.SetArgumentSharding(i, ir::HloSharding::Replicated());
-    }
-    auto prediction = (*predictor)->Predict(plan);
-    ASSERT_TRUE(prediction.ok()) << prediction.status();
+    absl::StatusOr<predictor::Prediction> prediction = OneDevicePrediction(p, {});
+    ASSERT_TRUE(prediction.ok()) << p.name << ": " << prediction.status();
     const predictor::DeviceMemory& d = prediction->devices.front();
     const analyzer::MemoryStats& u = prediction->unsharded;
     EXPECT_EQ(d.argument_bytes, u.argument_bytes) << p.name;
@@ -295,82 +322,34 @@ TEST_F(PredictAccuracy, ReplicatedOnOneDeviceIsTheProgramAsCompiled) {
   }
 }
 
-// The prediction is a function of its inputs: twice the same numbers.
-// XLA's buffer assigner re-run on the per-device buffers
-// (PredictOptions::reassign_output_allocations, off by default: it does not
-// give back XLA's own assignment on one device). XLA assigns the
-// partitioned program anew: moe_train_step dp2_tp4 puts the 2.5 MiB
-// dispatch dot and its copy, temps in the single-device program, into the
-// two 4 MiB weight-gradient output allocations. Without the re-run moe
-// dp2_tp4's temp is +19.6% over XLA's and its order against dp4_tp2 is
-// swapped; with it every program orders as compiled.
-TEST(PredictAccuracyReassigned, MoeDp2Tp4AndEveryOrderAsCompiled) {
-  auto corpus = LoadCorpus(SourcePath("samples/sharded"));
-  ASSERT_TRUE(corpus.ok()) << corpus.status();
-  predictor::PredictOptions options;
-  options.reassign_output_allocations = true;
-  auto rows = PredictCorpus(*corpus, options);
-  ASSERT_TRUE(rows.ok()) << rows.status();
-  std::map<std::string, std::vector<const CorpusRow*>> by_program;
-  for (const CorpusRow& r : *rows) {
-    by_program[r.c.program].push_back(&r);
-    if (r.c.program == "moe_train_step" && r.c.candidate == "dp2_tp4") {
-      EXPECT_LE(std::fabs(r.temp_error_percent), 1.0);
-    }
-  }
-  for (auto& [program, list] : by_program) {
-    EXPECT_EQ(CandidateOrder(list, true), CandidateOrder(list, false)) << program;
-  }
-}
-
-// The re-run on one device (every argument replicated) should give back
-// XLA's own assignment. A weight gradient its SGD update overwrites in
-// place (mlp: dot, then multiply_subtract_fusion.7, both in allocation 0)
-// touches its update's lifetime, so the re-run alone moved it to the arena:
-// convnet temp +10.6%, mlp +30.0% over the compile's. Values XLA chains
-// into a live-out value's allocation stay there. A while loop's state (its
-// init, body parameter, body result and loop result: one HloBuffer to XLA)
-// is re-run whole: value by value, scan_layers_train_step came out +6.7%.
-TEST(PredictAccuracyReassigned, OneDeviceGivesBackTheCompiledAssignment) {
+// Without the re-run (reassign_output_allocations off: each value kept in
+// its single-device allocation while its shard fits), one device is the
+// compile's assignment unchanged: temp within 0.1% too.
+TEST_F(PredictAccuracy, KeepingTheCompiledAllocationsOnOneDeviceToo) {
   auto corpus = LoadCorpus(SourcePath("samples/sharded"));
   ASSERT_TRUE(corpus.ok());
-  predictor::PredictOptions options;
-  options.reassign_output_allocations = true;
+  predictor::PredictOptions keep;
+  keep.reassign_output_allocations = false;
   for (const CorpusProgram& p : *corpus) {
-    auto loaded = parsers::LoadProgram(p.dir, {});
-    ASSERT_TRUE(loaded.ok()) << loaded.status();
-    auto predictor = predictor::Predictor::Create(loaded->program, options);
-    ASSERT_TRUE(predictor.ok());
-    ir::ResolvedPlan plan = p.cases.front().plan;
-    plan.mesh = ir::Mesh();
-    plan.mesh.axes = {{"x", 1}};
-    for (size_t i = 0; i < plan.arguments.size(); ++i) {
-      plan.SetArgumentSharding(i, ir::HloSharding::Replicated());
-    }
-    auto prediction = (*predictor)->Predict(plan);
-    ASSERT_TRUE(prediction.ok()) << prediction.status();
+    absl::StatusOr<predictor::Prediction> prediction = OneDevicePrediction(p, keep);
+    ASSERT_TRUE(prediction.ok()) << p.name << ": " << prediction.status();
     const double temp = static_cast<double>(prediction->devices.front().temp_bytes);
     const double compiled = static_cast<double>(prediction->unsharded.temp_bytes);
     EXPECT_NEAR(temp, compiled, 0.001 * compiled) << p.name;
   }
 }
 
-// Re-run, a loop's gradient accumulator that the body overwrites in place
+// A loop's gradient accumulator that the body overwrites in place
 // stays live until its dynamic-update-slice, which now waits for the
 // gradients' all-reduce (output_reassignment.h,
 // HoldInPlaceOperandsToTheirWriters). Freed where the single-device
 // program ended it, its 25 MiB took the body's 4 MiB gradient and both
 // all-reduce results: scan_layers_train_step dp2_tp4, dp4_tp2 and dp8 temp
 // 16-21% under XLA's compiles.
-TEST(PredictAccuracyReassigned, ScanLayersDataParallelHoldsItsLoopAccumulator) {
-  auto corpus = LoadCorpus(SourcePath("samples/sharded"));
-  ASSERT_TRUE(corpus.ok()) << corpus.status();
-  predictor::PredictOptions options;
-  options.reassign_output_allocations = true;
-  auto rows = PredictCorpus(*corpus, options);
-  ASSERT_TRUE(rows.ok()) << rows.status();
+TEST_F(PredictAccuracy, ScanLayersDataParallelHoldsItsLoopAccumulator) {
+  ASSERT_NE(rows_, nullptr);
   int checked = 0;
-  for (const CorpusRow& r : *rows) {
+  for (const CorpusRow& r : *rows_) {
     if (r.c.program != "scan_layers_train_step") continue;
     if (r.c.candidate != "dp2_tp4" && r.c.candidate != "dp4_tp2" && r.c.candidate != "dp8") continue;
     EXPECT_LE(std::fabs(r.temp_error_percent), 2.0) << r.c.candidate;
