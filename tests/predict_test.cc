@@ -643,5 +643,39 @@ ENTRY %main (x: f32[8,768]) -> f32[8,12,64] {
   EXPECT_EQ(p.wanted_sub_axes[0], (std::pair<size_t, int64_t>{1, 2}));
 }
 
+// A contracting dimension split by (dp, ep) on one operand and by dp on
+// the other, whose ep is its batch (experts) axis: moe_train_step
+// dp2_ep4's expert weight-gradient dot. XLA's partitioner does not keep
+// the dp contraction split (the sharded dump has no all-reduce of the
+// gradient): the tokens come to the experts over ep, h is all-gathered
+// over dp, and the result is split over ep alone, no partial sum.
+// Contracting over dp kept it a partial sum with its all-reduce.
+TEST_F(PropagateTest, ContractionSplitAgainstABatchAxisIsGatheredOnBoth) {
+  Load(R"(HloModule m
+
+ENTRY %main (t: f32[4,16,8], h: f32[4,32,16]) -> f32[4,8,32] {
+  %t = f32[4,16,8]{2,1,0} parameter(0)
+  %h = f32[4,32,16]{2,1,0} parameter(1)
+  ROOT %g = f32[4,8,32]{2,1,0} dot(%t, %h), lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+}
+)");
+  const ir::Mesh mesh = MakeMesh({{"dp", 2}, {"ep", 4}});
+  // t [e, g*c, d]: g*c by (dp, ep). h [e, f, g*c]: e by ep, g*c by dp.
+  Propagation p = Run(mesh, {{{0, 3, 0}, 0}, {{2, 0, 1}, 0}});
+  EXPECT_EQ(AxesShardingToString(Of(p, "g"), mesh), "[ep]");
+  int all_reduces = 0, gathers_of_h = 0;
+  for (const PredictedCollective& c : p.collectives) {
+    if (c.kind == CollectiveKind::kAllReduce) ++all_reduces;
+    if (c.kind == CollectiveKind::kAllGather && c.source.valid() &&
+        program_->module.instruction(c.source).name == "h") {
+      ++gathers_of_h;
+      EXPECT_EQ(c.axes, 1u);  // dp
+      EXPECT_EQ(c.result_bytes, 4 * 32 * 16 * 4 / 4);
+    }
+  }
+  EXPECT_EQ(all_reduces, 0);
+  EXPECT_EQ(gathers_of_h, 1);
+}
+
 }  // namespace
 }  // namespace memplan::predictor
