@@ -137,10 +137,15 @@ class Propagator {
   // `s` (leaf `leaf` of `inst`, of array shape `shape`) with the axes its
   // hint adds: on each dimension `s` leaves unsplit, the hint's axes that
   // `s` does not use anywhere (nor as a partial sum) when their ways divide
-  // it. A value forward propagation already split keeps its split, and a
-  // split dimension is not split further (moe_train_step dp2_ep4: the
-  // experts dim split by ep stays so, as in XLA's compile); backward only
-  // refines (XLA's propagation keeps the more specific sharding).
+  // it. A value forward propagation already split keeps its split; a split
+  // dimension is split further only where the hint splits it by the same
+  // axes and more, the added axes minor to them (XLA merges a compatible
+  // more specific sharding: moe_train_step dp2_ep4's transposed expert
+  // output, g split by dp, takes the combine dot's g by (dp, ep), so its
+  // operand is re-split by an all-to-all, all-to-all.5 in XLA's compile,
+  // not gathered over ep). Otherwise not (moe dp2_ep4: the experts dim
+  // split by ep stays so, as in XLA's compile); backward only refines
+  // (XLA's propagation keeps the more specific sharding).
   void Refine(const ir::Instruction& inst, size_t leaf, const ir::Shape& shape,
               AxesSharding& s) const;
   // The sharding `inst`, with result leaves `result`, takes operand `k` in

@@ -677,5 +677,38 @@ ENTRY %main (t: f32[4,16,8], h: f32[4,32,16]) -> f32[4,8,32] {
   EXPECT_EQ(gathers_of_h, 1);
 }
 
+// A value split by dp on a dimension that its reader splits by (dp, ep)
+// takes ep too, as the minor part (XLA merges a compatible, more specific
+// sharding): here a reshape that cannot keep ep on the minor factor of the
+// dimension it merges re-splits its operand onto the batch dim by an
+// all-to-all instead of gathering ep (moe_train_step dp2_ep4's combine
+// dot: XLA's all-to-all.5, where memplan gathered the expert output over
+// ep, 1.25 -> 5 MiB per device).
+TEST_F(PropagateTest, ASplitDimensionTakesTheReadersMinorAxes) {
+  Load(R"(HloModule m
+
+ENTRY %main (a: f32[8,4,16], b: f32[8,16,4,8]) -> f32[8,4,32] {
+  %a = f32[8,4,16]{2,1,0} parameter(0)
+  %b = f32[8,16,4,8]{3,2,1,0} parameter(1)
+  %r = f32[8,16,32]{2,1,0} reshape(%b)
+  ROOT %d = f32[8,4,32]{2,1,0} dot(%a, %r), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+}
+)");
+  const ir::Mesh mesh = MakeMesh({{"dp", 2}, {"ep", 4}});
+  // a: [(dp, ep), null, null]; b: [dp, null, null, ep].
+  Propagation p = Run(mesh, {{{3, 0, 0}, 0}, {{1, 0, 0, 2}, 0}});
+  EXPECT_EQ(Of(p, "r").Dim(0), 3u);
+  int gathers = 0, all_to_all = 0;
+  for (const PredictedCollective& c : p.collectives) {
+    if (c.kind == CollectiveKind::kAllGather) ++gathers;
+    if (c.kind == CollectiveKind::kAllToAll) {
+      ++all_to_all;
+      EXPECT_EQ(c.result_bytes, c.operand_bytes);
+    }
+  }
+  EXPECT_EQ(gathers, 0);
+  EXPECT_EQ(all_to_all, 1);
+}
+
 }  // namespace
 }  // namespace memplan::predictor
