@@ -49,6 +49,28 @@ void Propagator::AddHint(ir::InstructionId id, size_t leaf, const AxesSharding& 
   if (sizes_.MoreWays(w.UsedAxes(), hint.UsedAxes())) hint = std::move(w);
 }
 
+namespace {
+
+// A dimension split by `have` takes the hint's axes `add` when the hint
+// splits it by `have` and more (`hint`) and `add` is the minor part of the
+// hint's split (bit order is mesh order, major first): the same devices
+// keep their part, each now split further, as XLA's propagation merges a
+// partially replicated sharding with a compatible more specific one.
+// Always when the dimension is unsplit.
+bool RefinesAsMinorAxes(AxisMask have, AxisMask hint, AxisMask add) {
+  if (have == 0) return true;
+  if ((have & ~hint) != 0) return false;
+  AxisMask below_have_minor = 0;  // have's axes and every axis more major than them
+  for (size_t a = 0; a < 32; ++a) {
+    const AxisMask bit = AxisMask{1} << a;
+    below_have_minor |= bit;
+    if ((have & ~below_have_minor) == 0) break;
+  }
+  return (add & below_have_minor) == 0;
+}
+
+}  // namespace
+
 void Propagator::Refine(const ir::Instruction& inst, size_t leaf, const ir::Shape& shape,
                         AxesSharding& s) const {
   const size_t count = static_cast<size_t>(graph_.leaf_count[static_cast<size_t>(inst.id.value())]);
@@ -57,7 +79,7 @@ void Propagator::Refine(const ir::Instruction& inst, size_t leaf, const ir::Shap
   if (hint.UsedAxes() == 0) return;
   for (size_t d = 0; d < shape.dims.size(); ++d) {
     const AxisMask add = hint.Dim(d) & ~(s.UsedAxes() | s.partial);
-    if (add == 0 || s.Dim(d) != 0) continue;
+    if (add == 0 || !RefinesAsMinorAxes(s.Dim(d), hint.Dim(d), add)) continue;
     if (!sizes_.Divides(shape.dims[d], s.Dim(d) | add)) continue;
     if (s.dims.size() <= d) s.dims.resize(d + 1, 0);
     s.dims[d] |= add;

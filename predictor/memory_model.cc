@@ -1,6 +1,7 @@
 #include "predictor/memory_model.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -97,6 +98,26 @@ size_t ReleaseIdleModelScratch() {
   return idle.size();
 }
 
+int64_t MemoryModel::ValueOrder(const Info& info) const {
+  const std::vector<int64_t>& pos = p_.post_order_;
+  if (pos.empty()) return 0;
+  const int64_t id = info.value->instruction.valid() ? info.value->instruction.value() : -1;
+  if (id < 0 || id >= static_cast<int64_t>(pos.size()) || pos[static_cast<size_t>(id)] < 0) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return 2 * pos[static_cast<size_t>(id)] + 1;
+}
+
+int64_t MemoryModel::CollectiveOrder(ir::InstructionId reader) const {
+  const std::vector<int64_t>& pos = p_.post_order_;
+  if (pos.empty()) return 0;
+  if (!reader.valid() || reader.value() >= static_cast<int64_t>(pos.size()) ||
+      pos[static_cast<size_t>(reader.value())] < 0) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return 2 * pos[static_cast<size_t>(reader.value())];
+}
+
 ir::ScheduleStep MemoryModel::StepOf(ir::InstructionId id) const {
   if (!id.valid() || id.value() >= static_cast<int64_t>(p_.step_of_.size())) return -1;
   return p_.step_of_[static_cast<size_t>(id.value())];
@@ -191,6 +212,12 @@ void MemoryModel::CollectTempBuffers(const CombinedGroups& combined) {
     HoldInPlaceOperandsToTheirWriters(p_.values_, p_.in_place_values_, s.begin, end);
   }
   temp_.insert(temp_.end(), copies.gathered.begin(), copies.gathered.end());
+  if (p_.reassign_outputs_) {
+    // Their gather has no instruction here: after the others of one size.
+    for (size_t i = temp_.size() - copies.gathered.size(); i < temp_.size(); ++i) {
+      temp_[i].order = std::numeric_limits<int64_t>::max();
+    }
+  }
   OtherCollectiveBuffers();
   ValueBuffers(cap, end);
 }
@@ -281,9 +308,10 @@ void MemoryModel::AllReduceBuffers(const CombinedGroups& combined,
           end[v] >= values[v].start) {
         end[v] = issue < g.step ? issue : std::max(end[v], issue);
       } else if (v < 0) {
-        temp_.push_back({pc.operand_bytes, StepOf(pc.at), issue, -1});
+        temp_.push_back({pc.operand_bytes, StepOf(pc.at), issue, -1, CollectiveOrder(pc.at)});
       }
-      temp_.push_back({pc.result_bytes, issue, std::max(issue, StepOf(pc.at)), -1});
+      temp_.push_back({pc.result_bytes, issue, std::max(issue, StepOf(pc.at)), -1,
+                       CollectiveOrder(pc.first_at.valid() ? pc.first_at : pc.at)});
     }
   }
 }
@@ -312,7 +340,7 @@ void MemoryModel::OtherCollectiveBuffers() {
       const ir::ScheduleStep first = StepOf(pc.first_at);
       if (source < 0 && p_.reassign_outputs_ && first >= 0 && first < start) start = first;
     }
-    temp_.push_back({pc.result_bytes, start, s, -1});
+    temp_.push_back({pc.result_bytes, start, s, -1, CollectiveOrder(pc.at)});
   }
 }
 
@@ -351,7 +379,7 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
         begin.empty() ? info.start : PerDeviceStart(begin[v], end[v], info.start);
     if (info.cls == Info::Class::kTemp) {
       index[v] = static_cast<int64_t>(temp_.size());
-      temp_.push_back({size, start, end[v], -1});
+      temp_.push_back({size, start, end[v], -1, ValueOrder(info)});
     } else if (info.cls == Info::Class::kOutput) {
       const int64_t c = cap[static_cast<size_t>(info.allocation)];
       if (reassign ? !info.live_out && !stays[v] : (c >= 0 && size > c)) {
@@ -360,12 +388,13 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
           int64_t& at = index[static_cast<size_t>(p_.loop_leader_[v])];
           if (at >= 0) {
             TempBuffer& b = temp_[static_cast<size_t>(at)];
-            b = {std::max(b.size, size), std::min(b.start, start), std::max(b.end, end[v]), -1};
+            b = {std::max(b.size, size), std::min(b.start, start), std::max(b.end, end[v]), -1,
+                 std::min(b.order, ValueOrder(info))};
             continue;
           }
           at = static_cast<int64_t>(temp_.size());
         }
-        temp_.push_back({size, start, end[v], -1});
+        temp_.push_back({size, start, end[v], -1, ValueOrder(info)});
       } else {
         resident_.push_back({size, start, end[v], -1});
         if (reassign) live_out[static_cast<size_t>(info.allocation)].push_back(resident_.back());

@@ -251,6 +251,26 @@ void Propagator::DropConflictingAxis(const ir::Instruction& inst, AxisMask bit, 
   }
 }
 
+void Propagator::UnsplitContractionsSplitAgainstABatch(const DimRoles& roles, AxesSharding& lhs,
+                                                       AxesSharding& rhs) {
+  for (const auto& p : roles.contracting) {
+    const auto ld = static_cast<size_t>(p.lhs), rd = static_cast<size_t>(p.rhs);
+    const AxisMask l = lhs.Dim(ld), r = rhs.Dim(rd);
+    if (l == 0 || r == 0 || l == r) continue;
+    bool against_batch = false;
+    for (size_t a = 0; a < 32; ++a) {
+      const AxisMask bit = AxisMask{1} << a;
+      if (!((l ^ r) & bit)) continue;
+      // The role the operand that does not contract over `bit` gives it.
+      const int other = (l & bit) ? RoleOf(roles, rhs, false, bit).first : RoleOf(roles, lhs, true, bit).first;
+      if (other == 0) against_batch = true;
+    }
+    if (!against_batch) continue;
+    lhs.dims[ld] = 0;
+    rhs.dims[rd] = 0;
+  }
+}
+
 // For every axis: where each operand uses it. An axis used by one operand
 // in a batch or contracting role is applied to the other's matching dim (a
 // free local slice); used by both in the same role it stays; used in roles
@@ -260,6 +280,7 @@ AxesSharding Propagator::Contract(const ir::Instruction& inst, const DimRoles& r
   AxesSharding rhs = Resolved(inst, 1);
   lhs.dims.resize(OperandRank(inst, 0), 0);
   rhs.dims.resize(OperandRank(inst, 1), 0);
+  UnsplitContractionsSplitAgainstABatch(roles, lhs, rhs);
   const AxisMask all = lhs.UsedAxes() | rhs.UsedAxes();
   for (size_t a = 0; a < 32; ++a) {
     const AxisMask bit = AxisMask{1} << a;

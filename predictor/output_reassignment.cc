@@ -1,10 +1,13 @@
 #include "predictor/output_reassignment.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
 #include <map>
 #include <tuple>
 #include <utility>
+
+#include "absl/container/flat_hash_map.h"
 
 namespace memplan::predictor {
 namespace {
@@ -33,26 +36,47 @@ class Occupied {
   std::map<ir::ScheduleStep, ir::ScheduleStep> spans_;
 };
 
-// Which temp buffers may move: not updated in place, not empty; in XLA's
-// order (larger first, then earlier defined).
-std::vector<size_t> MovableInOrder(const std::vector<TempBuffer>& temp) {
-  std::vector<bool> pinned(temp.size(), false);
+// Buffers the assigner places as one: an in-place group (a buffer and
+// those reusing its memory, share_with) goes where its first buffer goes
+// (XLA's AssignSingleHloBuffer tries the allocation of an operand it may
+// share first: transformer_fwd dp2_tp4 puts ynn_fusion.11 and the
+// broadcast_select_fusion that overwrites it both in allocation 2), so it
+// moves whole or not at all: its largest size, the union of its steps.
+struct Unit {
+  std::vector<size_t> members;
+  int64_t size = 0, order = 0;
+  ir::ScheduleStep start = 0, end = 0;
+  size_t first = 0;
+};
+
+// The units of `temp` with a size, in XLA's order: larger first, then
+// earlier in post order (InstructionPostOrder), then earlier defined.
+std::vector<Unit> MovableInOrder(const std::vector<TempBuffer>& temp) {
+  std::map<size_t, Unit> by_first;
   for (size_t i = 0; i < temp.size(); ++i) {
-    if (temp[i].share_with >= 0) {
-      pinned[i] = true;
-      pinned[static_cast<size_t>(temp[i].share_with)] = true;
-    }
+    size_t r = i;
+    while (temp[r].share_with >= 0) r = static_cast<size_t>(temp[r].share_with);
+    const TempBuffer& b = temp[i];
+    auto [it, fresh] = by_first.try_emplace(r);
+    Unit& u = it->second;
+    if (fresh) u = {{}, b.size, b.order, b.start, b.end, r};
+    u.members.push_back(i);
+    u.size = std::max(u.size, b.size);
+    u.order = std::min(u.order, b.order);
+    u.start = std::min(u.start, b.start);
+    u.end = std::max(u.end, b.end);
   }
-  std::vector<size_t> order;
-  for (size_t i = 0; i < temp.size(); ++i) {
-    if (!pinned[i] && temp[i].size > 0) order.push_back(i);
+  std::vector<Unit> units;
+  for (auto& entry : by_first) {
+    if (entry.second.size > 0) units.push_back(std::move(entry.second));
   }
-  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-    if (temp[x].size != temp[y].size) return temp[x].size > temp[y].size;
-    if (temp[x].start != temp[y].start) return temp[x].start < temp[y].start;
-    return x < y;
+  std::sort(units.begin(), units.end(), [](const Unit& x, const Unit& y) {
+    if (x.size != y.size) return x.size > y.size;
+    if (x.order != y.order) return x.order < y.order;
+    if (x.start != y.start) return x.start < y.start;
+    return x.first < y.first;
   });
-  return order;
+  return units;
 }
 
 // The buffers of `temp` not `moved`, their share_with indices renumbered.
@@ -94,19 +118,119 @@ void ReassignOutputAllocations(const std::vector<int64_t>& cap,
     for (const TempBuffer& b : live_out[allocations[k]]) occupied[k].Add(b.start, b.end);
   }
   std::vector<bool> moved(temp.size(), false);
-  for (size_t i : MovableInOrder(temp)) {
-    const TempBuffer& b = temp[i];
+  for (const Unit& u : MovableInOrder(temp)) {
     auto first = std::partition_point(allocations.begin(), allocations.end(),
-                                      [&](size_t a) { return cap[a] < b.size; });
+                                      [&](size_t a) { return cap[a] < u.size; });
     for (auto it = first; it != allocations.end(); ++it) {
       Occupied& o = occupied[static_cast<size_t>(it - allocations.begin())];
-      if (!o.Free(b.start, b.end)) continue;
-      o.Add(b.start, b.end);
-      moved[i] = true;
+      if (!o.Free(u.start, u.end)) continue;
+      o.Add(u.start, u.end);
+      for (size_t i : u.members) moved[i] = true;
       break;
     }
   }
   KeepUnmoved(moved, temp, resident);
+}
+
+namespace {
+
+// Computations callees first: from each computation no instruction calls,
+// depth-first over the calls of its instructions (input order).
+std::vector<ir::ComputationId> ComputationPostOrder(const ir::Module& module) {
+  const size_t n = module.computations().size();
+  std::vector<uint8_t> called(n, 0), state(n, 0);  // state: 1 on the stack, 2 done
+  for (const ir::Instruction& inst : module.instructions()) {
+    for (const ir::CalledComputation& c : inst.calls) {
+      if (c.computation.valid()) called[static_cast<size_t>(c.computation.value())] = 1;
+    }
+  }
+  std::vector<ir::ComputationId> order;
+  std::vector<std::pair<size_t, size_t>> stack;  // (computation, next callee)
+  for (size_t root = 0; root < n; ++root) {
+    if (called[root] || state[root]) continue;
+    // The callees of one computation, in instruction order.
+    auto callees = [&](size_t c) {
+      std::vector<size_t> out;
+      for (ir::InstructionId id : module.computations()[c].instructions) {
+        for (const ir::CalledComputation& cc : module.instruction(id).calls) {
+          if (cc.computation.valid()) out.push_back(static_cast<size_t>(cc.computation.value()));
+        }
+      }
+      return out;
+    };
+    stack.push_back({root, 0});
+    state[root] = 1;
+    while (!stack.empty()) {
+      const size_t c = stack.back().first;
+      const std::vector<size_t> next = callees(c);
+      size_t& k = stack.back().second;
+      while (k < next.size() && state[next[k]] != 0) ++k;
+      if (k < next.size()) {
+        state[next[k]] = 1;
+        stack.push_back({next[k], 0});
+        continue;
+      }
+      state[c] = 2;
+      order.push_back(module.computations()[c].id);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
+// One computation's instructions depth-first from each user-less one
+// (input order), operands first in operand order, then control
+// predecessors before them (XLA's ComputeInstructionPostOrder pushes
+// them last); appended to `position` from `next`.
+void InstructionPostOrderOf(const ir::Module& module, const ir::Computation& comp,
+                            std::vector<int64_t>& position, int64_t& next) {
+  std::vector<uint8_t> used;
+  absl::flat_hash_map<int64_t, size_t> local;
+  for (size_t i = 0; i < comp.instructions.size(); ++i) local[comp.instructions[i].value()] = i;
+  used.assign(comp.instructions.size(), 0);
+  for (ir::InstructionId id : comp.instructions) {
+    for (ir::InstructionId op : module.instruction(id).operands) {
+      auto it = local.find(op.value());
+      if (it != local.end()) used[it->second] = 1;
+    }
+  }
+  std::vector<uint8_t> state(comp.instructions.size(), 0);  // 1 visiting, 2 done
+  std::vector<size_t> stack;
+  for (size_t r = 0; r < comp.instructions.size(); ++r) {
+    if (used[r] || state[r]) continue;
+    stack.push_back(r);
+    while (!stack.empty()) {
+      const size_t i = stack.back();
+      if (state[i] != 0) {
+        stack.pop_back();
+        if (state[i] == 1) {
+          state[i] = 2;
+          position[static_cast<size_t>(comp.instructions[i].value())] = next++;
+        }
+        continue;
+      }
+      state[i] = 1;
+      const ir::Instruction& inst = module.instruction(comp.instructions[i]);
+      for (size_t k = inst.operands.size(); k-- > 0;) {
+        auto it = local.find(inst.operands[k].value());
+        if (it != local.end() && state[it->second] == 0) stack.push_back(it->second);
+      }
+      for (ir::InstructionId pred : inst.control_predecessors) {
+        auto it = local.find(pred.value());
+        if (it != local.end() && state[it->second] == 0) stack.push_back(it->second);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void InstructionPostOrder(const ir::Module& module, std::vector<int64_t>& position) {
+  position.assign(module.instruction_count(), -1);
+  int64_t next = 0;
+  for (ir::ComputationId c : ComputationPostOrder(module)) {
+    InstructionPostOrderOf(module, module.computation(c), position, next);
+  }
 }
 
 void LoopBufferLeaders(const std::vector<Predictor::ValueInfo>& values,

@@ -32,6 +32,9 @@ struct TempBuffer {
   int64_t size = 0;
   ir::ScheduleStep start = 0, end = 0;
   int64_t share_with = -1;  // index of the buffer whose memory it reuses
+  // Re-assigning only (output_reassignment.h, InstructionPostOrder): the
+  // buffer's place in XLA's order among buffers of one size; 0 otherwise.
+  int64_t order = 0;
 };
 
 // Per value of the program (by index in the predictor's value list), what

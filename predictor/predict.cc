@@ -239,6 +239,7 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
   p->reassign_outputs_ = options.reassign_output_allocations &&
                          program.assignment_source != ir::AssignmentSource::kSynthesised;
   if (p->reassign_outputs_) LoopBufferLeaders(p->values_, p->allocation_values_, p->loop_leader_);
+  if (p->reassign_outputs_) InstructionPostOrder(program.module, p->post_order_);
   return p;
 }
 

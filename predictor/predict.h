@@ -269,6 +269,9 @@ class Predictor {
   // Per value, when reassign_outputs_: its loop buffer's first value
   // (predictor/output_reassignment.h, LoopBufferLeaders); empty otherwise.
   std::vector<int32_t> loop_leader_;
+  // Per instruction, when reassign_outputs_: its module post-order
+  // position (predictor/output_reassignment.h, InstructionPostOrder).
+  std::vector<int64_t> post_order_;
   std::unique_ptr<SharedPredictions> shared_;  // null: nothing shared
   mutable std::atomic<int64_t> same_sizes_{0}, same_structure_{0}, computed_{0},
       packing_scaled_{0};

@@ -120,14 +120,32 @@ class Propagator {
   // other leaves, is smaller (the rhs on a tie) and marks that side unused.
   void DropConflictingAxis(const ir::Instruction& inst, AxisMask bit, AxesSharding& lhs, AxesSharding& rhs,
                            int& lk, int& rk) const;
+  // A contracting dimension split over different axes on the two operands,
+  // where an axis that only one side splits it by is a batch axis of the
+  // other operand: XLA's partitioner does not contract over that split
+  // (it matches the operands' partitions per dimension). Both operands
+  // take the output's batch sharding, the contracting dimension whole on
+  // each, and the result holds no partial sum of it: moe_train_step
+  // dp2_ep4's expert weight-gradient dots, where the tokens' g*c is split
+  // by (dp, ep) and h's by dp with ep on its experts, compile to the
+  // tokens resharded to the experts over ep, h all-gathered over dp and no
+  // all-reduce (XLA's sharded dump). Clears that dimension's split on both
+  // sides; Contract then mirrors the batch axis and gathers the rest.
+  static void UnsplitContractionsSplitAgainstABatch(const DimRoles& roles, AxesSharding& lhs,
+                                                    AxesSharding& rhs);
 
   // `s` (leaf `leaf` of `inst`, of array shape `shape`) with the axes its
   // hint adds: on each dimension `s` leaves unsplit, the hint's axes that
   // `s` does not use anywhere (nor as a partial sum) when their ways divide
-  // it. A value forward propagation already split keeps its split, and a
-  // split dimension is not split further (moe_train_step dp2_ep4: the
-  // experts dim split by ep stays so, as in XLA's compile); backward only
-  // refines (XLA's propagation keeps the more specific sharding).
+  // it. A value forward propagation already split keeps its split; a split
+  // dimension is split further only where the hint splits it by the same
+  // axes and more, the added axes minor to them (XLA merges a compatible
+  // more specific sharding: moe_train_step dp2_ep4's transposed expert
+  // output, g split by dp, takes the combine dot's g by (dp, ep), so its
+  // operand is re-split by an all-to-all, all-to-all.5 in XLA's compile,
+  // not gathered over ep). Otherwise not (moe dp2_ep4: the experts dim
+  // split by ep stays so, as in XLA's compile); backward only refines
+  // (XLA's propagation keeps the more specific sharding).
   void Refine(const ir::Instruction& inst, size_t leaf, const ir::Shape& shape,
               AxesSharding& s) const;
   // The sharding `inst`, with result leaves `result`, takes operand `k` in

@@ -4,6 +4,7 @@
 // matmuls, data parallel gradients, FSDP's gather of the smaller operand as
 // the sharded corpus's fsdp8 compile shows: mlp_train_step all-gathers
 // f32[256,512] activations, not its f32[512,2048] weights).
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -113,6 +114,72 @@ TEST(HoldInPlaceOperandsToTheirWriters, HoldsAValueToItsDelayedInPlaceWriter) {
   std::vector<ir::ScheduleStep> pair_end = {10, 25}, pair_begin = {0, 30};
   HoldInPlaceOperandsToTheirWriters(pair, {{1, 0}}, pair_begin, pair_end);
   EXPECT_EQ(pair_end, (std::vector<ir::ScheduleStep>{25, 25}));
+}
+
+// XLA's assigner orders buffers of one size by their instructions' place in
+// the module's post order: callees before callers, each computation depth-
+// first over operands from its user-less instructions. A convert scheduled
+// early but read late comes after what its reader's other operands need.
+TEST(InstructionPostOrder, CalleesFirstThenOperandsDepthFirst) {
+  auto source = parsers::SourceText::FromString("t.hlo", R"(HloModule m, is_scheduled=true
+
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+ENTRY %main (p0: f32[8], p1: f32[8]) -> f32[8] {
+  %p0 = f32[8] parameter(0)
+  %p1 = f32[8] parameter(1)
+  %early = f32[8] negate(%p1)
+  %x = f32[8] exponential(%p0)
+  %y = f32[8] multiply(%x, %x)
+  %z = f32[8] add(%y, %early)
+  %zero = f32[] constant(0)
+  %r = f32[] reduce(%z, %zero), dimensions={0}, to_apply=%add
+  ROOT %out = f32[8] broadcast(%r), dimensions={}
+}
+)");
+  absl::StatusOr<ir::Program> p = parsers::ParseHloTextProgram({source}, ir::Program());
+  ASSERT_TRUE(p.ok()) << p.status();
+  std::vector<int64_t> position;
+  InstructionPostOrder(p->module, position);
+  std::map<std::string, int64_t> at;
+  for (const ir::Instruction& inst : p->module.instructions()) at[std::string(inst.name)] = position[inst.id.value()];
+  // The called computation first.
+  for (const char* name : {"a", "b", "s"}) EXPECT_LT(at[name], at["p0"]) << name;
+  // %early is scheduled before %x but is %z's second operand: after %y.
+  const std::vector<std::string> order = {"p0", "x", "y", "p1", "early", "z", "zero", "r", "out"};
+  for (size_t k = 1; k < order.size(); ++k) EXPECT_LT(at[order[k - 1]], at[order[k]]) << order[k];
+}
+
+// The re-run places an in-place group whole, and breaks ties among buffers
+// of one size by TempBuffer::order, not by start.
+TEST(ReassignOutputAllocations, MovesInPlaceGroupsWholeAndTiesByPostOrder) {
+  // One output allocation of 100 bytes, its live-out value at 90-99.
+  const std::vector<int64_t> cap = {100};
+  const std::vector<std::vector<TempBuffer>> live_out = {{{100, 90, 99, -1, 0}}};
+  // 0: early (start 10) but late in post order, 10-60; 1: 40-41 and 2
+  // overwriting it in place 41-42, earlier in post order: the group goes
+  // first, so 0 stays in the arena.
+  std::vector<TempBuffer> temp = {{80, 10, 60, -1, 50}, {80, 40, 41, -1, 20}, {80, 41, 42, 1, 21}};
+  std::vector<TempBuffer> resident;
+  ReassignOutputAllocations(cap, live_out, temp, resident);
+  ASSERT_EQ(temp.size(), 1u);
+  EXPECT_EQ(temp[0].start, 10);
+  ASSERT_EQ(resident.size(), 2u);
+  EXPECT_EQ(resident[0].start, 40);
+  EXPECT_EQ(resident[1].start, 41);
+  // The other way round in post order, the early one takes the allocation
+  // and the group stays whole in the arena, still sharing.
+  temp = {{80, 10, 60, -1, 10}, {80, 40, 41, -1, 20}, {80, 41, 42, 1, 21}};
+  resident.clear();
+  ReassignOutputAllocations(cap, live_out, temp, resident);
+  ASSERT_EQ(temp.size(), 2u);
+  EXPECT_EQ(temp[1].share_with, 0);
+  ASSERT_EQ(resident.size(), 1u);
+  EXPECT_EQ(resident[0].start, 10);
 }
 
 TEST(AxesSharding, ReadsJaxShardingsOfATwoAxisMesh) {
@@ -574,6 +641,73 @@ ENTRY %main (x: f32[8,768]) -> f32[8,12,64] {
   // 12 / 2 = 6 heads left: 2 of tp's 4 would divide them.
   ASSERT_EQ(p.wanted_sub_axes.size(), 1u);
   EXPECT_EQ(p.wanted_sub_axes[0], (std::pair<size_t, int64_t>{1, 2}));
+}
+
+// A contracting dimension split by (dp, ep) on one operand and by dp on
+// the other, whose ep is its batch (experts) axis: moe_train_step
+// dp2_ep4's expert weight-gradient dot. XLA's partitioner does not keep
+// the dp contraction split (the sharded dump has no all-reduce of the
+// gradient): the tokens come to the experts over ep, h is all-gathered
+// over dp, and the result is split over ep alone, no partial sum.
+// Contracting over dp kept it a partial sum with its all-reduce.
+TEST_F(PropagateTest, ContractionSplitAgainstABatchAxisIsGatheredOnBoth) {
+  Load(R"(HloModule m
+
+ENTRY %main (t: f32[4,16,8], h: f32[4,32,16]) -> f32[4,8,32] {
+  %t = f32[4,16,8]{2,1,0} parameter(0)
+  %h = f32[4,32,16]{2,1,0} parameter(1)
+  ROOT %g = f32[4,8,32]{2,1,0} dot(%t, %h), lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+}
+)");
+  const ir::Mesh mesh = MakeMesh({{"dp", 2}, {"ep", 4}});
+  // t [e, g*c, d]: g*c by (dp, ep). h [e, f, g*c]: e by ep, g*c by dp.
+  Propagation p = Run(mesh, {{{0, 3, 0}, 0}, {{2, 0, 1}, 0}});
+  EXPECT_EQ(AxesShardingToString(Of(p, "g"), mesh), "[ep]");
+  int all_reduces = 0, gathers_of_h = 0;
+  for (const PredictedCollective& c : p.collectives) {
+    if (c.kind == CollectiveKind::kAllReduce) ++all_reduces;
+    if (c.kind == CollectiveKind::kAllGather && c.source.valid() &&
+        program_->module.instruction(c.source).name == "h") {
+      ++gathers_of_h;
+      EXPECT_EQ(c.axes, 1u);  // dp
+      EXPECT_EQ(c.result_bytes, 4 * 32 * 16 * 4 / 4);
+    }
+  }
+  EXPECT_EQ(all_reduces, 0);
+  EXPECT_EQ(gathers_of_h, 1);
+}
+
+// A value split by dp on a dimension that its reader splits by (dp, ep)
+// takes ep too, as the minor part (XLA merges a compatible, more specific
+// sharding): here a reshape that cannot keep ep on the minor factor of the
+// dimension it merges re-splits its operand onto the batch dim by an
+// all-to-all instead of gathering ep (moe_train_step dp2_ep4's combine
+// dot: XLA's all-to-all.5, where memplan gathered the expert output over
+// ep, 1.25 -> 5 MiB per device).
+TEST_F(PropagateTest, ASplitDimensionTakesTheReadersMinorAxes) {
+  Load(R"(HloModule m
+
+ENTRY %main (a: f32[8,4,16], b: f32[8,16,4,8]) -> f32[8,4,32] {
+  %a = f32[8,4,16]{2,1,0} parameter(0)
+  %b = f32[8,16,4,8]{3,2,1,0} parameter(1)
+  %r = f32[8,16,32]{2,1,0} reshape(%b)
+  ROOT %d = f32[8,4,32]{2,1,0} dot(%a, %r), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+}
+)");
+  const ir::Mesh mesh = MakeMesh({{"dp", 2}, {"ep", 4}});
+  // a: [(dp, ep), null, null]; b: [dp, null, null, ep].
+  Propagation p = Run(mesh, {{{3, 0, 0}, 0}, {{1, 0, 0, 2}, 0}});
+  EXPECT_EQ(Of(p, "r").Dim(0), 3u);
+  int gathers = 0, all_to_all = 0;
+  for (const PredictedCollective& c : p.collectives) {
+    if (c.kind == CollectiveKind::kAllGather) ++gathers;
+    if (c.kind == CollectiveKind::kAllToAll) {
+      ++all_to_all;
+      EXPECT_EQ(c.result_bytes, c.operand_bytes);
+    }
+  }
+  EXPECT_EQ(gathers, 0);
+  EXPECT_EQ(all_to_all, 1);
 }
 
 }  // namespace
