@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <memory>
@@ -54,6 +55,13 @@ class PredictAccuracy : public ::testing::Test {
       EXPECT_LE(std::fabs(r.temp_error_percent), it->second) << it->first;
     }
     EXPECT_EQ(seen, bound_percent.size());
+  }
+  // The corpus row of one case, or null when the corpus lacks it.
+  static const CorpusRow* Row(std::string_view program, std::string_view candidate) {
+    for (const CorpusRow& r : *rows_) {
+      if (r.c.program == program && r.c.candidate == candidate) return &r;
+    }
+    return nullptr;
   }
   static std::vector<CorpusRow>* rows_;
 };
@@ -205,10 +213,7 @@ TEST_F(PredictAccuracy, SplitLayoutCopiesAreMadeWholeFromTheirGatheredValue) {
 // whole: temp +54.0%, footprint +37.0%.
 TEST_F(PredictAccuracy, HeadsKeepThePartOfTheAxisThatDividesThem) {
   ASSERT_NE(rows_, nullptr);
-  const CorpusRow* row = nullptr;
-  for (const CorpusRow& r : *rows_) {
-    if (r.c.program == "transformer_fwd" && r.c.candidate == "tp8") row = &r;
-  }
+  const CorpusRow* row = Row("transformer_fwd", "tp8");
   ASSERT_NE(row, nullptr);
   EXPECT_LE(std::fabs(row->temp_error_percent), 0.5);
   int pair_gathers = 0;
@@ -390,10 +395,7 @@ TEST(PredictAccuracyReassigned, TransformerFwdDp2Tp4PlacesByPostOrder) {
 // the re-run's post-order ties.
 TEST_F(PredictAccuracy, MoeExpertGradientDotsGatherInsteadOfAllReducing) {
   ASSERT_NE(rows_, nullptr);
-  const CorpusRow* row = nullptr;
-  for (const CorpusRow& r : *rows_) {
-    if (r.c.program == "moe_train_step" && r.c.candidate == "dp2_ep4") row = &r;
-  }
+  const CorpusRow* row = Row("moe_train_step", "dp2_ep4");
   ASSERT_NE(row, nullptr);
   int dp_gathers = 0, dp_all_reduces = 0;
   for (const predictor::PredictedCollective& pc : row->prediction.collective_list) {
@@ -419,10 +421,7 @@ TEST_F(PredictAccuracy, MoeExpertGradientDotsGatherInsteadOfAllReducing) {
 // further axes from its reader.
 TEST_F(PredictAccuracy, MoeCombineReSplitsTheExpertOutputInsteadOfGathering) {
   ASSERT_NE(rows_, nullptr);
-  const CorpusRow* row = nullptr;
-  for (const CorpusRow& r : *rows_) {
-    if (r.c.program == "moe_train_step" && r.c.candidate == "dp2_ep4") row = &r;
-  }
+  const CorpusRow* row = Row("moe_train_step", "dp2_ep4");
   ASSERT_NE(row, nullptr);
   std::multiset<int64_t> ep_gathers;
   for (const predictor::PredictedCollective& pc : row->prediction.collective_list) {
