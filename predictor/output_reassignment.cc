@@ -144,25 +144,25 @@ std::vector<ir::ComputationId> ComputationPostOrder(const ir::Module& module) {
       if (c.computation.valid()) called[static_cast<size_t>(c.computation.value())] = 1;
     }
   }
+  // The callees of each computation, in instruction order, listed once
+  // (not again each time the walk comes back to a caller).
+  std::vector<std::vector<size_t>> callees(n);
+  for (size_t c = 0; c < n; ++c) {
+    for (ir::InstructionId id : module.computations()[c].instructions) {
+      for (const ir::CalledComputation& cc : module.instruction(id).calls) {
+        if (cc.computation.valid()) callees[c].push_back(static_cast<size_t>(cc.computation.value()));
+      }
+    }
+  }
   std::vector<ir::ComputationId> order;
   std::vector<std::pair<size_t, size_t>> stack;  // (computation, next callee)
   for (size_t root = 0; root < n; ++root) {
     if (called[root] || state[root]) continue;
-    // The callees of one computation, in instruction order.
-    auto callees = [&](size_t c) {
-      std::vector<size_t> out;
-      for (ir::InstructionId id : module.computations()[c].instructions) {
-        for (const ir::CalledComputation& cc : module.instruction(id).calls) {
-          if (cc.computation.valid()) out.push_back(static_cast<size_t>(cc.computation.value()));
-        }
-      }
-      return out;
-    };
     stack.push_back({root, 0});
     state[root] = 1;
     while (!stack.empty()) {
       const size_t c = stack.back().first;
-      const std::vector<size_t> next = callees(c);
+      const std::vector<size_t>& next = callees[c];
       size_t& k = stack.back().second;
       while (k < next.size() && state[next[k]] != 0) ++k;
       if (k < next.size()) {
