@@ -1,5 +1,5 @@
 // Internal to predictor: the propagation walk (propagation.cc) and the
-// per-opcode rules (op_rules.cc) share this class.
+// per-opcode rules (op_rules.cc, contraction_rules.cc) share this class.
 #ifndef MEMPLAN_PREDICTOR_PROPAGATOR_H_
 #define MEMPLAN_PREDICTOR_PROPAGATOR_H_
 
@@ -15,6 +15,12 @@
 #include "predictor/size_questions.h"
 
 namespace memplan::predictor {
+
+// A contraction operand dimension's role (contraction_rules.cc): in both
+// operands and the output (batch), in both operands only (contracting), or
+// in one operand and the output (free).
+enum class DimRole { kNone, kBatch, kContracting, kFree };
+struct DimRoles;
 
 class Propagator {
  public:
@@ -79,7 +85,7 @@ class Propagator {
               ir::InstructionId source = ir::InstructionId());
   ir::InstructionId PartialOrigin(const ir::Instruction& inst, size_t k) const;
 
-  // Rules (op_rules.cc).
+  // Rules (op_rules.cc; dot and convolution in contraction_rules.cc).
   AxesSharding Elementwise(const ir::Instruction& inst);
   AxesSharding Broadcast(const ir::Instruction& inst);
   AxesSharding Reshape(const ir::Instruction& inst);
@@ -105,21 +111,25 @@ class Propagator {
   bool IsBroadcastOfScalars(const ir::Instruction& inst) const;
   // Dot and convolution share this: operand dims in roles, conflicts
   // settled by all-gathering the smaller operand.
-  struct DimRoles;
   AxesSharding Contract(const ir::Instruction& inst, const DimRoles& roles);
-  // Where operand `s` (the lhs or the rhs) uses axis `bit`: (kind, pair
-  // index), kind 0 batch, 1 contracting, 2 free; (-1, -1) unused.
-  static std::pair<int, int> RoleOf(const DimRoles& roles, const AxesSharding& s, bool is_lhs, AxisMask bit);
+  // Where an operand uses an axis: its dimension's role and the index of
+  // the pair in that role's list; role kNone when it does not use it.
+  struct RoleUse {
+    DimRole role = DimRole::kNone;
+    size_t pair = 0;
+  };
+  // Where operand `s` (the lhs or the rhs) uses axis `bit`.
+  static RoleUse RoleOf(const DimRoles& roles, const AxesSharding& s, bool is_lhs, AxisMask bit);
   // The dot's result: batch and free dims as the operands split them, the
   // contracting dims' axes partial.
   static AxesSharding ContractedResult(const DimRoles& roles, const AxesSharding& lhs, const AxesSharding& rhs,
                                        size_t rank);
   // Contract's conflict on axis `bit`, used by both operands in roles that
-  // cannot coexist (kinds lk and rk: 0 batch, 1 contracting, 2 free): drops
-  // it from the operand whose gathered buffer, plus the partial result the
-  // other leaves, is smaller (the rhs on a tie) and marks that side unused.
+  // cannot coexist (lk, rk): drops it from the operand whose gathered
+  // buffer, plus the partial result the other leaves, is smaller (the rhs
+  // on a tie) and marks that side kNone.
   void DropConflictingAxis(const ir::Instruction& inst, AxisMask bit, AxesSharding& lhs, AxesSharding& rhs,
-                           int& lk, int& rk) const;
+                           DimRole& lk, DimRole& rk) const;
   // A contracting dimension split over different axes on the two operands,
   // where an axis that only one side splits it by is a batch axis of the
   // other operand: XLA's partitioner does not contract over that split
