@@ -98,14 +98,8 @@ size_t ReleaseIdleModelScratch() {
   return idle.size();
 }
 
-int64_t MemoryModel::ValueOrder(const Info& info) const {
-  const std::vector<int64_t>& pos = p_.post_order_;
-  if (pos.empty()) return 0;
-  const int64_t id = info.value->instruction.valid() ? info.value->instruction.value() : -1;
-  if (id < 0 || id >= static_cast<int64_t>(pos.size()) || pos[static_cast<size_t>(id)] < 0) {
-    return std::numeric_limits<int64_t>::max();
-  }
-  return 2 * pos[static_cast<size_t>(id)] + 1;
+int64_t MemoryModel::ValueOrder(size_t v) const {
+  return p_.value_order_.empty() ? 0 : p_.value_order_[v];
 }
 
 int64_t MemoryModel::CollectiveOrder(ir::InstructionId reader) const {
@@ -227,9 +221,10 @@ void MemoryModel::ChainedIntoLiveOut(const std::vector<ir::ScheduleStep>& end,
   const auto& values = p_.values_;
   std::set<std::pair<int32_t, ir::ScheduleStep>> anchors;  // (allocation, start)
   std::vector<size_t> order;
-  for (size_t v = 0; v < values.size(); ++v) {
+  for (const int32_t out : p_.output_values_) {
+    const size_t v = static_cast<size_t>(out);
     const Info& info = values[v];
-    if (info.cls != Info::Class::kOutput || info.allocation < 0) continue;
+    if (info.allocation < 0) continue;
     if (info.live_out) {
       anchors.insert({info.allocation, info.start});
     } else if (info.end >= info.start) {
@@ -249,12 +244,13 @@ void MemoryModel::ChainedIntoLiveOut(const std::vector<ir::ScheduleStep>& end,
 void MemoryModel::KeepLoopBuffersWhole(std::vector<uint8_t>& stays) const {
   const auto& values = p_.values_;
   const std::vector<int32_t>& leader = p_.loop_leader_;
-  for (size_t v = 0; v < values.size(); ++v) {
-    if (values[v].cls == Info::Class::kOutput && (values[v].live_out || stays[v])) {
-      stays[static_cast<size_t>(leader[v])] = 1;
-    }
+  for (const int32_t out : p_.output_values_) {
+    const size_t v = static_cast<size_t>(out);
+    if (values[v].live_out || stays[v]) stays[static_cast<size_t>(leader[v])] = 1;
   }
-  for (size_t v = 0; v < values.size(); ++v) {
+  // A value that leads its own loop buffer has its own mark already.
+  for (const int32_t follower : p_.loop_followers_) {
+    const size_t v = static_cast<size_t>(follower);
     if (stays[static_cast<size_t>(leader[v])]) stays[v] = 1;
   }
 }
@@ -379,7 +375,7 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
         begin.empty() ? info.start : PerDeviceStart(begin[v], end[v], info.start);
     if (info.cls == Info::Class::kTemp) {
       index[v] = static_cast<int64_t>(temp_.size());
-      temp_.push_back({size, start, end[v], -1, ValueOrder(info)});
+      temp_.push_back({size, start, end[v], -1, ValueOrder(v)});
     } else if (info.cls == Info::Class::kOutput) {
       const int64_t c = cap[static_cast<size_t>(info.allocation)];
       if (reassign ? !info.live_out && !stays[v] : (c >= 0 && size > c)) {
@@ -389,12 +385,12 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
           if (at >= 0) {
             TempBuffer& b = temp_[static_cast<size_t>(at)];
             b = {std::max(b.size, size), std::min(b.start, start), std::max(b.end, end[v]), -1,
-                 std::min(b.order, ValueOrder(info))};
+                 std::min(b.order, ValueOrder(v))};
             continue;
           }
           at = static_cast<int64_t>(temp_.size());
         }
-        temp_.push_back({size, start, end[v], -1, ValueOrder(info)});
+        temp_.push_back({size, start, end[v], -1, ValueOrder(v)});
       } else {
         resident_.push_back({size, start, end[v], -1});
         if (reassign) live_out[static_cast<size_t>(info.allocation)].push_back(resident_.back());
