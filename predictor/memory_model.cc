@@ -191,7 +191,7 @@ void MemoryModel::CollectTempBuffers(const CombinedGroups& combined) {
   OutputCapacities(cap);
   AllReduceBuffers(combined, cap, end);
   if (p_.reassign_outputs_) {
-    StartsAfterCombinedAllReduces(combined, collectives_, p_.value_of_, p_.values_, s.begin);
+    StartsAfterCombinedAllReduces(combined, collectives_, p_.value_of_, p_.value_starts_, s.begin);
   } else {
     s.begin.clear();
   }
@@ -561,31 +561,35 @@ int64_t MemoryModel::PackTempReference() const {
 int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
   // Bytes added and removed per step, summed per step in a table when the
   // steps span no more than a few times the buffer count, else sorted.
-  std::vector<std::pair<ir::ScheduleStep, int64_t>>& deltas = scratch_->deltas;
-  deltas.clear();
-  deltas.reserve(2 * (temp_.size() + resident_.size()));
-  auto add = [&](const std::vector<Buffer>& list) {
+  size_t count = 0;  // two deltas per buffer that does not reuse another's memory
+  ir::ScheduleStep lo = 0, hi = 0;
+  auto bound = [&](const std::vector<Buffer>& list) {
     for (const Buffer& b : list) {
       if (b.share_with >= 0) continue;
-      deltas.emplace_back(b.start, b.size);
-      deltas.emplace_back(b.end + 1, -b.size);
+      if (count == 0) lo = hi = b.start;
+      lo = std::min({lo, b.start, b.end + 1});
+      hi = std::max({hi, b.start, b.end + 1});
+      count += 2;
     }
   };
-  add(temp_);
-  add(resident_);
+  bound(temp_);
+  bound(resident_);
   int64_t live = 0, peak = 0;
   *at = 0;
-  if (deltas.empty()) return argument_bytes_;
-  ir::ScheduleStep lo = deltas[0].first, hi = deltas[0].first;
-  for (const auto& [step, bytes] : deltas) {
-    lo = std::min(lo, step);
-    hi = std::max(hi, step);
-  }
+  if (count == 0) return argument_bytes_;
   const uint64_t range = static_cast<uint64_t>(hi - lo) + 1;
-  if (range <= 4 * deltas.size() + 1024) {
+  if (range <= 4 * count + 1024) {
     std::vector<int64_t>& per_step = scratch_->per_step;
     per_step.assign(range, 0);
-    for (const auto& [step, bytes] : deltas) per_step[static_cast<size_t>(step - lo)] += bytes;
+    auto add = [&](const std::vector<Buffer>& list) {
+      for (const Buffer& b : list) {
+        if (b.share_with >= 0) continue;
+        per_step[static_cast<size_t>(b.start - lo)] += b.size;
+        per_step[static_cast<size_t>(b.end + 1 - lo)] -= b.size;
+      }
+    };
+    add(temp_);
+    add(resident_);
     for (size_t k = 0; k < per_step.size(); ++k) {
       live += per_step[k];
       if (live > peak) {
@@ -595,6 +599,18 @@ int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
     }
     return argument_bytes_ + peak;
   }
+  std::vector<std::pair<ir::ScheduleStep, int64_t>>& deltas = scratch_->deltas;
+  deltas.clear();
+  deltas.reserve(count);
+  auto add = [&](const std::vector<Buffer>& list) {
+    for (const Buffer& b : list) {
+      if (b.share_with >= 0) continue;
+      deltas.emplace_back(b.start, b.size);
+      deltas.emplace_back(b.end + 1, -b.size);
+    }
+  };
+  add(temp_);
+  add(resident_);
   std::sort(deltas.begin(), deltas.end());
   for (size_t i = 0; i < deltas.size();) {
     const ir::ScheduleStep s = deltas[i].first;

@@ -297,10 +297,9 @@ void HoldInPlaceOperandsToTheirWriters(const std::vector<Predictor::ValueInfo>& 
 void StartsAfterCombinedAllReduces(const CombinedGroups& combined,
                                    const std::vector<PredictedCollective>& collectives,
                                    const std::vector<int32_t>& value_of,
-                                   const std::vector<Predictor::ValueInfo>& values,
+                                   const std::vector<ir::ScheduleStep>& starts,
                                    std::vector<ir::ScheduleStep>& out) {
-  out.resize(values.size());
-  for (size_t v = 0; v < values.size(); ++v) out[v] = values[v].start;
+  out.assign(starts.begin(), starts.end());
   auto value = [&](ir::InstructionId id) {
     return id.valid() && id.value() < static_cast<int64_t>(value_of.size())
                ? value_of[static_cast<size_t>(id.value())]

@@ -201,6 +201,8 @@ void Predictor::BuildValueTable() {
   }
   value_ends_.reserve(values_.size());
   for (const ValueInfo& info : values_) value_ends_.push_back(info.end);
+  value_starts_.reserve(values_.size());
+  for (const ValueInfo& info : values_) value_starts_.push_back(info.start);
   for (size_t v = 0; v < values_.size(); ++v) {
     if (values_[v].cls == ValueInfo::Class::kOutput) output_values_.push_back(static_cast<int32_t>(v));
   }

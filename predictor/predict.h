@@ -262,6 +262,9 @@ class Predictor {
   // Per value: values_[v].end, flat (the memory model starts each
   // candidate's end steps from it).
   std::vector<ir::ScheduleStep> value_ends_;
+  // Per value: values_[v].start, flat (the re-run's per-device starts
+  // begin from it).
+  std::vector<ir::ScheduleStep> value_starts_;
   // The values of the output class, ascending (the memory model's chains
   // into live-out allocations and loop buffers, read without visiting
   // every value).
