@@ -197,8 +197,9 @@ void MemoryModel::CollectTempBuffers(const CombinedGroups& combined) {
   }
   // A split layout copy that its readers take whole is made whole from its
   // gathered value (predictor/layout_copy_gathers.h).
-  const LayoutCopyGathers copies = FindLayoutCopyGathers(
-      p_.program_.module, p_.step_of_, p_.value_of_, p_.values_, collectives_);
+  const LayoutCopyGathers copies =
+      FindLayoutCopyGathers(p_.program_.module, p_.layout_copies_, p_.step_of_, p_.value_of_,
+                            p_.values_, collectives_);
   for (int32_t v : copies.made_whole) end[static_cast<size_t>(v)] = p_.values_[v].start - 1;
   // A value overwritten in place stays live until its writer, which the
   // per-device schedule may start later (output_reassignment.h).

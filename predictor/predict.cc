@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/status_macros.h"
 #include "predictor/all_reduce_combiner.h"
+#include "predictor/layout_copy_gathers.h"
 #include "predictor/memory_model.h"
 #include "predictor/output_reassignment.h"
 #include "predictor/shared_predictions.h"
@@ -242,6 +243,7 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
   p->combiner_schedule_ =
       std::make_unique<const CombinerSchedule>(CombinerSchedule::Of(program, p->step_of_));
   p->BuildValueTable();
+  p->layout_copies_ = LayoutCopiesOfComputedValues(program.module);
   p->reassign_outputs_ = options.reassign_output_allocations &&
                          program.assignment_source != ir::AssignmentSource::kSynthesised;
   if (p->reassign_outputs_) {

@@ -232,6 +232,9 @@ class Predictor {
   // (the memory model's collective issue steps, read without visiting the
   // instruction).
   std::vector<ir::ScheduleStep> non_parameter_step_;
+  // Per instruction: whether it is a layout copy of a computed value of its
+  // size (layout_copy_gathers.h, LayoutCopiesOfComputedValues).
+  std::vector<uint8_t> layout_copies_;
   // The schedule as the all-reduce combiner walks it (all_reduce_combiner.h).
   std::unique_ptr<const CombinerSchedule> combiner_schedule_;
   // Per entry parameter: its array's rank (0 for a missing instruction);
