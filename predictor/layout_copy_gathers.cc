@@ -28,14 +28,19 @@ bool IsLayoutCopy(const ir::Module& module, const ir::Instruction& inst) {
   return true;
 }
 
-// Whether `pc` all-gathers a layout copy of a computed value of its size.
-bool GathersALayoutCopy(const ir::Module& module, const PredictedCollective& pc) {
-  if (pc.kind != CollectiveKind::kAllGather || !pc.source.valid()) return false;
-  const ir::Instruction& copy = module.instruction(pc.source);
+// Whether `copy` is a layout copy of a computed value of its size.
+bool CopiesAComputedValue(const ir::Module& module, const ir::Instruction& copy) {
   if (copy.operands.size() != 1 || !IsLayoutCopy(module, copy)) return false;
   const ir::Instruction& value = module.instruction(copy.operands[0]);
   return value.opcode != ir::Opcode::kParameter &&
          ir::ByteSizeOf(value.shape) == ir::ByteSizeOf(copy.shape);
+}
+
+// Whether `pc` all-gathers a layout copy of a computed value of its size.
+bool GathersALayoutCopy(const std::vector<uint8_t>& layout_copies, const PredictedCollective& pc) {
+  if (pc.kind != CollectiveKind::kAllGather || !pc.source.valid()) return false;
+  const auto id = static_cast<size_t>(pc.source.value());
+  return id < layout_copies.size() && layout_copies[id] != 0;
 }
 
 // The sources of `gathers` (layout copies) that some instruction of the
@@ -64,7 +69,18 @@ absl::flat_hash_set<int64_t> ReadDirectly(const ir::Module& module,
 
 }  // namespace
 
+std::vector<uint8_t> LayoutCopiesOfComputedValues(const ir::Module& module) {
+  std::vector<uint8_t> out(module.instruction_count(), 0);
+  for (const ir::Instruction& inst : module.instructions()) {
+    if (inst.id.valid() && static_cast<size_t>(inst.id.value()) < out.size()) {
+      out[static_cast<size_t>(inst.id.value())] = CopiesAComputedValue(module, inst) ? 1 : 0;
+    }
+  }
+  return out;
+}
+
 LayoutCopyGathers FindLayoutCopyGathers(const ir::Module& module,
+                                        const std::vector<uint8_t>& layout_copies,
                                         const std::vector<ir::ScheduleStep>& step_of,
                                         const std::vector<int32_t>& value_of,
                                         const std::vector<Predictor::ValueInfo>& values,
@@ -72,7 +88,7 @@ LayoutCopyGathers FindLayoutCopyGathers(const ir::Module& module,
   LayoutCopyGathers out;
   std::vector<const PredictedCollective*> gathers;
   for (const PredictedCollective& pc : collectives) {
-    if (GathersALayoutCopy(module, pc)) gathers.push_back(&pc);
+    if (GathersALayoutCopy(layout_copies, pc)) gathers.push_back(&pc);
   }
   if (gathers.empty()) return out;
   auto at = [](const auto& table, ir::InstructionId id) {

@@ -33,6 +33,13 @@
 
 namespace memplan::predictor {
 
+// Per instruction id: 1 when the instruction is a layout copy (a copy or
+// transpose, or a fusion of only those, bitcasts and reshapes) of one
+// operand that is not an entry parameter and has the copy's byte size;
+// else 0. Computed once per program (the memory model asks per all-gather
+// of every candidate).
+std::vector<uint8_t> LayoutCopiesOfComputedValues(const ir::Module& module);
+
 struct LayoutCopyGathers {
   // One buffer per gathered value: its per-device gathered bytes, live from
   // the value's step (a collective is issued right after its operand is
@@ -50,9 +57,11 @@ struct LayoutCopyGathers {
 // of the same byte size that its operand instruction defines (not an entry
 // parameter: those are gathered at their readers; not a tuple element read
 // through get-tuple-element), and which every reader of the copy reads
-// through one of them. `step_of` and `value_of` are per instruction id
-// (-1: unscheduled, no value); `values` is the predictor's value table.
+// through one of them. `layout_copies` is LayoutCopiesOfComputedValues of
+// the module; `step_of` and `value_of` are per instruction id (-1:
+// unscheduled, no value); `values` is the predictor's value table.
 LayoutCopyGathers FindLayoutCopyGathers(const ir::Module& module,
+                                        const std::vector<uint8_t>& layout_copies,
                                         const std::vector<ir::ScheduleStep>& step_of,
                                         const std::vector<int32_t>& value_of,
                                         const std::vector<Predictor::ValueInfo>& values,

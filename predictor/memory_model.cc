@@ -98,14 +98,8 @@ size_t ReleaseIdleModelScratch() {
   return idle.size();
 }
 
-int64_t MemoryModel::ValueOrder(const Info& info) const {
-  const std::vector<int64_t>& pos = p_.post_order_;
-  if (pos.empty()) return 0;
-  const int64_t id = info.value->instruction.valid() ? info.value->instruction.value() : -1;
-  if (id < 0 || id >= static_cast<int64_t>(pos.size()) || pos[static_cast<size_t>(id)] < 0) {
-    return std::numeric_limits<int64_t>::max();
-  }
-  return 2 * pos[static_cast<size_t>(id)] + 1;
+int64_t MemoryModel::ValueOrder(size_t v) const {
+  return p_.value_order_.empty() ? 0 : p_.value_order_[v];
 }
 
 int64_t MemoryModel::CollectiveOrder(ir::InstructionId reader) const {
@@ -197,14 +191,15 @@ void MemoryModel::CollectTempBuffers(const CombinedGroups& combined) {
   OutputCapacities(cap);
   AllReduceBuffers(combined, cap, end);
   if (p_.reassign_outputs_) {
-    StartsAfterCombinedAllReduces(combined, collectives_, p_.value_of_, p_.values_, s.begin);
+    StartsAfterCombinedAllReduces(combined, collectives_, p_.value_of_, p_.value_starts_, s.begin);
   } else {
     s.begin.clear();
   }
   // A split layout copy that its readers take whole is made whole from its
   // gathered value (predictor/layout_copy_gathers.h).
-  const LayoutCopyGathers copies = FindLayoutCopyGathers(
-      p_.program_.module, p_.step_of_, p_.value_of_, p_.values_, collectives_);
+  const LayoutCopyGathers copies =
+      FindLayoutCopyGathers(p_.program_.module, p_.layout_copies_, p_.step_of_, p_.value_of_,
+                            p_.values_, collectives_);
   for (int32_t v : copies.made_whole) end[static_cast<size_t>(v)] = p_.values_[v].start - 1;
   // A value overwritten in place stays live until its writer, which the
   // per-device schedule may start later (output_reassignment.h).
@@ -227,9 +222,10 @@ void MemoryModel::ChainedIntoLiveOut(const std::vector<ir::ScheduleStep>& end,
   const auto& values = p_.values_;
   std::set<std::pair<int32_t, ir::ScheduleStep>> anchors;  // (allocation, start)
   std::vector<size_t> order;
-  for (size_t v = 0; v < values.size(); ++v) {
+  for (const int32_t out : p_.output_values_) {
+    const size_t v = static_cast<size_t>(out);
     const Info& info = values[v];
-    if (info.cls != Info::Class::kOutput || info.allocation < 0) continue;
+    if (info.allocation < 0) continue;
     if (info.live_out) {
       anchors.insert({info.allocation, info.start});
     } else if (info.end >= info.start) {
@@ -249,12 +245,13 @@ void MemoryModel::ChainedIntoLiveOut(const std::vector<ir::ScheduleStep>& end,
 void MemoryModel::KeepLoopBuffersWhole(std::vector<uint8_t>& stays) const {
   const auto& values = p_.values_;
   const std::vector<int32_t>& leader = p_.loop_leader_;
-  for (size_t v = 0; v < values.size(); ++v) {
-    if (values[v].cls == Info::Class::kOutput && (values[v].live_out || stays[v])) {
-      stays[static_cast<size_t>(leader[v])] = 1;
-    }
+  for (const int32_t out : p_.output_values_) {
+    const size_t v = static_cast<size_t>(out);
+    if (values[v].live_out || stays[v]) stays[static_cast<size_t>(leader[v])] = 1;
   }
-  for (size_t v = 0; v < values.size(); ++v) {
+  // A value that leads its own loop buffer has its own mark already.
+  for (const int32_t follower : p_.loop_followers_) {
+    const size_t v = static_cast<size_t>(follower);
     if (stays[static_cast<size_t>(leader[v])]) stays[v] = 1;
   }
 }
@@ -379,7 +376,7 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
         begin.empty() ? info.start : PerDeviceStart(begin[v], end[v], info.start);
     if (info.cls == Info::Class::kTemp) {
       index[v] = static_cast<int64_t>(temp_.size());
-      temp_.push_back({size, start, end[v], -1, ValueOrder(info)});
+      temp_.push_back({size, start, end[v], -1, ValueOrder(v)});
     } else if (info.cls == Info::Class::kOutput) {
       const int64_t c = cap[static_cast<size_t>(info.allocation)];
       if (reassign ? !info.live_out && !stays[v] : (c >= 0 && size > c)) {
@@ -389,12 +386,12 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
           if (at >= 0) {
             TempBuffer& b = temp_[static_cast<size_t>(at)];
             b = {std::max(b.size, size), std::min(b.start, start), std::max(b.end, end[v]), -1,
-                 std::min(b.order, ValueOrder(info))};
+                 std::min(b.order, ValueOrder(v))};
             continue;
           }
           at = static_cast<int64_t>(temp_.size());
         }
-        temp_.push_back({size, start, end[v], -1, ValueOrder(info)});
+        temp_.push_back({size, start, end[v], -1, ValueOrder(v)});
       } else {
         resident_.push_back({size, start, end[v], -1});
         if (reassign) live_out[static_cast<size_t>(info.allocation)].push_back(resident_.back());
@@ -565,31 +562,35 @@ int64_t MemoryModel::PackTempReference() const {
 int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
   // Bytes added and removed per step, summed per step in a table when the
   // steps span no more than a few times the buffer count, else sorted.
-  std::vector<std::pair<ir::ScheduleStep, int64_t>>& deltas = scratch_->deltas;
-  deltas.clear();
-  deltas.reserve(2 * (temp_.size() + resident_.size()));
-  auto add = [&](const std::vector<Buffer>& list) {
+  size_t count = 0;  // two deltas per buffer that does not reuse another's memory
+  ir::ScheduleStep lo = 0, hi = 0;
+  auto bound = [&](const std::vector<Buffer>& list) {
     for (const Buffer& b : list) {
       if (b.share_with >= 0) continue;
-      deltas.emplace_back(b.start, b.size);
-      deltas.emplace_back(b.end + 1, -b.size);
+      if (count == 0) lo = hi = b.start;
+      lo = std::min({lo, b.start, b.end + 1});
+      hi = std::max({hi, b.start, b.end + 1});
+      count += 2;
     }
   };
-  add(temp_);
-  add(resident_);
+  bound(temp_);
+  bound(resident_);
   int64_t live = 0, peak = 0;
   *at = 0;
-  if (deltas.empty()) return argument_bytes_;
-  ir::ScheduleStep lo = deltas[0].first, hi = deltas[0].first;
-  for (const auto& [step, bytes] : deltas) {
-    lo = std::min(lo, step);
-    hi = std::max(hi, step);
-  }
+  if (count == 0) return argument_bytes_;
   const uint64_t range = static_cast<uint64_t>(hi - lo) + 1;
-  if (range <= 4 * deltas.size() + 1024) {
+  if (range <= 4 * count + 1024) {
     std::vector<int64_t>& per_step = scratch_->per_step;
     per_step.assign(range, 0);
-    for (const auto& [step, bytes] : deltas) per_step[static_cast<size_t>(step - lo)] += bytes;
+    auto add = [&](const std::vector<Buffer>& list) {
+      for (const Buffer& b : list) {
+        if (b.share_with >= 0) continue;
+        per_step[static_cast<size_t>(b.start - lo)] += b.size;
+        per_step[static_cast<size_t>(b.end + 1 - lo)] -= b.size;
+      }
+    };
+    add(temp_);
+    add(resident_);
     for (size_t k = 0; k < per_step.size(); ++k) {
       live += per_step[k];
       if (live > peak) {
@@ -599,6 +600,18 @@ int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
     }
     return argument_bytes_ + peak;
   }
+  std::vector<std::pair<ir::ScheduleStep, int64_t>>& deltas = scratch_->deltas;
+  deltas.clear();
+  deltas.reserve(count);
+  auto add = [&](const std::vector<Buffer>& list) {
+    for (const Buffer& b : list) {
+      if (b.share_with >= 0) continue;
+      deltas.emplace_back(b.start, b.size);
+      deltas.emplace_back(b.end + 1, -b.size);
+    }
+  };
+  add(temp_);
+  add(resident_);
   std::sort(deltas.begin(), deltas.end());
   for (size_t i = 0; i < deltas.size();) {
     const ir::ScheduleStep s = deltas[i].first;

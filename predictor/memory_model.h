@@ -69,7 +69,8 @@ class MemoryModel {
   // a collective's comes right before its reader's (XLA's partitioned
   // program computes it as the reader's operand). The largest value when
   // unknown (after the others of one size). 0 when not re-assigning.
-  int64_t ValueOrder(const Predictor::ValueInfo& info) const;
+  // Read from the predictor's per-value table (Predictor::value_order_).
+  int64_t ValueOrder(size_t v) const;
   int64_t CollectiveOrder(ir::InstructionId reader) const;
   int64_t ArgumentBytes() const;
   int64_t OutputBytes() const;

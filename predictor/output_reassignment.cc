@@ -7,7 +7,6 @@
 #include <tuple>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
 
 namespace memplan::predictor {
 namespace {
@@ -181,17 +180,25 @@ std::vector<ir::ComputationId> ComputationPostOrder(const ir::Module& module) {
 // One computation's instructions depth-first from each user-less one
 // (input order), operands first in operand order, then control
 // predecessors before them (XLA's ComputeInstructionPostOrder pushes
-// them last); appended to `position` from `next`.
+// them last); appended to `position` from `next`. `local` (per module
+// instruction id, -1 outside the computation) is filled with the
+// computation's local indices here and reset to -1 before returning.
 void InstructionPostOrderOf(const ir::Module& module, const ir::Computation& comp,
-                            std::vector<int64_t>& position, int64_t& next) {
-  std::vector<uint8_t> used;
-  absl::flat_hash_map<int64_t, size_t> local;
-  for (size_t i = 0; i < comp.instructions.size(); ++i) local[comp.instructions[i].value()] = i;
-  used.assign(comp.instructions.size(), 0);
+                            std::vector<int64_t>& position, int64_t& next,
+                            std::vector<int32_t>& local) {
+  auto local_of = [&](ir::InstructionId id) -> int32_t {
+    return id.valid() && id.value() < static_cast<int64_t>(local.size())
+               ? local[static_cast<size_t>(id.value())]
+               : -1;
+  };
+  for (size_t i = 0; i < comp.instructions.size(); ++i) {
+    local[static_cast<size_t>(comp.instructions[i].value())] = static_cast<int32_t>(i);
+  }
+  std::vector<uint8_t> used(comp.instructions.size(), 0);
   for (ir::InstructionId id : comp.instructions) {
     for (ir::InstructionId op : module.instruction(id).operands) {
-      auto it = local.find(op.value());
-      if (it != local.end()) used[it->second] = 1;
+      const int32_t at = local_of(op);
+      if (at >= 0) used[static_cast<size_t>(at)] = 1;
     }
   }
   std::vector<uint8_t> state(comp.instructions.size(), 0);  // 1 visiting, 2 done
@@ -212,15 +219,16 @@ void InstructionPostOrderOf(const ir::Module& module, const ir::Computation& com
       state[i] = 1;
       const ir::Instruction& inst = module.instruction(comp.instructions[i]);
       for (size_t k = inst.operands.size(); k-- > 0;) {
-        auto it = local.find(inst.operands[k].value());
-        if (it != local.end() && state[it->second] == 0) stack.push_back(it->second);
+        const int32_t at = local_of(inst.operands[k]);
+        if (at >= 0 && state[static_cast<size_t>(at)] == 0) stack.push_back(static_cast<size_t>(at));
       }
       for (ir::InstructionId pred : inst.control_predecessors) {
-        auto it = local.find(pred.value());
-        if (it != local.end() && state[it->second] == 0) stack.push_back(it->second);
+        const int32_t at = local_of(pred);
+        if (at >= 0 && state[static_cast<size_t>(at)] == 0) stack.push_back(static_cast<size_t>(at));
       }
     }
   }
+  for (ir::InstructionId id : comp.instructions) local[static_cast<size_t>(id.value())] = -1;
 }
 
 }  // namespace
@@ -228,8 +236,9 @@ void InstructionPostOrderOf(const ir::Module& module, const ir::Computation& com
 void InstructionPostOrder(const ir::Module& module, std::vector<int64_t>& position) {
   position.assign(module.instruction_count(), -1);
   int64_t next = 0;
+  std::vector<int32_t> local(module.instruction_count(), -1);
   for (ir::ComputationId c : ComputationPostOrder(module)) {
-    InstructionPostOrderOf(module, module.computation(c), position, next);
+    InstructionPostOrderOf(module, module.computation(c), position, next, local);
   }
 }
 
@@ -288,10 +297,9 @@ void HoldInPlaceOperandsToTheirWriters(const std::vector<Predictor::ValueInfo>& 
 void StartsAfterCombinedAllReduces(const CombinedGroups& combined,
                                    const std::vector<PredictedCollective>& collectives,
                                    const std::vector<int32_t>& value_of,
-                                   const std::vector<Predictor::ValueInfo>& values,
+                                   const std::vector<ir::ScheduleStep>& starts,
                                    std::vector<ir::ScheduleStep>& out) {
-  out.resize(values.size());
-  for (size_t v = 0; v < values.size(); ++v) out[v] = values[v].start;
+  out.assign(starts.begin(), starts.end());
   auto value = [&](ir::InstructionId id) {
     return id.valid() && id.value() < static_cast<int64_t>(value_of.size())
                ? value_of[static_cast<size_t>(id.value())]

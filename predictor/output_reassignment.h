@@ -81,8 +81,9 @@ void InstructionPostOrder(const ir::Module& module, std::vector<int64_t>& positi
 // Per value (index into the predictor's value table): the step it starts
 // at, its own start unless its instruction reads a combined all-reduce's
 // result issued at or after it; then that all-reduce's step + 1.
-// `value_of` is per instruction id (-1: no value); `values` the
-// predictor's value table. Written into `out` (resized to its size).
+// `value_of` is per instruction id (-1: no value); `starts` each value's
+// single-device start (Predictor::value_starts_). Written into `out`
+// (resized to its size).
 // XLA assigns buffers, not values: alias analysis joins a while loop's
 // init, body parameter, body result and loop result (the "(phi)" values of
 // its dump) into one HloBuffer, which AssignSingleHloBuffer places whole,
@@ -105,7 +106,7 @@ void LoopBufferLeaders(const std::vector<Predictor::ValueInfo>& values,
 void StartsAfterCombinedAllReduces(const CombinedGroups& combined,
                                    const std::vector<PredictedCollective>& collectives,
                                    const std::vector<int32_t>& value_of,
-                                   const std::vector<Predictor::ValueInfo>& values,
+                                   const std::vector<ir::ScheduleStep>& starts,
                                    std::vector<ir::ScheduleStep>& out);
 
 // A value updated in place is read by the instruction that overwrites it:

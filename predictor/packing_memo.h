@@ -53,7 +53,12 @@ struct ValueBytesTable {
     enum class Kind : uint8_t { kFixed, kSharded, kSlow } kind = Kind::kFixed;
   };
   size_t ways_table_size = 0;  // the mesh ways table it was built against
+  // The distinct entries (equal size, full bytes, element width, kind,
+  // dims and masks once: a program's values fall into few), and per value
+  // its entry's index. Every kSlow value shares one entry (its bytes are
+  // the value's own ShardBytes).
   std::vector<Entry> entries;
+  std::vector<uint32_t> entry_of;
   std::vector<int64_t> dims;
   std::vector<AxisMask> masks;
 };

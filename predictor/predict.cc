@@ -1,6 +1,7 @@
 #include "predictor/predict.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <utility>
@@ -9,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/status_macros.h"
 #include "predictor/all_reduce_combiner.h"
+#include "predictor/layout_copy_gathers.h"
 #include "predictor/memory_model.h"
 #include "predictor/output_reassignment.h"
 #include "predictor/shared_predictions.h"
@@ -200,6 +202,11 @@ void Predictor::BuildValueTable() {
   }
   value_ends_.reserve(values_.size());
   for (const ValueInfo& info : values_) value_ends_.push_back(info.end);
+  value_starts_.reserve(values_.size());
+  for (const ValueInfo& info : values_) value_starts_.push_back(info.start);
+  for (size_t v = 0; v < values_.size(); ++v) {
+    if (values_[v].cls == ValueInfo::Class::kOutput) output_values_.push_back(static_cast<int32_t>(v));
+  }
   for (size_t v = 0; v < values_.size(); ++v) {
     if (values_[v].share_with < 0) continue;
     in_place_values_.emplace_back(static_cast<int32_t>(v), values_[v].share_with);
@@ -236,11 +243,29 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
   p->combiner_schedule_ =
       std::make_unique<const CombinerSchedule>(CombinerSchedule::Of(program, p->step_of_));
   p->BuildValueTable();
+  p->layout_copies_ = LayoutCopiesOfComputedValues(program.module);
   p->reassign_outputs_ = options.reassign_output_allocations &&
                          program.assignment_source != ir::AssignmentSource::kSynthesised;
-  if (p->reassign_outputs_) LoopBufferLeaders(p->values_, p->allocation_values_, p->loop_leader_);
+  if (p->reassign_outputs_) {
+    LoopBufferLeaders(p->values_, p->allocation_values_, p->loop_leader_);
+    for (size_t v = 0; v < p->loop_leader_.size(); ++v) {
+      if (p->loop_leader_[v] != static_cast<int32_t>(v)) p->loop_followers_.push_back(static_cast<int32_t>(v));
+    }
+  }
   if (p->reassign_outputs_) InstructionPostOrder(program.module, p->post_order_);
+  if (p->reassign_outputs_) p->IndexValueOrder();
   return p;
+}
+
+void Predictor::IndexValueOrder() {
+  value_order_.resize(values_.size());
+  const int64_t positions = static_cast<int64_t>(post_order_.size());
+  for (size_t v = 0; v < values_.size(); ++v) {
+    const ir::InstructionId inst = values_[v].value->instruction;
+    const int64_t id = inst.valid() ? inst.value() : -1;
+    const int64_t pos = id >= 0 && id < positions ? post_order_[static_cast<size_t>(id)] : -1;
+    value_order_[v] = pos < 0 ? std::numeric_limits<int64_t>::max() : 2 * pos + 1;
+  }
 }
 
 absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::SharedFor(

@@ -186,6 +186,7 @@ class Predictor {
   void BuildValueTable();
   void IndexParameterShapes();  // parameter_shapes_, parameter_same_shape_
   void IndexAliasedParameters();  // aliased_parameters_
+  void IndexValueOrder();  // value_order_, from values_ and post_order_
   // The shared prediction of a candidate: found by its key, resized from
   // one of the same structure, or computed (and kept for both).
   absl::StatusOr<std::shared_ptr<const SharedPrediction>> SharedFor(const ir::ResolvedPlan& plan,
@@ -231,6 +232,9 @@ class Predictor {
   // (the memory model's collective issue steps, read without visiting the
   // instruction).
   std::vector<ir::ScheduleStep> non_parameter_step_;
+  // Per instruction: whether it is a layout copy of a computed value of its
+  // size (layout_copy_gathers.h, LayoutCopiesOfComputedValues).
+  std::vector<uint8_t> layout_copies_;
   // The schedule as the all-reduce combiner walks it (all_reduce_combiner.h).
   std::unique_ptr<const CombinerSchedule> combiner_schedule_;
   // Per entry parameter: its array's rank (0 for a missing instruction);
@@ -261,6 +265,13 @@ class Predictor {
   // Per value: values_[v].end, flat (the memory model starts each
   // candidate's end steps from it).
   std::vector<ir::ScheduleStep> value_ends_;
+  // Per value: values_[v].start, flat (the re-run's per-device starts
+  // begin from it).
+  std::vector<ir::ScheduleStep> value_starts_;
+  // The values of the output class, ascending (the memory model's chains
+  // into live-out allocations and loop buffers, read without visiting
+  // every value).
+  std::vector<int32_t> output_values_;
   ir::ScheduleStep max_step_ = 0;
   // Whether the memory model re-runs XLA's buffer assigner on the
   // per-device buffers (predictor/output_reassignment.h): asked for, and
@@ -269,9 +280,16 @@ class Predictor {
   // Per value, when reassign_outputs_: its loop buffer's first value
   // (predictor/output_reassignment.h, LoopBufferLeaders); empty otherwise.
   std::vector<int32_t> loop_leader_;
+  // The values whose loop_leader_ is another value, ascending.
+  std::vector<int32_t> loop_followers_;
   // Per instruction, when reassign_outputs_: its module post-order
   // position (predictor/output_reassignment.h, InstructionPostOrder).
   std::vector<int64_t> post_order_;
+  // Per value, when reassign_outputs_: TempBuffer::order of the value
+  // (MemoryModel::ValueOrder: twice its instruction's post-order position
+  // plus one, the largest value when it has none), read per candidate
+  // without visiting the value's instruction; empty otherwise.
+  std::vector<int64_t> value_order_;
   std::unique_ptr<SharedPredictions> shared_;  // null: nothing shared
   mutable std::atomic<int64_t> same_sizes_{0}, same_structure_{0}, computed_{0},
       packing_scaled_{0};
