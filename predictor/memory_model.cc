@@ -37,6 +37,7 @@ struct ModelScratch {
   std::vector<ir::ScheduleStep> begin;  // value start steps (reassigning)
   std::vector<std::vector<TempBuffer>> live_out;  // per allocation (reassigning)
   std::vector<uint8_t> stays;  // per value: kept in its allocation (reassigning)
+  std::vector<uint8_t> in_arguments;  // per allocation: a donated parameter's (reassigning)
   std::vector<uint32_t> events;
   std::vector<uint32_t> count;
   std::vector<int32_t> slot;
@@ -205,6 +206,7 @@ void MemoryModel::CollectTempBuffers(const CombinedGroups& combined) {
   // per-device schedule may start later (output_reassignment.h).
   if (p_.reassign_outputs_) {
     HoldInPlaceOperandsToTheirWriters(p_.values_, p_.in_place_values_, s.begin, end);
+    HoldDonatedParametersToTheirReaders(p_.values_, p_.donated_readers_, s.begin, end);
   }
   temp_.insert(temp_.end(), copies.gathered.begin(), copies.gathered.end());
   if (p_.reassign_outputs_) {
@@ -377,6 +379,12 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
     if (info.cls == Info::Class::kTemp) {
       index[v] = static_cast<int64_t>(temp_.size());
       temp_.push_back({size, start, end[v], -1, ValueOrder(v)});
+    } else if (info.cls == Info::Class::kParameter) {
+      // A donated parameter holds its allocation until its last reader;
+      // its bytes are the argument's.
+      if (reassign && info.donated) {
+        live_out[static_cast<size_t>(info.allocation)].push_back({size, start, end[v], -1});
+      }
     } else if (info.cls == Info::Class::kOutput) {
       const int64_t c = cap[static_cast<size_t>(info.allocation)];
       if (reassign ? !info.live_out && !stays[v] : (c >= 0 && size > c)) {
@@ -393,8 +401,10 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
         }
         temp_.push_back({size, start, end[v], -1, ValueOrder(v)});
       } else {
-        resident_.push_back({size, start, end[v], -1});
-        if (reassign) live_out[static_cast<size_t>(info.allocation)].push_back(resident_.back());
+        const Buffer b{size, start, end[v], -1};
+        // In a donated parameter's allocation: the argument's bytes.
+        if (!info.donated) resident_.push_back(b);
+        if (reassign) live_out[static_cast<size_t>(info.allocation)].push_back(b);
       }
     }
   }
@@ -406,7 +416,16 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
           index[static_cast<size_t>(with)];
     }
   }
-  if (reassign) ReassignOutputAllocations(cap, live_out, temp_, resident_);
+  if (reassign) {
+    // Buffers placed in a donated parameter's allocation add nothing to the
+    // live peak: the argument's bytes are live throughout.
+    std::vector<uint8_t>& in_arguments = scratch_->in_arguments;
+    in_arguments.assign(cap.size(), 0);
+    for (const Info& info : values) {
+      if (info.donated) in_arguments[static_cast<size_t>(info.allocation)] = 1;
+    }
+    ReassignOutputAllocations(cap, live_out, in_arguments, temp_, resident_);
+  }
 }
 
 // The heap simulator's call stream for the temp buffers, as PackTempReference

@@ -78,15 +78,17 @@ std::vector<Unit> MovableInOrder(const std::vector<TempBuffer>& temp) {
   return units;
 }
 
-// The buffers of `temp` not `moved`, their share_with indices renumbered.
-void KeepUnmoved(const std::vector<bool>& moved, std::vector<TempBuffer>& temp,
+// The buffers of `temp` not moved (`moved`: 0 stays, 1 to `resident`, 2
+// dropped: in an allocation the arguments count), their share_with
+// indices renumbered.
+void KeepUnmoved(const std::vector<uint8_t>& moved, std::vector<TempBuffer>& temp,
                  std::vector<TempBuffer>& resident) {
   std::vector<int64_t> renumber(temp.size(), -1);
   std::vector<TempBuffer> kept;
   kept.reserve(temp.size());
   for (size_t i = 0; i < temp.size(); ++i) {
-    if (moved[i]) {
-      resident.push_back(temp[i]);
+    if (moved[i] != 0) {
+      if (moved[i] == 1) resident.push_back(temp[i]);
       continue;
     }
     renumber[i] = static_cast<int64_t>(kept.size());
@@ -102,6 +104,7 @@ void KeepUnmoved(const std::vector<bool>& moved, std::vector<TempBuffer>& temp,
 
 void ReassignOutputAllocations(const std::vector<int64_t>& cap,
                                const std::vector<std::vector<TempBuffer>>& live_out,
+                               const std::vector<uint8_t>& in_arguments,
                                std::vector<TempBuffer>& temp, std::vector<TempBuffer>& resident) {
   // The smallest allocation first (later made first among equals).
   std::vector<size_t> allocations;
@@ -116,7 +119,7 @@ void ReassignOutputAllocations(const std::vector<int64_t>& cap,
   for (size_t k = 0; k < allocations.size(); ++k) {
     for (const TempBuffer& b : live_out[allocations[k]]) occupied[k].Add(b.start, b.end);
   }
-  std::vector<bool> moved(temp.size(), false);
+  std::vector<uint8_t> moved(temp.size(), 0);
   for (const Unit& u : MovableInOrder(temp)) {
     auto first = std::partition_point(allocations.begin(), allocations.end(),
                                       [&](size_t a) { return cap[a] < u.size; });
@@ -124,7 +127,8 @@ void ReassignOutputAllocations(const std::vector<int64_t>& cap,
       Occupied& o = occupied[static_cast<size_t>(it - allocations.begin())];
       if (!o.Free(u.start, u.end)) continue;
       o.Add(u.start, u.end);
-      for (size_t i : u.members) moved[i] = true;
+      const bool counted = *it < in_arguments.size() && in_arguments[*it] != 0;
+      for (size_t i : u.members) moved[i] = counted ? 2 : 1;
       break;
     }
   }
@@ -291,6 +295,20 @@ void HoldInPlaceOperandsToTheirWriters(const std::vector<Predictor::ValueInfo>& 
       if (!live(a) || !live(b) || values[a].end < values[b].start) continue;
       end[a] = std::max(end[a], PerDeviceStart(begin[b], end[b], values[b].start));
     }
+  }
+}
+
+void HoldDonatedParametersToTheirReaders(const std::vector<Predictor::ValueInfo>& values,
+                                         const std::vector<std::pair<int32_t, int32_t>>& readers,
+                                         const std::vector<ir::ScheduleStep>& begin,
+                                         std::vector<ir::ScheduleStep>& end) {
+  for (const auto& [p, r] : readers) {
+    const size_t pv = static_cast<size_t>(p), rv = static_cast<size_t>(r);
+    if (end[pv] < values[pv].start) continue;
+    const ir::ScheduleStep at = end[rv] >= values[rv].start
+                                    ? PerDeviceStart(begin[rv], end[rv], values[rv].start)
+                                    : values[rv].start;
+    end[pv] = std::max(end[pv], at);
   }
 }
 

@@ -44,13 +44,17 @@ namespace memplan::predictor {
 // left to the heap simulator (the temp arena).
 //
 // `cap[a]`: allocation a's bytes (< 0: not an output allocation);
-// `live_out[a]`: the live-out buffers held there. Moves every buffer of
-// `temp` that finds room into `resident`; an in-place group (a buffer and
+// `live_out[a]`: the live-out buffers held there (a donated parameter's
+// allocation: the parameter, to its last reader, and its update);
+// `in_arguments[a]` (empty: none): allocation a is a donated parameter's,
+// whose bytes the arguments count. Moves every buffer of `temp` that finds
+// room out of `temp`: into `resident`, unless its allocation is in_arguments; an in-place group (a buffer and
 // those whose share_with leads to it) moves whole, as one buffer of its
 // largest size over the union of its steps, or stays whole in `temp`,
 // whose share_with indices are renumbered.
 void ReassignOutputAllocations(const std::vector<int64_t>& cap,
                                const std::vector<std::vector<TempBuffer>>& live_out,
+                               const std::vector<uint8_t>& in_arguments,
                                std::vector<TempBuffer>& temp, std::vector<TempBuffer>& resident);
 
 // XLA's assigner breaks ties among buffers of one size by the earliest
@@ -132,6 +136,24 @@ void HoldInPlaceOperandsToTheirWriters(const std::vector<Predictor::ValueInfo>& 
                                        const std::vector<std::pair<int32_t, int32_t>>& in_place,
                                        const std::vector<ir::ScheduleStep>& begin,
                                        std::vector<ir::ScheduleStep>& end);
+
+// A donated entry parameter lives in its allocation until its last reader
+// has run; where the per-device schedule starts a reader later (an Adam
+// moment's update waits for the gradients' combined all-reduce), the
+// parameter holds its allocation until then, and nothing else can use it
+// in between. samples/sharded/transformer_train_adam dp8: opt_state's
+// mu/nu for w_fc1 are read last at step 80-81 on one device, by updates
+// the per-device schedule issues after the all-reduce at 115; freed at 81,
+// their 4 MiB allocations took dot.20 and two all-reduce results.
+//
+// `readers`: (parameter value, reader value) pairs (Predictor::
+// donated_readers_); each parameter's `end` is raised to its readers'
+// PerDeviceStart (from `begin`, the StartsAfterCombinedAllReduces steps).
+// Readers without a live range count at their single-device start.
+void HoldDonatedParametersToTheirReaders(const std::vector<Predictor::ValueInfo>& values,
+                                         const std::vector<std::pair<int32_t, int32_t>>& readers,
+                                         const std::vector<ir::ScheduleStep>& begin,
+                                         std::vector<ir::ScheduleStep>& end);
 
 // The step the memory model starts a value at when re-assigning: its
 // instruction's per-device step `begin` (StartsAfterCombinedAllReduces),

@@ -143,6 +143,20 @@ void Predictor::IndexAliasedParameters() {
   }
 }
 
+void Predictor::IndexDonatedReaders() {
+  const ir::Module& module = program_.module;
+  for (ir::InstructionId id : module.entry_computation()->instructions) {
+    const int32_t reader = value_of_[static_cast<size_t>(id.value())];
+    if (reader < 0) continue;
+    for (ir::InstructionId op : module.instruction(id).operands) {
+      const int32_t p = op.valid() ? value_of_[static_cast<size_t>(op.value())] : -1;
+      if (p >= 0 && values_[p].donated && values_[p].cls == ValueInfo::Class::kParameter) {
+        donated_readers_.emplace_back(p, reader);
+      }
+    }
+  }
+}
+
 void Predictor::BuildValueTable() {
   const ir::Program& program = program_;
   ir::ScheduleStep latest_end = 0;
@@ -171,7 +185,11 @@ void Predictor::BuildValueTable() {
     if (a != nullptr) {
       info.allocation = static_cast<int32_t>(a - program.allocations.data());
       if (a->is_entry_parameter()) {
-        info.cls = ValueInfo::Class::kParameter;
+        info.donated = a->maybe_live_out;
+        const bool parameter = program.module.contains(v.instruction) &&
+                               program.module.instruction(v.instruction).opcode == ir::Opcode::kParameter;
+        info.cls = reassign_outputs_ && info.donated && !parameter ? ValueInfo::Class::kOutput
+                                                                   : ValueInfo::Class::kParameter;
       } else if (a->maybe_live_out) {
         info.cls = ValueInfo::Class::kOutput;
       } else if (!a->is_constant && !a->is_thread_local) {
@@ -189,7 +207,13 @@ void Predictor::BuildValueTable() {
     }
   }
   for (size_t a = 0; a < program.allocations.size(); ++a) {
-    if (program.allocations[a].is_preallocated_temp || !program.allocations[a].maybe_live_out) {
+    // A donated parameter's allocation too, re-assigning: XLA lets a
+    // buffer there take over its operand's memory at the step it ends
+    // (ynn_fusion.18 and broadcast_select_fusion in transformer_train_adam's
+    // allocation 1), and the re-run moves the pair as one.
+    const ir::Allocation& alloc = program.allocations[a];
+    if (alloc.is_preallocated_temp || !alloc.maybe_live_out ||
+        (reassign_outputs_ && alloc.is_entry_parameter())) {
       FindInPlaceSharing(&values_, allocation_values_[a]);
     }
   }
@@ -200,6 +224,7 @@ void Predictor::BuildValueTable() {
       }
     }
   }
+  if (reassign_outputs_) IndexDonatedReaders();
   value_ends_.reserve(values_.size());
   for (const ValueInfo& info : values_) value_ends_.push_back(info.end);
   value_starts_.reserve(values_.size());
@@ -242,10 +267,10 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
   p->IndexSchedule();
   p->combiner_schedule_ =
       std::make_unique<const CombinerSchedule>(CombinerSchedule::Of(program, p->step_of_));
-  p->BuildValueTable();
-  p->layout_copies_ = LayoutCopiesOfComputedValues(program.module);
   p->reassign_outputs_ = options.reassign_output_allocations &&
                          program.assignment_source != ir::AssignmentSource::kSynthesised;
+  p->BuildValueTable();
+  p->layout_copies_ = LayoutCopiesOfComputedValues(program.module);
   if (p->reassign_outputs_) {
     LoopBufferLeaders(p->values_, p->allocation_values_, p->loop_leader_);
     for (size_t v = 0; v < p->loop_leader_.size(); ++v) {

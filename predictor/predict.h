@@ -166,6 +166,11 @@ class Predictor {
     Class cls = Class::kOther;
     bool live_out = false;    // live until the end of the program
     int32_t allocation = -1;  // index into program.allocations
+    // In a donated entry parameter's allocation (aliased with an output).
+    // Re-assigning, such a value that is not the parameter itself is an
+    // output-allocation value (kOutput): XLA's assigner offers a donated
+    // parameter's allocation to other buffers as it does an output's.
+    bool donated = false;
     // Index (into values_) of the value whose memory this one reuses in
     // place (same allocation and offset, lifetimes meeting); -1: none.
     int32_t share_with = -1;
@@ -184,6 +189,7 @@ class Predictor {
   // in-place sharing).
   void IndexSchedule();
   void BuildValueTable();
+  void IndexDonatedReaders();  // donated_readers_, from values_ and value_of_
   void IndexParameterShapes();  // parameter_shapes_, parameter_same_shape_
   void IndexAliasedParameters();  // aliased_parameters_
   void IndexValueOrder();  // value_order_, from values_ and post_order_
@@ -262,6 +268,11 @@ class Predictor {
   // share_with, ascending: the memory model's in-place groups, read without
   // visiting every value.
   std::vector<std::pair<int32_t, int32_t>> in_place_values_;
+  // (parameter value, reader value) for every read of a donated entry
+  // parameter by an entry instruction with a value, when reassign_outputs_:
+  // the memory model holds the parameter to its readers' per-device steps
+  // (output_reassignment.h, HoldDonatedParametersToTheirReaders).
+  std::vector<std::pair<int32_t, int32_t>> donated_readers_;
   // Per value: values_[v].end, flat (the memory model starts each
   // candidate's end steps from it).
   std::vector<ir::ScheduleStep> value_ends_;

@@ -165,7 +165,7 @@ TEST(ReassignOutputAllocations, MovesInPlaceGroupsWholeAndTiesByPostOrder) {
   // first, so 0 stays in the arena.
   std::vector<TempBuffer> temp = {{80, 10, 60, -1, 50}, {80, 40, 41, -1, 20}, {80, 41, 42, 1, 21}};
   std::vector<TempBuffer> resident;
-  ReassignOutputAllocations(cap, live_out, temp, resident);
+  ReassignOutputAllocations(cap, live_out, {}, temp, resident);
   ASSERT_EQ(temp.size(), 1u);
   EXPECT_EQ(temp[0].start, 10);
   ASSERT_EQ(resident.size(), 2u);
@@ -175,11 +175,46 @@ TEST(ReassignOutputAllocations, MovesInPlaceGroupsWholeAndTiesByPostOrder) {
   // and the group stays whole in the arena, still sharing.
   temp = {{80, 10, 60, -1, 10}, {80, 40, 41, -1, 20}, {80, 41, 42, 1, 21}};
   resident.clear();
-  ReassignOutputAllocations(cap, live_out, temp, resident);
+  ReassignOutputAllocations(cap, live_out, {}, temp, resident);
   ASSERT_EQ(temp.size(), 2u);
   EXPECT_EQ(temp[1].share_with, 0);
   ASSERT_EQ(resident.size(), 1u);
   EXPECT_EQ(resident[0].start, 10);
+}
+
+// A buffer the re-run places in a donated parameter's allocation
+// (in_arguments) leaves the arena but is not resident: the arguments
+// already count those bytes.
+TEST(ReassignOutputAllocations, DonatedParameterAllocationsHoldBuffersAtNoCost) {
+  // 0: a donated parameter's 100 bytes, the parameter to 10 and its update
+  // from 90; 1: an output allocation of 100 bytes, live out from 90.
+  const std::vector<int64_t> cap = {100, 100};
+  const std::vector<std::vector<TempBuffer>> live_out = {
+      {{100, 0, 10, -1, 0}, {100, 90, 99, -1, 0}}, {{100, 90, 99, -1, 0}}};
+  const std::vector<uint8_t> in_arguments = {1, 0};
+  // Two buffers of 80 bytes at 20-60: one in each allocation.
+  std::vector<TempBuffer> temp = {{80, 20, 60, -1, 1}, {80, 20, 60, -1, 2}};
+  std::vector<TempBuffer> resident;
+  ReassignOutputAllocations(cap, live_out, in_arguments, temp, resident);
+  EXPECT_TRUE(temp.empty());
+  EXPECT_EQ(resident.size(), 1u);
+}
+
+// A donated parameter whose reader the per-device schedule starts later
+// (after a combined all-reduce) holds its allocation until that reader.
+TEST(HoldDonatedParametersToTheirReaders, ParameterLivesToItsDelayedReader) {
+  std::vector<Predictor::ValueInfo> values(4);
+  values[0].start = 0, values[0].end = 10;   // the parameter, read at 10 on one device
+  values[1].start = 10, values[1].end = 12;  // its reader, issued at 30 per device
+  values[2].start = 0, values[2].end = 5;    // another parameter, read at 5
+  values[3].start = 5, values[3].end = 6;    // its reader, not delayed
+  const std::vector<std::pair<int32_t, int32_t>> readers = {{0, 1}, {2, 3}};
+  const std::vector<ir::ScheduleStep> begin = {0, 30, 0, 5};
+  std::vector<ir::ScheduleStep> end = {10, 40, 5, 6};
+  HoldDonatedParametersToTheirReaders(values, readers, begin, end);
+  EXPECT_EQ(end[0], 30);
+  EXPECT_EQ(end[2], 5);
+  EXPECT_EQ(end[1], 40);
 }
 
 TEST(AxesSharding, ReadsJaxShardingsOfATwoAxisMesh) {
