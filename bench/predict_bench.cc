@@ -16,7 +16,7 @@
 // earlier one, same structure with other sizes (propagation shared), or
 // computed.
 //   build/bench/predict_bench [--layers=25000] [--candidates=200] [--only=K]
-//                             [--distinct=0] [--share=1]
+//                             [--distinct=0] [--share=1] [--rerun=1]
 // prints values, instructions, the one-time preparation, the bytes a plan
 // holds, and candidates/s.
 #include <algorithm>
@@ -62,6 +62,8 @@ int main(int argc, char** argv) {
   const bool distinct = bench::IntFlag(argc, argv, "--distinct", 0) != 0;
   predictor::PredictOptions options;
   options.share_between_candidates = bench::IntFlag(argc, argv, "--share", 1) != 0;
+  // --rerun=0: the kept single-device allocations (`--assigner=keep`).
+  options.reassign_output_allocations = bench::IntFlag(argc, argv, "--rerun", 1) != 0;
   using Clock = std::chrono::steady_clock;
   bench::Generated g = bench::GenerateResidualMlp(layers, 256, 512);
   const auto t0 = Clock::now();

@@ -19,7 +19,7 @@
 // N with one cost model, and prints wall and CPU seconds of the whole sweep.
 //   build/bench/rank_bench [--layers=25000] [--candidates=1000] [--share=1]
 //                          [--batch=100] [--distinct=0] [--sweep=0]
-//                          [--max-devices=2048]
+//                          [--max-devices=2048] [--rerun=1]
 // prints values, the one-time preparation, total seconds and candidates/s.
 #include <algorithm>
 #include <chrono>
@@ -218,6 +218,8 @@ int main(int argc, char** argv) {
   }
   simulator::PricingOptions options;
   options.predict.share_between_candidates = bench::IntFlag(argc, argv, "--share", 1) != 0;
+  // --rerun=0: the kept single-device allocations (`--assigner=keep`).
+  options.predict.reassign_output_allocations = bench::IntFlag(argc, argv, "--rerun", 1) != 0;
   const auto t0 = Clock::now();
   auto model = simulator::CostModel::Create(g.program, *hw, options);
   if (!model.ok()) {
