@@ -814,7 +814,8 @@ def run_candidate(prog, candidate: str, out_dir: Path):
     return truth
 
 
-def worker(name: str, candidate: str, out_root: Path, dumps: Path | None) -> int:
+def worker(name: str, candidate: str, out_root: Path, dumps: Path | None,
+           dump_passes: str | None = None) -> int:
     global jax, jnp, np, programs
     if "jax" in sys.modules:
         raise RuntimeError("jax was imported before XLA_FLAGS could be set")
@@ -831,6 +832,8 @@ def worker(name: str, candidate: str, out_root: Path, dumps: Path | None) -> int
     flags = list(gjs.BASE_XLA_FLAGS)
     if dump_dir is not None:
         flags = [f"--xla_dump_to={dump_dir}"] + flags
+        if dump_passes and candidate != SINGLE:
+            flags.append(f"--xla_dump_hlo_pass_re={dump_passes}")
     else:
         flags = [f for f in flags if not f.startswith("--xla_dump")]
     os.environ["XLA_FLAGS"] = " ".join(flags)
@@ -1072,6 +1075,11 @@ def main(argv=None) -> int:
     parser.add_argument("--dumps", type=Path,
                         help="keep the full XLA dumps of the sharded compiles under "
                              "DIR/<program>/<candidate> (not part of the corpus)")
+    parser.add_argument("--dump-passes", metavar="REGEX",
+                        help="with --dumps, also dump the module after each compiler pass "
+                             "whose name matches REGEX (XLA's --xla_dump_hlo_pass_re), e.g. "
+                             "'shardy.*|spmd-partitioning' to read each instruction's sharding "
+                             "as propagation left it")
     parser.add_argument("--list", action="store_true", help="list programs and candidates")
     parser.add_argument("--check", action="store_true",
                         help="check the corpus under --out against its rules (no jax needed): "
@@ -1084,9 +1092,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     out_root = args.out.resolve()
     dumps = args.dumps.resolve() if args.dumps else None
+    if args.dump_passes and not dumps:
+        parser.error("--dump-passes needs --dumps DIR")
 
     if args.worker:
-        return worker(args.worker[0], args.worker[1], out_root, dumps)
+        return worker(args.worker[0], args.worker[1], out_root, dumps, args.dump_passes)
     if args.check:
         errors = check_corpus(out_root)
         for e in errors:
@@ -1121,6 +1131,8 @@ def main(argv=None) -> int:
                    "--out", str(out_root)]
             if dumps:
                 cmd += ["--dumps", str(dumps)]
+            if args.dump_passes:
+                cmd += ["--dump-passes", args.dump_passes]
             if subprocess.run(cmd).returncode != 0:
                 failed.append(f"{n}/{c}")
     if out_root.exists():
