@@ -1,6 +1,9 @@
 #include "predictor/all_reduce_combiner.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <queue>
 #include <utility>
 
 #include "predictor/output_reassignment.h"
@@ -14,39 +17,40 @@ class Combiner {
            const CombinerSchedule& schedule, const std::vector<PredictedCollective>& collectives,
            int64_t threshold_bytes)
       : module_(program.module), step_of_(step_of), schedule_(schedule), collectives_(collectives),
-        threshold_(threshold_bytes), stamp_(module_.instruction_count(), 0),
-        seen_(module_.instruction_count(), 0) {}
+        threshold_(threshold_bytes), stamp_(module_.instruction_count(), 0) {}
 
+  // XLA's rounds, per key: a round takes the first all-reduce left and the
+  // following ones of its key until one depends on a member or passes the
+  // threshold; other keys' all-reduces do not change which ones it takes.
+  // So each key's list is cut in one pass, and the groups are made in the
+  // order of their first member (each round starts at the first one left).
   std::vector<CombinedAllReduce> Run() {
-    std::vector<size_t> left = InPostOrder();
-    std::vector<CombinedAllReduce> groups;
-    std::vector<size_t> rest;
-    while (!left.empty()) {
-      ++round_;
+    const std::vector<size_t> order = InPostOrder();
+    std::map<std::pair<int64_t, AxisMask>, std::vector<size_t>> by_key;  // places in `order`
+    for (size_t k = 0; k < order.size(); ++k) {
+      const PredictedCollective& pc = collectives_[order[k]];
+      by_key[{module_.instruction(pc.at).computation.value(), pc.axes}].push_back(k);
+    }
+    std::vector<std::pair<size_t, CombinedAllReduce>> made;  // (first member's place, group)
+    for (const auto& [key, places] : by_key) {
       CombinedAllReduce g;
-      rest.clear();
-      bool closed = false;
-      for (size_t c : left) {
+      size_t first = 0;
+      for (size_t k : places) {
+        const size_t c = order[k];
         const PredictedCollective& pc = collectives_[c];
-        const ir::ComputationId comp = module_.instruction(pc.at).computation;
-        const bool other_key = !g.members.empty() && (comp != g.computation || pc.axes != g.axes);
-        if (closed || other_key) {
-          rest.push_back(c);
-          continue;
-        }
         if (!g.members.empty()) {
-          if (DependsOnGroup(pc)) {
-            closed = true;
-          } else {
+          bool apart = DependsOnGroup(pc);
+          if (!apart) {
             read_bytes_ = true;
-            closed = g.bytes + pc.result_bytes > threshold_;
+            apart = g.bytes + pc.result_bytes > threshold_;
           }
-          if (closed) {
-            rest.push_back(c);
-            continue;
-          }
-        } else {
-          g.computation = comp;
+          if (apart) made.push_back({first, std::exchange(g, CombinedAllReduce{})});
+        }
+        if (g.members.empty()) {
+          ++round_;
+          frontier_ = {};
+          first = k;
+          g.computation = module_.instruction(pc.at).computation;
           g.axes = pc.axes;
         }
         Join(pc);
@@ -54,9 +58,12 @@ class Combiner {
         g.bytes += pc.result_bytes;
         g.step = std::max(g.step, StepOf(pc.at));
       }
-      groups.push_back(std::move(g));
-      std::swap(left, rest);
+      if (!g.members.empty()) made.push_back({first, std::move(g)});
     }
+    std::sort(made.begin(), made.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<CombinedAllReduce> groups;
+    groups.reserve(made.size());
+    for (auto& m : made) groups.push_back(std::move(m.second));
     return groups;
   }
 
@@ -91,45 +98,41 @@ class Combiner {
   }
 
   // What reads the all-reduce's result: the partial sum's users, or its
-  // consumer when the partial has no buffer; marked for this round.
+  // consumer when the partial has no buffer; each a root of this round's
+  // walk down users.
   void Join(const PredictedCollective& pc) {
-    auto mark = [&](ir::InstructionId id) {
-      stamp_[static_cast<size_t>(id.value())] = round_;
-      low_ = std::min(low_, Position(id));
-    };
-    if (stamp_round_ != round_) {
-      stamp_round_ = round_;
-      low_ = INT64_MAX;
-    }
     if (!pc.source.valid()) {
-      mark(pc.at);
+      Push(pc.at);
       return;
     }
     const size_t s = static_cast<size_t>(pc.source.value());
-    for (uint32_t u = schedule_.users_start[s]; u < schedule_.users_start[s + 1]; ++u) mark(schedule_.users[u]);
+    for (uint32_t u = schedule_.users_start[s]; u < schedule_.users_start[s + 1]; ++u) Push(schedule_.users[u]);
   }
+  void Push(ir::InstructionId id) { frontier_.push({Position(id), id.value()}); }
 
-  // Whether what `pc` reads is computed from a reader of a group member:
-  // a walk up operands, through instructions no earlier in post order
-  // than the earliest such reader.
+  // Whether what `pc` reads is computed from a reader of a group member.
+  // The walk down users from the readers advances in post order, only as
+  // far as the latest value `pc` reads (a user comes after its operands,
+  // so every path from a reader to it stays below it): over a round it
+  // visits each instruction once.
   bool DependsOnGroup(const PredictedCollective& pc) {
-    ++walk_;
-    std::vector<ir::InstructionId>& stack = stack_;
-    stack.clear();
+    reads_.clear();
     if (pc.source.valid()) {
-      stack.push_back(pc.source);
+      reads_.push_back(pc.source);
     } else {
-      for (ir::InstructionId op : module_.instruction(pc.at).operands) stack.push_back(op);
+      for (ir::InstructionId op : module_.instruction(pc.at).operands) reads_.push_back(op);
     }
-    while (!stack.empty()) {
-      const ir::InstructionId id = stack.back();
-      stack.pop_back();
-      const size_t i = static_cast<size_t>(id.value());
-      if (seen_[i] == walk_) continue;
-      seen_[i] = walk_;
-      if (stamp_[i] == round_) return true;
-      if (Position(id) < low_) continue;
-      for (ir::InstructionId op : module_.instruction(id).operands) stack.push_back(op);
+    int64_t last = -1;
+    for (ir::InstructionId r : reads_) last = std::max(last, Position(r));
+    while (!frontier_.empty() && frontier_.top().first <= last) {
+      const size_t i = static_cast<size_t>(frontier_.top().second);
+      frontier_.pop();
+      if (stamp_[i] == round_) continue;
+      stamp_[i] = round_;
+      for (uint32_t u = schedule_.users_start[i]; u < schedule_.users_start[i + 1]; ++u) Push(schedule_.users[u]);
+    }
+    for (ir::InstructionId r : reads_) {
+      if (stamp_[static_cast<size_t>(r.value())] == round_) return true;
     }
     return false;
   }
@@ -139,11 +142,12 @@ class Combiner {
   const CombinerSchedule& schedule_;
   const std::vector<PredictedCollective>& collectives_;
   const int64_t threshold_;
-  std::vector<int64_t> stamp_;  // per instruction: the round it reads a member in
-  std::vector<int64_t> seen_;   // per instruction: the walk that visited it
-  std::vector<ir::InstructionId> stack_;
-  int64_t round_ = 0, stamp_round_ = 0, walk_ = 0;
-  int64_t low_ = INT64_MAX;  // earliest position of a marked reader this round
+  std::vector<int64_t> stamp_;  // per instruction: the round whose walk reached it
+  // The walk's next instructions, earliest in post order first.
+  using Entry = std::pair<int64_t, int64_t>;  // (position, instruction id)
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> frontier_;
+  std::vector<ir::InstructionId> reads_;
+  int64_t round_ = 0;  // the group being made (stamps of earlier ones are stale)
   bool read_bytes_ = false;
 };
 
