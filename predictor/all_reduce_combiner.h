@@ -1,10 +1,14 @@
 // Internal to predictor: XLA's all-reduce combiner as the memory model sees
-// it. XLA merges all-reduces of one computation over the same devices when
-// neither depends on the other, up to a byte threshold; an all-reduce
-// depends on another when its partial value is computed from that one's
-// consumer. Each all-reduce, in schedule order of its consumer, joins the
-// first group (in the order groups were made) of its computation and axes
-// that has room and none of whose members it depends on.
+// it (xla/service/collective_combiner_utils.h, CombineInstructionsByKey).
+// XLA merges all-reduces of one computation over the same devices when
+// neither depends on the other, up to a byte threshold, in rounds over the
+// partitioned program's post order: a round starts at the first all-reduce
+// not yet grouped and takes the following ones of its key (computation,
+// axes) until one depends on a member (its partial value is computed from
+// a reader of that member's result) or would pass the threshold; the rest
+// wait for the next round. An all-reduce's place in that order is right
+// after the partial sum it reads (its only reader there), or right before
+// its consumer when the partial has no buffer of its own.
 #ifndef MEMPLAN_PREDICTOR_ALL_REDUCE_COMBINER_H_
 #define MEMPLAN_PREDICTOR_ALL_REDUCE_COMBINER_H_
 
@@ -34,16 +38,13 @@ struct CombinedGroups {
   SharedList<std::vector<size_t>> members;  // per group, in joining order
 };
 
-// What the combiner's walk reads of the program, in flat arrays (the same
-// for every candidate: built once per program): per schedule step, whether
-// the walk visits it, whether it is its instruction's own step, and its
-// instruction's operands; per instruction, its scheduled readers.
+// What the combiner reads of the program, in flat arrays (the same for
+// every candidate: built once per program): per instruction, its place in
+// the module's post order (InstructionPostOrder) and its users.
 struct CombinerSchedule {
-  std::vector<ir::InstructionId> instruction;  // per step (invalid: not in the module)
-  std::vector<uint8_t> own_step;               // per step: step_of(instruction) == step
-  std::vector<uint32_t> operands_start;        // per step, and one past the last
-  std::vector<ir::InstructionId> operands;
-  std::vector<int32_t> readers;                // per instruction: scheduled operand uses
+  std::vector<int64_t> position;
+  std::vector<uint32_t> users_start;  // per instruction, and one past the last
+  std::vector<ir::InstructionId> users;
 
   static CombinerSchedule Of(const ir::Program& program,
                              const std::vector<ir::ScheduleStep>& step_of);

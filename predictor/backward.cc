@@ -46,6 +46,9 @@ void Propagator::AddHint(ir::InstructionId id, size_t leaf, const AxesSharding& 
   AxesSharding w = want;
   w.partial = 0;
   w.Normalize();
+  // A settled value only takes a want that refines it (Shardy's later
+  // stages make a sharding more specific, never another).
+  if (count == 1 && Settled(id) && !RefinesSettled(hint, w)) return;
   if (sizes_.MoreWays(w.UsedAxes(), hint.UsedAxes())) hint = std::move(w);
 }
 
@@ -70,6 +73,15 @@ bool RefinesAsMinorAxes(AxisMask have, AxisMask hint, AxisMask add) {
 }
 
 }  // namespace
+
+bool Propagator::RefinesSettled(const AxesSharding& settled, const AxesSharding& want) {
+  for (size_t d = 0; d < std::max(settled.dims.size(), want.dims.size()); ++d) {
+    const AxisMask have = settled.Dim(d), add = want.Dim(d) & ~have;
+    if ((have & ~want.Dim(d)) != 0) return false;
+    if (add != 0 && !RefinesAsMinorAxes(have, want.Dim(d), add)) return false;
+  }
+  return true;
+}
 
 void Propagator::Refine(const ir::Instruction& inst, size_t leaf, const ir::Shape& shape,
                         AxesSharding& s) const {

@@ -111,10 +111,25 @@ void Propagator::UnsplitContractionsSplitAgainstABatch(const DimRoles& roles, Ax
   }
 }
 
+int Propagator::SettledSide(const DimRoles& roles, const AxesSharding& result, AxisMask bit) {
+  for (const auto& p : roles.batch) {
+    if (result.Dim(static_cast<size_t>(p.out)) & bit) return 1;
+  }
+  for (const auto& p : roles.lhs_free) {
+    if (result.Dim(static_cast<size_t>(p.out)) & bit) return 1;
+  }
+  for (const auto& p : roles.rhs_free) {
+    if (result.Dim(static_cast<size_t>(p.out)) & bit) return 2;
+  }
+  return 0;
+}
+
 // For every axis: where each operand uses it. An axis used by one operand
 // in a batch or contracting role is applied to the other's matching dim (a
 // free local slice); used by both in the same role it stays; used in roles
-// that cannot coexist, the smaller operand gives it up (all-gathered).
+// that cannot coexist, the operand a settled result does not take it from
+// gives it up, else a contracting use yields to a batch or free one, else
+// the smaller operand gives it up (all-gathered).
 AxesSharding Propagator::Contract(const ir::Instruction& inst, const DimRoles& roles) {
   AxesSharding lhs = Resolved(inst, 0);
   AxesSharding rhs = Resolved(inst, 1);
@@ -129,7 +144,30 @@ AxesSharding Propagator::Contract(const ir::Instruction& inst, const DimRoles& r
     auto [rk, rp] = RoleOf(roles, rhs, false, bit);
     if (lk != DimRole::kNone && rk != DimRole::kNone) {
       if (lk == rk && lp == rp && lk != DimRole::kFree) continue;  // same batch / contracting pair
-      DropConflictingAxis(inst, bit, lhs, rhs, lk, rk);
+      // A result settled by the first stage keeps the axis on the operand
+      // that gives it the dim it splits; the other is gathered.
+      const int side = Settled(inst.id) ? SettledSide(roles, HintsOf(inst.id)[0], bit) : 0;
+      // Else an axis one operand splits a batch or free dim by and the other
+      // its contracting dim by stays where the result keeps it; the
+      // contracting side is gathered (Shardy builds the result from the
+      // operands' batch and free factors: mlp_train_step fsdp4_tp2 keeps x's
+      // batch split in the first layer and all-gathers w0 over fsdp, as
+      // XLA's compile).
+      if (side == 1 && lk != DimRole::kContracting) {
+        DropAxes(rhs, bit);
+        rk = DimRole::kNone;
+      } else if (side == 2 && rk != DimRole::kContracting) {
+        DropAxes(lhs, bit);
+        lk = DimRole::kNone;
+      } else if (lk == DimRole::kContracting && rk != DimRole::kContracting) {
+        DropAxes(lhs, bit);
+        lk = DimRole::kNone;
+      } else if (rk == DimRole::kContracting && lk != DimRole::kContracting) {
+        DropAxes(rhs, bit);
+        rk = DimRole::kNone;
+      } else {
+        DropConflictingAxis(inst, bit, lhs, rhs, lk, rk);
+      }
     }
     // One side uses it: mirror a batch or contracting split onto the other.
     auto shared = [](DimRole r) { return r == DimRole::kBatch || r == DimRole::kContracting; };

@@ -35,16 +35,16 @@ AxesSharding Propagator::Elementwise(const ir::Instruction& inst) {
     }
   }
   if (best < 0) return AxesSharding{};  // replicated
-  AxesSharding result = ops[static_cast<size_t>(best)];
+  AxesSharding result = Settled(inst.id) ? HintsOf(inst.id)[0] : ops[static_cast<size_t>(best)];
   result.partial = 0;
   result.dims.resize(rank, 0);
-  for (size_t k = 0; k < ops.size(); ++k) {
+  for (size_t k = 0; k < ops.size() && !Settled(inst.id); ++k) {
     for (size_t d = 0; d < rank; ++d) {
       const AxisMask m = ops[k].Dim(d);
       if (result.dims[d] == 0 && m != 0 && (m & result.UsedAxes()) == 0) result.dims[d] = m;
     }
   }
-  Refine(inst, 0, inst.shape, result);
+  if (!Settled(inst.id)) Refine(inst, 0, inst.shape, result);
   for (size_t k = 0; k < inst.operands.size(); ++k) {
     if (OperandRank(inst, k) == rank) Reshard(inst, k, result);
   }

@@ -145,6 +145,9 @@ absl::StatusOr<Propagation> Propagate(const ir::Module& module, const Propagatio
   params.reserve(parameters.size());
   for (const AxesSharding& p : parameters) params.push_back({p});
   Propagator propagator(module, graph, mesh, &out, record);
+  // Shardy's first stage: pass-through ops settle what the arguments
+  // reach through them before any other rule decides.
+  propagator.SettlePassThrough(entry->id, parameters);
   propagator.RunComputation(entry->id, params);
   // Backward from the uses, then forward again with the hints. One round:
   // a second changes no figure of samples/sharded and costs a third

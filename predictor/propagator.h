@@ -47,6 +47,13 @@ class Propagator {
   // forward pass, before the next one.
   void ResetForwardState();
 
+  // Shardy's first stage (pass_through_stage.cc): from the entry arguments
+  // `params` (one per parameter), through pass-through ops only, to a fixed
+  // point. A value it reaches is settled: its hint is that sharding, no
+  // backward want replaces it, an elementwise op takes it as its result
+  // and a dot computing it settles its operands' conflicts its way.
+  void SettlePassThrough(ir::ComputationId entry, const std::vector<AxesSharding>& params);
+
  private:
   // The rule for one instruction: its leaves, written over `leaves` (the
   // instruction's own, from an earlier pass or empty; RunComputation then
@@ -120,6 +127,9 @@ class Propagator {
   };
   // Where operand `s` (the lhs or the rhs) uses axis `bit`.
   static RoleUse RoleOf(const DimRoles& roles, const AxesSharding& s, bool is_lhs, AxisMask bit);
+  // Which operand gives the output dim a settled `result` splits by axis
+  // `bit`: 1 the lhs (a batch or lhs free dim), 2 the rhs, 0 neither.
+  static int SettledSide(const DimRoles& roles, const AxesSharding& result, AxisMask bit);
   // The dot's result: batch and free dims as the operands split them, the
   // contracting dims' axes partial.
   static AxesSharding ContractedResult(const DimRoles& roles, const AxesSharding& lhs, const AxesSharding& rhs,
@@ -177,6 +187,9 @@ class Propagator {
   std::optional<AxesSharding> ArrayWant(const ir::Instruction& inst, size_t k,
                                         const AxesSharding& r) const;
   void AddHint(ir::InstructionId id, size_t leaf, const AxesSharding& want);
+  // Whether `want` keeps every axis of the settled sharding where it is,
+  // adding axes only on unsplit dims or as minor axes of a split one.
+  static bool RefinesSettled(const AxesSharding& settled, const AxesSharding& want);
   // Backward's step for one instruction: BackwardArray for an array result
   // with no body and no tuple (its wants built without a vector each),
   // BackwardLeaves for the rest, BackwardBody for a fusion, call or loop
@@ -186,6 +199,20 @@ class Propagator {
   void BackwardLeaves(const ir::Instruction& inst, const std::vector<AxesSharding>& forward);
   void BackwardBody(const ir::Instruction& inst, ir::ComputationId body,
                     const std::vector<AxesSharding>& result);
+
+  // The first stage's steps: Settle marks `id` (an array, not yet settled)
+  // with `s` unless replicated, and says whether it did; PassForward is the
+  // result a pass-through op gets from its settled operands (nullopt: none
+  // settled); SettleSweep walks `c` forward then backward once, SettleFusion
+  // a fusion's boundary and body; each says whether anything was settled.
+  bool Settle(ir::InstructionId id, const AxesSharding& s);
+  std::optional<AxesSharding> PassForward(const ir::Instruction& inst) const;
+  bool SettleSweep(ir::ComputationId c);
+  bool SettleFusion(const ir::Instruction& inst);
+  bool IsEntryParameter(ir::InstructionId id) const;
+  bool Settled(ir::InstructionId id) const {
+    return !settled_.empty() && settled_[static_cast<size_t>(id.value())];
+  }
 
   // Replicated leaves for `shape`.
   std::vector<AxesSharding> Replicated(const ir::Shape& shape) const;
@@ -224,6 +251,8 @@ class Propagator {
   // (an allocation per hinted instruction and a scattered header read per
   // Refine).
   std::vector<AxesSharding> hints_;
+  // Per instruction: settled by the first stage (its hint is the sharding).
+  std::vector<bool> settled_;
   AxesSharding* HintsOf(ir::InstructionId id) {
     return hints_.data() + graph_.leaf_offset[static_cast<size_t>(id.value())];
   }

@@ -1,11 +1,13 @@
 // The all-reduce combiner (predictor/all_reduce_combiner.h) against a
-// direct reading of its rule on random all-reduces: each, in order of its
-// consumer's step (then index), joins the first group of its computation
-// and axes with room of which no member's consumer it reads (checked by
-// walking operands from what it reads), else starts a group. The combiner
-// keeps its dependence sets compressed (a prefix of the groups plus bits);
-// many groups, long dependent runs and independent neighbours together
-// exercise both parts.
+// direct reading of its rule (XLA's CombineInstructionsByKey) on random
+// all-reduces: in rounds over the all-reduces in post order (each right
+// after the partial sum it reads, or right before its consumer when it
+// reads none of its own), a round starts at the first one left and takes
+// the following ones of its computation and axes until one reads a value
+// computed from a reader of a member (checked by walking operands from
+// what it reads) or passes the threshold; the rest wait for the next
+// round. Many groups, long dependent runs and independent neighbours
+// together exercise the combiner's bounded walk.
 #include <algorithm>
 #include <random>
 #include <string>
@@ -15,6 +17,7 @@
 #include "bench/synthetic_program.h"
 #include "gtest/gtest.h"
 #include "predictor/all_reduce_combiner.h"
+#include "predictor/output_reassignment.h"
 
 namespace memplan::test {
 namespace {
@@ -56,38 +59,70 @@ std::vector<predictor::CombinedAllReduce> Reference(
     const std::vector<std::vector<bool>>& up, const std::vector<PredictedCollective>& list,
     int64_t threshold) {
   const ir::Module& module = program.module;
-  std::vector<size_t> order;
+  std::vector<int64_t> position;
+  predictor::InstructionPostOrder(module, position);
+  auto key = [&](const PredictedCollective& pc) {
+    return pc.source.valid() ? std::make_pair(position[static_cast<size_t>(pc.source.value())], 1)
+                             : std::make_pair(position[static_cast<size_t>(pc.at.value())], 0);
+  };
+  std::vector<size_t> left;
   for (size_t c = 0; c < list.size(); ++c) {
-    if (list[c].kind == CollectiveKind::kAllReduce) order.push_back(c);
+    if (list[c].kind == CollectiveKind::kAllReduce) left.push_back(c);
   }
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return step[static_cast<size_t>(list[a].at.value())] <
-           step[static_cast<size_t>(list[b].at.value())];
-  });
-  std::vector<predictor::CombinedAllReduce> groups;
-  for (size_t c : order) {
-    const PredictedCollective& pc = list[c];
+  std::stable_sort(left.begin(), left.end(), [&](size_t a, size_t b) { return key(list[a]) < key(list[b]); });
+  // Whether `pc` reads a value computed from a reader of `m`'s result (the
+  // users of m's partial sum, or m's consumer when it has none).
+  auto depends = [&](const PredictedCollective& pc, const PredictedCollective& m) {
     std::vector<ir::InstructionId> reads;
     if (pc.source.valid()) reads.push_back(pc.source);
     else reads = module.instruction(pc.at).operands.ToVector();
-    auto depends = [&](const predictor::CombinedAllReduce& g) {
-      for (size_t m : g.members) {
-        for (ir::InstructionId r : reads) {
-          const size_t reader = static_cast<size_t>(r.value());
-          if (up[reader][static_cast<size_t>(list[m].at.value())]) return true;
+    std::vector<ir::InstructionId> readers;
+    if (m.source.valid()) {
+      for (const ir::Instruction& inst : module.instructions()) {
+        for (ir::InstructionId op : inst.operands) {
+          if (op == m.source) readers.push_back(inst.id);
         }
       }
-      return false;
-    };
-    const ir::ComputationId comp = module.instruction(pc.at).computation;
-    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
-      return g.computation == comp && g.axes == pc.axes && g.bytes + pc.result_bytes <= threshold &&
-             !depends(g);
-    });
-    if (g == groups.end()) g = groups.insert(groups.end(), {comp, pc.axes, 0, 0, {}});
-    g->bytes += pc.result_bytes;
-    g->step = std::max(g->step, step[static_cast<size_t>(pc.at.value())]);
-    g->members.push_back(c);
+    } else {
+      readers.push_back(m.at);
+    }
+    for (ir::InstructionId r : reads) {
+      for (ir::InstructionId x : readers) {
+        if (up[static_cast<size_t>(r.value())][static_cast<size_t>(x.value())]) return true;
+      }
+    }
+    return false;
+  };
+  std::vector<predictor::CombinedAllReduce> groups;
+  while (!left.empty()) {
+    predictor::CombinedAllReduce g;
+    std::vector<size_t> rest;
+    bool closed = false;
+    for (size_t c : left) {
+      const PredictedCollective& pc = list[c];
+      const ir::ComputationId comp = module.instruction(pc.at).computation;
+      if (closed || (!g.members.empty() && (comp != g.computation || pc.axes != g.axes))) {
+        rest.push_back(c);
+        continue;
+      }
+      if (!g.members.empty()) {
+        bool dependent = false;
+        for (size_t m : g.members) dependent = dependent || depends(pc, list[m]);
+        if (dependent || g.bytes + pc.result_bytes > threshold) {
+          closed = true;
+          rest.push_back(c);
+          continue;
+        }
+      } else {
+        g.computation = comp;
+        g.axes = pc.axes;
+      }
+      g.bytes += pc.result_bytes;
+      g.step = std::max(g.step, step[static_cast<size_t>(pc.at.value())]);
+      g.members.push_back(c);
+    }
+    groups.push_back(std::move(g));
+    left = std::move(rest);
   }
   return groups;
 }

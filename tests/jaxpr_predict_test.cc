@@ -326,16 +326,12 @@ TEST_F(JaxprPredict, ArgumentAndAliasBytesAreExact) {
   }
 }
 
-// Output bytes (leaves and the 8-byte tuple table) exact, but for the case
-// the HLO-based prediction misses too (tests/predict_accuracy_test.cc: an
-// f32[512] bias gradient XLA returns replicated comes out split 4 ways).
+// Output bytes (leaves and the 8-byte tuple table) exact on every case
+// (mlp_train_step fsdp4_tp2 was 1,536 bytes short, as the HLO-based
+// prediction was, until Shardy's first stage: docs/accuracy.md).
 TEST_F(JaxprPredict, OutputBytesAreExact) {
   ASSERT_NE(rows_, nullptr);
   for (const JaxprRow& r : *rows_) {
-    if (r.c.program == "mlp_train_step" && r.c.candidate == "fsdp4_tp2") {
-      EXPECT_EQ(r.c.truth.output_bytes - r.d.output_bytes, 1536);
-      continue;
-    }
     EXPECT_EQ(r.d.output_bytes, r.c.truth.output_bytes) << r.c.program << " " << r.c.candidate;
   }
 }
@@ -357,33 +353,40 @@ TEST_F(JaxprPredict, OutputBytesAreExact) {
 // gradient freed early); docs/accuracy.md says so. Tightened when bf16
 // was computed in f32 as XLA's CPU backend does (ir/jaxpr_cpu_bf16.h):
 // transformer_fwd -33%..-72% -> -5.6%..+4.9%, no other case moves.
+// Re-measured when Shardy's first stage, the dot's free-over-contracting
+// rule and XLA's combiner order changed the predictor under both inputs
+// (shardy branch; the HLO-based table then met every target): worse here
+// convnet dp2_tp4 +31.8% -> +38.3%, dp4_tp2 +50.8% -> +54.8%, tp8 -9.0% ->
+// +10.3%, mlp fsdp4_tp2 -8.2% -> +16.4%; better convnet fsdp4_tp2 +39.3%
+// -> +28.0%, fsdp8 +45.3% -> +14.9%, moe ep8 +20.9% -> +18.3%,
+// scan_layers fsdp4_tp2 +40.9% -> +35.2% (docs/accuracy.md).
 TEST_F(JaxprPredict, FootprintErrorsStayWithinTheMeasuredFigures) {
   ASSERT_NE(rows_, nullptr);
   const std::map<std::string, double> held = {
-      {"convnet_train_step dp2_tp4", 32},
-      {"convnet_train_step dp4_tp2", 51},
+      {"convnet_train_step dp2_tp4", 39},
+      {"convnet_train_step dp4_tp2", 55},
       {"convnet_train_step dp8", 40},
-      {"convnet_train_step fsdp4_tp2", 40},
-      {"convnet_train_step fsdp8", 46},
-      {"convnet_train_step tp8", 9},
+      {"convnet_train_step fsdp4_tp2", 29},
+      {"convnet_train_step fsdp8", 15},
+      {"convnet_train_step tp8", 11},
       {"mlp_train_step dp2_tp4", 24},
       {"mlp_train_step dp4_tp2", 25},
       {"mlp_train_step dp8", 25},
-      {"mlp_train_step fsdp4_tp2", 9},
+      {"mlp_train_step fsdp4_tp2", 17},
       {"mlp_train_step fsdp8", 2},
       {"mlp_train_step tp8", 13},
       {"moe_train_step dp2_ep4", 10},
       {"moe_train_step dp2_tp4", 6},
       {"moe_train_step dp4_tp2", 16},
       {"moe_train_step dp8", 17},
-      {"moe_train_step ep8", 21},
+      {"moe_train_step ep8", 19},
       {"moe_train_step fsdp4_tp2", 20},
       {"moe_train_step fsdp8", 3},
       {"moe_train_step tp8", 1},
       {"scan_layers_train_step dp2_tp4", 26},
       {"scan_layers_train_step dp4_tp2", 26},
       {"scan_layers_train_step dp8", 25},
-      {"scan_layers_train_step fsdp4_tp2", 41},
+      {"scan_layers_train_step fsdp4_tp2", 36},
       {"scan_layers_train_step fsdp8", 31},
       {"scan_layers_train_step tp8", 31},
       {"transformer_fwd dp2_tp4", 5},
@@ -408,34 +411,38 @@ TEST_F(JaxprPredict, FootprintErrorsStayWithinTheMeasuredFigures) {
 // (JaxprProgram(dir, true)): each case at its |error| rounded up. They
 // make three cases worse than the default figures above (mlp fsdp8,
 // fsdp4_tp2, transformer_train_adam dp4_tp2; docs/accuracy.md says why),
-// which is why they are not the default yet.
+// which is why they are not the default yet. Re-measured with the default
+// figures (shardy branch): worse convnet dp2_tp4 +6.5% -> +12.4%; better
+// convnet tp8 -9.0% -> +0.4%, mlp fsdp4_tp2 -12.3% -> +0.1%, moe dp2_ep4
+// +10.8% -> +9.2%, ep8 +20.9% -> +18.3%, scan_layers fsdp4_tp2 +32.1% ->
+// +26.3%.
 TEST_F(JaxprPredict, XlaRulesFootprintErrorsStayWithinTheMeasuredFigures) {
   ASSERT_NE(xla_rows_, nullptr);
   const std::map<std::string, double> held = {
-      {"convnet_train_step dp2_tp4", 7},
+      {"convnet_train_step dp2_tp4", 13},
       {"convnet_train_step dp4_tp2", 33},
       {"convnet_train_step dp8", 33},
       {"convnet_train_step fsdp4_tp2", 1},
       {"convnet_train_step fsdp8", 4},
-      {"convnet_train_step tp8", 9},
+      {"convnet_train_step tp8", 1},
       {"mlp_train_step dp2_tp4", 16},
       {"mlp_train_step dp4_tp2", 17},
       {"mlp_train_step dp8", 17},
-      {"mlp_train_step fsdp4_tp2", 13},
+      {"mlp_train_step fsdp4_tp2", 1},
       {"mlp_train_step fsdp8", 5},
       {"mlp_train_step tp8", 13},
-      {"moe_train_step dp2_ep4", 11},
+      {"moe_train_step dp2_ep4", 10},
       {"moe_train_step dp2_tp4", 6},
       {"moe_train_step dp4_tp2", 16},
       {"moe_train_step dp8", 17},
-      {"moe_train_step ep8", 21},
+      {"moe_train_step ep8", 19},
       {"moe_train_step fsdp4_tp2", 1},
       {"moe_train_step fsdp8", 3},
       {"moe_train_step tp8", 1},
       {"scan_layers_train_step dp2_tp4", 23},
       {"scan_layers_train_step dp4_tp2", 23},
       {"scan_layers_train_step dp8", 22},
-      {"scan_layers_train_step fsdp4_tp2", 33},
+      {"scan_layers_train_step fsdp4_tp2", 27},
       {"scan_layers_train_step fsdp8", 29},
       {"scan_layers_train_step tp8", 30},
       {"transformer_fwd dp2_tp4", 5},
