@@ -37,7 +37,6 @@ struct ModelScratch {
   std::vector<ir::ScheduleStep> begin;  // value start steps (reassigning)
   std::vector<std::vector<TempBuffer>> live_out;  // per allocation (reassigning)
   std::vector<uint8_t> stays;  // per value: kept in its allocation (reassigning)
-  std::vector<uint8_t> in_arguments;  // per allocation: a donated parameter's (reassigning)
   std::vector<uint32_t> events;
   std::vector<uint32_t> count;
   std::vector<int32_t> slot;
@@ -419,12 +418,7 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
   if (reassign) {
     // Buffers placed in a donated parameter's allocation add nothing to the
     // live peak: the argument's bytes are live throughout.
-    std::vector<uint8_t>& in_arguments = scratch_->in_arguments;
-    in_arguments.assign(cap.size(), 0);
-    for (const Info& info : values) {
-      if (info.donated) in_arguments[static_cast<size_t>(info.allocation)] = 1;
-    }
-    ReassignOutputAllocations(cap, live_out, in_arguments, temp_, resident_);
+    ReassignOutputAllocations(cap, live_out, p_.donated_allocations_, temp_, resident_);
   }
 }
 

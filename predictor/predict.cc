@@ -157,6 +157,13 @@ void Predictor::IndexDonatedReaders() {
   }
 }
 
+void Predictor::IndexDonatedAllocations() {
+  donated_allocations_.assign(program_.allocations.size(), 0);
+  for (const ValueInfo& info : values_) {
+    if (info.donated) donated_allocations_[static_cast<size_t>(info.allocation)] = 1;
+  }
+}
+
 void Predictor::BuildValueTable() {
   const ir::Program& program = program_;
   ir::ScheduleStep latest_end = 0;
@@ -224,7 +231,10 @@ void Predictor::BuildValueTable() {
       }
     }
   }
-  if (reassign_outputs_) IndexDonatedReaders();
+  if (reassign_outputs_) {
+    IndexDonatedReaders();
+    IndexDonatedAllocations();
+  }
   value_ends_.reserve(values_.size());
   for (const ValueInfo& info : values_) value_ends_.push_back(info.end);
   value_starts_.reserve(values_.size());

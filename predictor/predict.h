@@ -190,6 +190,7 @@ class Predictor {
   void IndexSchedule();
   void BuildValueTable();
   void IndexDonatedReaders();  // donated_readers_, from values_ and value_of_
+  void IndexDonatedAllocations();  // donated_allocations_, from values_
   void IndexParameterShapes();  // parameter_shapes_, parameter_same_shape_
   void IndexAliasedParameters();  // aliased_parameters_
   void IndexValueOrder();  // value_order_, from values_ and post_order_
@@ -273,6 +274,11 @@ class Predictor {
   // the memory model holds the parameter to its readers' per-device steps
   // (output_reassignment.h, HoldDonatedParametersToTheirReaders).
   std::vector<std::pair<int32_t, int32_t>> donated_readers_;
+  // Per allocation index, when reassign_outputs_: 1 for a donated entry
+  // parameter's allocation (a value in it is donated), whose bytes the
+  // arguments count (ReassignOutputAllocations' in_arguments); empty
+  // otherwise.
+  std::vector<uint8_t> donated_allocations_;
   // Per value: values_[v].end, flat (the memory model starts each
   // candidate's end steps from it).
   std::vector<ir::ScheduleStep> value_ends_;
