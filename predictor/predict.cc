@@ -286,9 +286,9 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
     for (size_t v = 0; v < p->loop_leader_.size(); ++v) {
       if (p->loop_leader_[v] != static_cast<int32_t>(v)) p->loop_followers_.push_back(static_cast<int32_t>(v));
     }
+    InstructionPostOrder(program.module, p->post_order_);
+    p->IndexValueOrder();
   }
-  if (p->reassign_outputs_) InstructionPostOrder(program.module, p->post_order_);
-  if (p->reassign_outputs_) p->IndexValueOrder();
   return p;
 }
 
