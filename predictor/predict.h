@@ -301,6 +301,12 @@ class Predictor {
   std::vector<int32_t> loop_followers_;
   // Per instruction, when reassign_outputs_: its module post-order
   // position (predictor/output_reassignment.h, InstructionPostOrder).
+  // value_order_ is built from it; MemoryModel::CollectiveOrder reads it
+  // per collective reader, which value_order_ (by value_of_) cannot stand
+  // for: a reader need not have a value of its own array (value_of_ -1: a
+  // tuple-shaped instruction; samples/sharded has a multi-output
+  // custom-call reading a collective), and its order would become unknown
+  // (the largest) instead of its place.
   std::vector<int64_t> post_order_;
   // Per value, when reassign_outputs_: TempBuffer::order of the value
   // (MemoryModel::ValueOrder: twice its instruction's post-order position
