@@ -33,7 +33,7 @@ struct ModelScratch {
   std::vector<int64_t> value_bytes;     // its value_bytes_ between its Runs
   std::vector<int64_t> cap;             // CollectTempBuffers' output capacities
   std::vector<ir::ScheduleStep> end;    // CollectTempBuffers' value end steps
-  std::vector<int64_t> index;           // ValueBuffers' temp index per value
+  std::vector<int32_t> index;           // ValueBuffers' temp index per value
   std::vector<ir::ScheduleStep> begin;  // value start steps (reassigning)
   std::vector<std::vector<TempBuffer>> live_out;  // per allocation (reassigning)
   std::vector<uint8_t> stays;  // per value: kept in its allocation (reassigning)
@@ -344,14 +344,14 @@ void MemoryModel::OtherCollectiveBuffers() {
 
 void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
                                const std::vector<ir::ScheduleStep>& end) {
-  const auto& values = p_.values_;
+  const std::vector<Predictor::ValueWalk>& values = p_.value_walk_;
   temp_.reserve(temp_.size() + values.size());
   // Output allocations keep the values that still fit the allocation's
   // output; larger ones move to the temp arena.
   // Re-assigning (predictor/output_reassignment.h), only the live-out
   // values stay; the rest go to the arena, then where the assigner puts
   // them.
-  std::vector<int64_t>& index = scratch_->index;
+  std::vector<int32_t>& index = scratch_->index;
   index.assign(values.size(), -1);
   const std::vector<ir::ScheduleStep>& begin = scratch_->begin;
   const bool reassign = p_.reassign_outputs_;
@@ -370,13 +370,13 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
     KeepLoopBuffersWhole(stays);
   }
   for (size_t v = 0; v < values.size(); ++v) {
-    const Info& info = values[v];
+    const Predictor::ValueWalk& info = values[v];
     if (info.end < info.start || end[v] < info.start) continue;
     const int64_t size = ValueBytes(v);
     const ir::ScheduleStep start =
         begin.empty() ? info.start : PerDeviceStart(begin[v], end[v], info.start);
     if (info.cls == Info::Class::kTemp) {
-      index[v] = static_cast<int64_t>(temp_.size());
+      index[v] = static_cast<int32_t>(temp_.size());
       temp_.push_back({size, start, end[v], -1, ValueOrder(v)});
     } else if (info.cls == Info::Class::kParameter) {
       // A donated parameter holds its allocation until its last reader;
@@ -389,14 +389,14 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
       if (reassign ? !info.live_out && !stays[v] : (c >= 0 && size > c)) {
         if (reassign) {
           // A loop buffer goes to the re-run whole (LoopBufferLeaders).
-          int64_t& at = index[static_cast<size_t>(p_.loop_leader_[v])];
+          int32_t& at = index[static_cast<size_t>(p_.loop_leader_[v])];
           if (at >= 0) {
             TempBuffer& b = temp_[static_cast<size_t>(at)];
             b = {std::max(b.size, size), std::min(b.start, start), std::max(b.end, end[v]), -1,
                  std::min(b.order, ValueOrder(v))};
             continue;
           }
-          at = static_cast<int64_t>(temp_.size());
+          at = static_cast<int32_t>(temp_.size());
         }
         temp_.push_back({size, start, end[v], -1, ValueOrder(v)});
       } else {

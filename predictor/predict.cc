@@ -235,6 +235,10 @@ void Predictor::BuildValueTable() {
     IndexDonatedReaders();
     IndexDonatedAllocations();
   }
+  value_walk_.reserve(values_.size());
+  for (const ValueInfo& info : values_) {
+    value_walk_.push_back({info.start, info.end, info.allocation, info.cls, info.donated, info.live_out});
+  }
   value_ends_.reserve(values_.size());
   for (const ValueInfo& info : values_) value_ends_.push_back(info.end);
   value_starts_.reserve(values_.size());

@@ -279,6 +279,17 @@ class Predictor {
   // arguments count (ReassignOutputAllocations' in_arguments); empty
   // otherwise.
   std::vector<uint8_t> donated_allocations_;
+  // Per value: what the memory model's walk over every value
+  // (MemoryModel::ValueBuffers) reads of values_, packed in 24 bytes
+  // (a ValueInfo is 64: the walk read a cache line per value).
+  struct ValueWalk {
+    ir::ScheduleStep start = 0, end = -1;
+    int32_t allocation = -1;
+    ValueInfo::Class cls = ValueInfo::Class::kOther;
+    bool donated = false;
+    bool live_out = false;
+  };
+  std::vector<ValueWalk> value_walk_;
   // Per value: values_[v].end, flat (the memory model starts each
   // candidate's end steps from it).
   std::vector<ir::ScheduleStep> value_ends_;
