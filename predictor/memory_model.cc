@@ -369,15 +369,22 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
     ChainedIntoLiveOut(end, stays);
     KeepLoopBuffersWhole(stays);
   }
+  // The per-value tables read below, as pointers loaded once (the loop's
+  // pushes could otherwise alias them: every member reloaded per value).
+  const int64_t* bytes = value_bytes_.empty() ? nullptr : value_bytes_.data();
+  const int64_t* order = p_.value_order_.empty() ? nullptr : p_.value_order_.data();
+  const ir::ScheduleStep* per_device_begin = begin.empty() ? nullptr : begin.data();
+  const ir::ScheduleStep* ends = end.data();
   for (size_t v = 0; v < values.size(); ++v) {
     const Predictor::ValueWalk& info = values[v];
-    if (info.end < info.start || end[v] < info.start) continue;
-    const int64_t size = ValueBytes(v);
-    const ir::ScheduleStep start =
-        begin.empty() ? info.start : PerDeviceStart(begin[v], end[v], info.start);
+    if (info.end < info.start || ends[v] < info.start) continue;
+    const int64_t size = bytes != nullptr ? bytes[v] : ValueBytes(v);
+    const ir::ScheduleStep start = per_device_begin == nullptr
+                                       ? info.start
+                                       : PerDeviceStart(per_device_begin[v], ends[v], info.start);
     if (info.cls == Info::Class::kTemp) {
       index[v] = static_cast<int32_t>(temp_.size());
-      temp_.push_back({size, start, end[v], -1, ValueOrder(v)});
+      temp_.push_back({size, start, ends[v], -1, order != nullptr ? order[v] : 0});
     } else if (info.cls == Info::Class::kParameter) {
       // A donated parameter holds its allocation until its last reader;
       // its bytes are the argument's.
