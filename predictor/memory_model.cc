@@ -577,9 +577,45 @@ int64_t MemoryModel::PackTempReference() const {
   return heap->Finish().heap_size;
 }
 
+bool MemoryModel::LivePeakInSteps(size_t span, int64_t* peak, ir::ScheduleStep* at) const {
+  std::vector<int64_t>& per_step = scratch_->per_step;
+  per_step.assign(span, 0);
+  int64_t* table = per_step.data();
+  auto add = [&](const std::vector<Buffer>& list) {
+    for (const Buffer& b : list) {
+      if (b.share_with >= 0) continue;
+      const uint64_t from = static_cast<uint64_t>(b.start), to = static_cast<uint64_t>(b.end + 1);
+      if (from >= span || to >= span) return false;  // a negative step wraps past span too
+      table[from] += b.size;
+      table[to] -= b.size;
+    }
+    return true;
+  };
+  if (!add(temp_) || !add(resident_)) return false;
+  int64_t live = 0;
+  *peak = 0;
+  *at = 0;
+  for (size_t k = 0; k < span; ++k) {
+    live += table[k];
+    if (live > *peak) {
+      *peak = live;
+      *at = static_cast<ir::ScheduleStep>(k);
+    }
+  }
+  return true;
+}
+
 // Arguments are live throughout; output-allocation values and temp buffers
 // over their lifetimes; a buffer reusing another's memory adds nothing.
 int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
+  // One pass when every step is in [0, max_step_ + 1] (steps before the
+  // first buffer and after the last hold nothing: the same peak and step
+  // as the bounded table or the sorted deltas below).
+  const size_t span = static_cast<size_t>(std::max<ir::ScheduleStep>(p_.max_step_, 0)) + 2;
+  if (span <= 8 * (temp_.size() + resident_.size()) + 1024) {
+    int64_t peak = 0;
+    if (LivePeakInSteps(span, &peak, at)) return argument_bytes_ + peak;
+  }
   // Bytes added and removed per step, summed per step in a table when the
   // steps span no more than a few times the buffer count, else sorted.
   size_t count = 0;  // two deltas per buffer that does not reuse another's memory

@@ -118,6 +118,10 @@ class MemoryModel {
   // The same size from analyzer's event-driven heap simulator (slower).
   int64_t PackTempReference() const;
   int64_t LivePeak(ir::ScheduleStep* step) const;
+  // LivePeak's bytes above the arguments and their first step, summed in
+  // one pass over the buffers into a table of `span` steps from step 0;
+  // false when a buffer's step (or its end + 1) falls outside it.
+  bool LivePeakInSteps(size_t span, int64_t* peak, ir::ScheduleStep* at) const;
   void SummarizeCollectives(const std::vector<Combined>& combined);
 
   const Predictor& p_;
