@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -577,12 +578,13 @@ int64_t MemoryModel::PackTempReference() const {
   return heap->Finish().heap_size;
 }
 
-bool MemoryModel::LivePeakInSteps(size_t span, int64_t* peak, ir::ScheduleStep* at) const {
-  std::vector<int64_t>& per_step = scratch_->per_step;
+std::optional<BuffersPeak> LivePeakInSteps(const std::vector<TempBuffer>& temp,
+                                           const std::vector<TempBuffer>& resident, size_t span,
+                                           std::vector<int64_t>& per_step) {
   per_step.assign(span, 0);
   int64_t* table = per_step.data();
-  auto add = [&](const std::vector<Buffer>& list) {
-    for (const Buffer& b : list) {
+  auto add = [&](const std::vector<TempBuffer>& list) {
+    for (const TempBuffer& b : list) {
       if (b.share_with >= 0) continue;
       const uint64_t from = static_cast<uint64_t>(b.start), to = static_cast<uint64_t>(b.end + 1);
       if (from >= span || to >= span) return false;  // a negative step wraps past span too
@@ -591,37 +593,29 @@ bool MemoryModel::LivePeakInSteps(size_t span, int64_t* peak, ir::ScheduleStep* 
     }
     return true;
   };
-  if (!add(temp_) || !add(resident_)) return false;
+  if (!add(temp) || !add(resident)) return std::nullopt;
+  BuffersPeak peak;
   int64_t live = 0;
-  *peak = 0;
-  *at = 0;
   for (size_t k = 0; k < span; ++k) {
     live += table[k];
-    if (live > *peak) {
-      *peak = live;
-      *at = static_cast<ir::ScheduleStep>(k);
+    if (live > peak.bytes) {
+      peak.bytes = live;
+      peak.step = static_cast<ir::ScheduleStep>(k);
     }
   }
-  return true;
+  return peak;
 }
 
-// Arguments are live throughout; output-allocation values and temp buffers
-// over their lifetimes; a buffer reusing another's memory adds nothing.
-int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
-  // One pass when every step is in [0, max_step_ + 1] (steps before the
-  // first buffer and after the last hold nothing: the same peak and step
-  // as the bounded table or the sorted deltas below).
-  const size_t span = static_cast<size_t>(std::max<ir::ScheduleStep>(p_.max_step_, 0)) + 2;
-  if (span <= 8 * (temp_.size() + resident_.size()) + 1024) {
-    int64_t peak = 0;
-    if (LivePeakInSteps(span, &peak, at)) return argument_bytes_ + peak;
-  }
+BuffersPeak LivePeakOfBuffers(const std::vector<TempBuffer>& temp,
+                              const std::vector<TempBuffer>& resident,
+                              std::vector<int64_t>& per_step,
+                              std::vector<std::pair<ir::ScheduleStep, int64_t>>& deltas) {
   // Bytes added and removed per step, summed per step in a table when the
   // steps span no more than a few times the buffer count, else sorted.
   size_t count = 0;  // two deltas per buffer that does not reuse another's memory
   ir::ScheduleStep lo = 0, hi = 0;
-  auto bound = [&](const std::vector<Buffer>& list) {
-    for (const Buffer& b : list) {
+  auto bound = [&](const std::vector<TempBuffer>& list) {
+    for (const TempBuffer& b : list) {
       if (b.share_with >= 0) continue;
       if (count == 0) lo = hi = b.start;
       lo = std::min({lo, b.start, b.end + 1});
@@ -629,55 +623,67 @@ int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
       count += 2;
     }
   };
-  bound(temp_);
-  bound(resident_);
-  int64_t live = 0, peak = 0;
-  *at = 0;
-  if (count == 0) return argument_bytes_;
+  bound(temp);
+  bound(resident);
+  BuffersPeak peak;
+  int64_t live = 0;
+  if (count == 0) return peak;
   const uint64_t range = static_cast<uint64_t>(hi - lo) + 1;
   if (range <= 4 * count + 1024) {
-    std::vector<int64_t>& per_step = scratch_->per_step;
     per_step.assign(range, 0);
-    auto add = [&](const std::vector<Buffer>& list) {
-      for (const Buffer& b : list) {
+    auto add = [&](const std::vector<TempBuffer>& list) {
+      for (const TempBuffer& b : list) {
         if (b.share_with >= 0) continue;
         per_step[static_cast<size_t>(b.start - lo)] += b.size;
         per_step[static_cast<size_t>(b.end + 1 - lo)] -= b.size;
       }
     };
-    add(temp_);
-    add(resident_);
+    add(temp);
+    add(resident);
     for (size_t k = 0; k < per_step.size(); ++k) {
       live += per_step[k];
-      if (live > peak) {
-        peak = live;
-        *at = lo + static_cast<ir::ScheduleStep>(k);
+      if (live > peak.bytes) {
+        peak.bytes = live;
+        peak.step = lo + static_cast<ir::ScheduleStep>(k);
       }
     }
-    return argument_bytes_ + peak;
+    return peak;
   }
-  std::vector<std::pair<ir::ScheduleStep, int64_t>>& deltas = scratch_->deltas;
   deltas.clear();
   deltas.reserve(count);
-  auto add = [&](const std::vector<Buffer>& list) {
-    for (const Buffer& b : list) {
+  auto add = [&](const std::vector<TempBuffer>& list) {
+    for (const TempBuffer& b : list) {
       if (b.share_with >= 0) continue;
       deltas.emplace_back(b.start, b.size);
       deltas.emplace_back(b.end + 1, -b.size);
     }
   };
-  add(temp_);
-  add(resident_);
+  add(temp);
+  add(resident);
   std::sort(deltas.begin(), deltas.end());
   for (size_t i = 0; i < deltas.size();) {
     const ir::ScheduleStep s = deltas[i].first;
     for (; i < deltas.size() && deltas[i].first == s; ++i) live += deltas[i].second;
-    if (live > peak) {
-      peak = live;
-      *at = s;
+    if (live > peak.bytes) {
+      peak.bytes = live;
+      peak.step = s;
     }
   }
-  return argument_bytes_ + peak;
+  return peak;
+}
+
+// Arguments are live throughout; output-allocation values and temp buffers
+// over their lifetimes; a buffer reusing another's memory adds nothing.
+int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
+  // One pass when every step is in [0, max_step_ + 1].
+  const size_t span = static_cast<size_t>(std::max<ir::ScheduleStep>(p_.max_step_, 0)) + 2;
+  std::optional<BuffersPeak> peak;
+  if (span <= 8 * (temp_.size() + resident_.size()) + 1024) {
+    peak = LivePeakInSteps(temp_, resident_, span, scratch_->per_step);
+  }
+  if (!peak) peak = LivePeakOfBuffers(temp_, resident_, scratch_->per_step, scratch_->deltas);
+  *at = peak->step;
+  return argument_bytes_ + peak->bytes;
 }
 
 void MemoryModel::SummarizeCollectives(const std::vector<Combined>& combined) {
