@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -33,11 +34,10 @@ struct ModelScratch {
   std::vector<int64_t> value_bytes;     // its value_bytes_ between its Runs
   std::vector<int64_t> cap;             // CollectTempBuffers' output capacities
   std::vector<ir::ScheduleStep> end;    // CollectTempBuffers' value end steps
-  std::vector<int64_t> index;           // ValueBuffers' temp index per value
+  std::vector<int32_t> index;           // ValueBuffers' temp index per value
   std::vector<ir::ScheduleStep> begin;  // value start steps (reassigning)
   std::vector<std::vector<TempBuffer>> live_out;  // per allocation (reassigning)
   std::vector<uint8_t> stays;  // per value: kept in its allocation (reassigning)
-  std::vector<uint8_t> in_arguments;  // per allocation: a donated parameter's (reassigning)
   std::vector<uint32_t> events;
   std::vector<uint32_t> count;
   std::vector<int32_t> slot;
@@ -345,14 +345,14 @@ void MemoryModel::OtherCollectiveBuffers() {
 
 void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
                                const std::vector<ir::ScheduleStep>& end) {
-  const auto& values = p_.values_;
+  const std::vector<Predictor::ValueWalk>& values = p_.value_walk_;
   temp_.reserve(temp_.size() + values.size());
   // Output allocations keep the values that still fit the allocation's
   // output; larger ones move to the temp arena.
   // Re-assigning (predictor/output_reassignment.h), only the live-out
   // values stay; the rest go to the arena, then where the assigner puts
   // them.
-  std::vector<int64_t>& index = scratch_->index;
+  std::vector<int32_t>& index = scratch_->index;
   index.assign(values.size(), -1);
   const std::vector<ir::ScheduleStep>& begin = scratch_->begin;
   const bool reassign = p_.reassign_outputs_;
@@ -370,15 +370,22 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
     ChainedIntoLiveOut(end, stays);
     KeepLoopBuffersWhole(stays);
   }
+  // The per-value tables read below, as pointers loaded once (the loop's
+  // pushes could otherwise alias them: every member reloaded per value).
+  const int64_t* bytes = value_bytes_.empty() ? nullptr : value_bytes_.data();
+  const int64_t* order = p_.value_order_.empty() ? nullptr : p_.value_order_.data();
+  const ir::ScheduleStep* per_device_begin = begin.empty() ? nullptr : begin.data();
+  const ir::ScheduleStep* ends = end.data();
   for (size_t v = 0; v < values.size(); ++v) {
-    const Info& info = values[v];
-    if (info.end < info.start || end[v] < info.start) continue;
-    const int64_t size = ValueBytes(v);
-    const ir::ScheduleStep start =
-        begin.empty() ? info.start : PerDeviceStart(begin[v], end[v], info.start);
+    const Predictor::ValueWalk& info = values[v];
+    if (info.end < info.start || ends[v] < info.start) continue;
+    const int64_t size = bytes != nullptr ? bytes[v] : ValueBytes(v);
+    const ir::ScheduleStep start = per_device_begin == nullptr
+                                       ? info.start
+                                       : PerDeviceStart(per_device_begin[v], ends[v], info.start);
     if (info.cls == Info::Class::kTemp) {
-      index[v] = static_cast<int64_t>(temp_.size());
-      temp_.push_back({size, start, end[v], -1, ValueOrder(v)});
+      index[v] = static_cast<int32_t>(temp_.size());
+      temp_.push_back({size, start, ends[v], -1, order != nullptr ? order[v] : 0});
     } else if (info.cls == Info::Class::kParameter) {
       // A donated parameter holds its allocation until its last reader;
       // its bytes are the argument's.
@@ -390,14 +397,14 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
       if (reassign ? !info.live_out && !stays[v] : (c >= 0 && size > c)) {
         if (reassign) {
           // A loop buffer goes to the re-run whole (LoopBufferLeaders).
-          int64_t& at = index[static_cast<size_t>(p_.loop_leader_[v])];
+          int32_t& at = index[static_cast<size_t>(p_.loop_leader_[v])];
           if (at >= 0) {
             TempBuffer& b = temp_[static_cast<size_t>(at)];
             b = {std::max(b.size, size), std::min(b.start, start), std::max(b.end, end[v]), -1,
                  std::min(b.order, ValueOrder(v))};
             continue;
           }
-          at = static_cast<int64_t>(temp_.size());
+          at = static_cast<int32_t>(temp_.size());
         }
         temp_.push_back({size, start, end[v], -1, ValueOrder(v)});
       } else {
@@ -419,12 +426,7 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
   if (reassign) {
     // Buffers placed in a donated parameter's allocation add nothing to the
     // live peak: the argument's bytes are live throughout.
-    std::vector<uint8_t>& in_arguments = scratch_->in_arguments;
-    in_arguments.assign(cap.size(), 0);
-    for (const Info& info : values) {
-      if (info.donated) in_arguments[static_cast<size_t>(info.allocation)] = 1;
-    }
-    ReassignOutputAllocations(cap, live_out, in_arguments, temp_, resident_);
+    ReassignOutputAllocations(cap, live_out, p_.donated_allocations_, temp_, resident_);
   }
 }
 
@@ -576,15 +578,44 @@ int64_t MemoryModel::PackTempReference() const {
   return heap->Finish().heap_size;
 }
 
-// Arguments are live throughout; output-allocation values and temp buffers
-// over their lifetimes; a buffer reusing another's memory adds nothing.
-int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
+std::optional<BuffersPeak> LivePeakInSteps(const std::vector<TempBuffer>& temp,
+                                           const std::vector<TempBuffer>& resident, size_t span,
+                                           std::vector<int64_t>& per_step) {
+  per_step.assign(span, 0);
+  int64_t* table = per_step.data();
+  auto add = [&](const std::vector<TempBuffer>& list) {
+    for (const TempBuffer& b : list) {
+      if (b.share_with >= 0) continue;
+      const uint64_t from = static_cast<uint64_t>(b.start), to = static_cast<uint64_t>(b.end + 1);
+      if (from >= span || to >= span) return false;  // a negative step wraps past span too
+      table[from] += b.size;
+      table[to] -= b.size;
+    }
+    return true;
+  };
+  if (!add(temp) || !add(resident)) return std::nullopt;
+  BuffersPeak peak;
+  int64_t live = 0;
+  for (size_t k = 0; k < span; ++k) {
+    live += table[k];
+    if (live > peak.bytes) {
+      peak.bytes = live;
+      peak.step = static_cast<ir::ScheduleStep>(k);
+    }
+  }
+  return peak;
+}
+
+BuffersPeak LivePeakOfBuffers(const std::vector<TempBuffer>& temp,
+                              const std::vector<TempBuffer>& resident,
+                              std::vector<int64_t>& per_step,
+                              std::vector<std::pair<ir::ScheduleStep, int64_t>>& deltas) {
   // Bytes added and removed per step, summed per step in a table when the
   // steps span no more than a few times the buffer count, else sorted.
   size_t count = 0;  // two deltas per buffer that does not reuse another's memory
   ir::ScheduleStep lo = 0, hi = 0;
-  auto bound = [&](const std::vector<Buffer>& list) {
-    for (const Buffer& b : list) {
+  auto bound = [&](const std::vector<TempBuffer>& list) {
+    for (const TempBuffer& b : list) {
       if (b.share_with >= 0) continue;
       if (count == 0) lo = hi = b.start;
       lo = std::min({lo, b.start, b.end + 1});
@@ -592,55 +623,67 @@ int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
       count += 2;
     }
   };
-  bound(temp_);
-  bound(resident_);
-  int64_t live = 0, peak = 0;
-  *at = 0;
-  if (count == 0) return argument_bytes_;
+  bound(temp);
+  bound(resident);
+  BuffersPeak peak;
+  int64_t live = 0;
+  if (count == 0) return peak;
   const uint64_t range = static_cast<uint64_t>(hi - lo) + 1;
   if (range <= 4 * count + 1024) {
-    std::vector<int64_t>& per_step = scratch_->per_step;
     per_step.assign(range, 0);
-    auto add = [&](const std::vector<Buffer>& list) {
-      for (const Buffer& b : list) {
+    auto add = [&](const std::vector<TempBuffer>& list) {
+      for (const TempBuffer& b : list) {
         if (b.share_with >= 0) continue;
         per_step[static_cast<size_t>(b.start - lo)] += b.size;
         per_step[static_cast<size_t>(b.end + 1 - lo)] -= b.size;
       }
     };
-    add(temp_);
-    add(resident_);
+    add(temp);
+    add(resident);
     for (size_t k = 0; k < per_step.size(); ++k) {
       live += per_step[k];
-      if (live > peak) {
-        peak = live;
-        *at = lo + static_cast<ir::ScheduleStep>(k);
+      if (live > peak.bytes) {
+        peak.bytes = live;
+        peak.step = lo + static_cast<ir::ScheduleStep>(k);
       }
     }
-    return argument_bytes_ + peak;
+    return peak;
   }
-  std::vector<std::pair<ir::ScheduleStep, int64_t>>& deltas = scratch_->deltas;
   deltas.clear();
   deltas.reserve(count);
-  auto add = [&](const std::vector<Buffer>& list) {
-    for (const Buffer& b : list) {
+  auto add = [&](const std::vector<TempBuffer>& list) {
+    for (const TempBuffer& b : list) {
       if (b.share_with >= 0) continue;
       deltas.emplace_back(b.start, b.size);
       deltas.emplace_back(b.end + 1, -b.size);
     }
   };
-  add(temp_);
-  add(resident_);
+  add(temp);
+  add(resident);
   std::sort(deltas.begin(), deltas.end());
   for (size_t i = 0; i < deltas.size();) {
     const ir::ScheduleStep s = deltas[i].first;
     for (; i < deltas.size() && deltas[i].first == s; ++i) live += deltas[i].second;
-    if (live > peak) {
-      peak = live;
-      *at = s;
+    if (live > peak.bytes) {
+      peak.bytes = live;
+      peak.step = s;
     }
   }
-  return argument_bytes_ + peak;
+  return peak;
+}
+
+// Arguments are live throughout; output-allocation values and temp buffers
+// over their lifetimes; a buffer reusing another's memory adds nothing.
+int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
+  // One pass when every step is in [0, max_step_ + 1].
+  const size_t span = static_cast<size_t>(std::max<ir::ScheduleStep>(p_.max_step_, 0)) + 2;
+  std::optional<BuffersPeak> peak;
+  if (span <= 8 * (temp_.size() + resident_.size()) + 1024) {
+    peak = LivePeakInSteps(temp_, resident_, span, scratch_->per_step);
+  }
+  if (!peak) peak = LivePeakOfBuffers(temp_, resident_, scratch_->per_step, scratch_->deltas);
+  *at = peak->step;
+  return argument_bytes_ + peak->bytes;
 }
 
 void MemoryModel::SummarizeCollectives(const std::vector<Combined>& combined) {

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "analyzer/interval_packing.h"
@@ -25,6 +27,27 @@ size_t ReleaseIdleModelScratch();
 // per leaf), plus the root tuple's table when the root is a tuple.
 int64_t OutputShardBytes(const ir::Module& module, const std::vector<AxesSharding>& outputs,
                          const MeshSizes& mesh);
+
+// The most bytes a list of temp buffers and a list of resident ones hold
+// live at one step (a buffer lives over [start, end]; one with share_with
+// >= 0 reuses another's memory and adds nothing), and the first step with
+// them (0 with no bytes): the memory model's live peak above the
+// arguments.
+struct BuffersPeak {
+  int64_t bytes = 0;
+  ir::ScheduleStep step = 0;
+};
+// Over any steps: per-step sums in `per_step` when the steps span no more
+// than a few times the buffer count, else `deltas` sorted.
+BuffersPeak LivePeakOfBuffers(const std::vector<TempBuffer>& temp,
+                              const std::vector<TempBuffer>& resident,
+                              std::vector<int64_t>& per_step,
+                              std::vector<std::pair<ir::ScheduleStep, int64_t>>& deltas);
+// The same in one pass over the buffers, summed into `per_step` over steps
+// [0, span); nullopt when a buffer's start or end + 1 falls outside them.
+std::optional<BuffersPeak> LivePeakInSteps(const std::vector<TempBuffer>& temp,
+                                           const std::vector<TempBuffer>& resident, size_t span,
+                                           std::vector<int64_t>& per_step);
 
 class MemoryModel {
  public:

@@ -78,17 +78,25 @@ std::vector<Unit> MovableInOrder(const std::vector<TempBuffer>& temp) {
   return units;
 }
 
-// The buffers of `temp` not moved (`moved`: 0 stays, 1 to `resident`, 2
-// dropped: in an allocation the arguments count), their share_with
-// indices renumbered.
-void KeepUnmoved(const std::vector<uint8_t>& moved, std::vector<TempBuffer>& temp,
+// Where the re-run put a buffer of `temp`.
+enum class Placement : uint8_t {
+  kArena,             // found no allocation: stays in the temp arena
+  kOutputAllocation,  // moved to an output allocation: resident
+  kArguments,         // moved to a donated parameter's allocation, whose
+                      // bytes the arguments count: dropped
+};
+
+// The buffers of `temp` left in the arena (`placed`, per buffer), their
+// share_with indices renumbered; those placed in an output allocation
+// appended to `resident`.
+void KeepUnmoved(const std::vector<Placement>& placed, std::vector<TempBuffer>& temp,
                  std::vector<TempBuffer>& resident) {
   std::vector<int64_t> renumber(temp.size(), -1);
   std::vector<TempBuffer> kept;
   kept.reserve(temp.size());
   for (size_t i = 0; i < temp.size(); ++i) {
-    if (moved[i] != 0) {
-      if (moved[i] == 1) resident.push_back(temp[i]);
+    if (placed[i] != Placement::kArena) {
+      if (placed[i] == Placement::kOutputAllocation) resident.push_back(temp[i]);
       continue;
     }
     renumber[i] = static_cast<int64_t>(kept.size());
@@ -119,7 +127,7 @@ void ReassignOutputAllocations(const std::vector<int64_t>& cap,
   for (size_t k = 0; k < allocations.size(); ++k) {
     for (const TempBuffer& b : live_out[allocations[k]]) occupied[k].Add(b.start, b.end);
   }
-  std::vector<uint8_t> moved(temp.size(), 0);
+  std::vector<Placement> placed(temp.size(), Placement::kArena);
   for (const Unit& u : MovableInOrder(temp)) {
     auto first = std::partition_point(allocations.begin(), allocations.end(),
                                       [&](size_t a) { return cap[a] < u.size; });
@@ -128,11 +136,13 @@ void ReassignOutputAllocations(const std::vector<int64_t>& cap,
       if (!o.Free(u.start, u.end)) continue;
       o.Add(u.start, u.end);
       const bool counted = *it < in_arguments.size() && in_arguments[*it] != 0;
-      for (size_t i : u.members) moved[i] = counted ? 2 : 1;
+      for (size_t i : u.members) {
+        placed[i] = counted ? Placement::kArguments : Placement::kOutputAllocation;
+      }
       break;
     }
   }
-  KeepUnmoved(moved, temp, resident);
+  KeepUnmoved(placed, temp, resident);
 }
 
 namespace {

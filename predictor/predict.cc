@@ -157,6 +157,13 @@ void Predictor::IndexDonatedReaders() {
   }
 }
 
+void Predictor::IndexDonatedAllocations() {
+  donated_allocations_.assign(program_.allocations.size(), 0);
+  for (const ValueInfo& info : values_) {
+    if (info.donated) donated_allocations_[static_cast<size_t>(info.allocation)] = 1;
+  }
+}
+
 void Predictor::BuildValueTable() {
   const ir::Program& program = program_;
   ir::ScheduleStep latest_end = 0;
@@ -224,7 +231,14 @@ void Predictor::BuildValueTable() {
       }
     }
   }
-  if (reassign_outputs_) IndexDonatedReaders();
+  if (reassign_outputs_) {
+    IndexDonatedReaders();
+    IndexDonatedAllocations();
+  }
+  value_walk_.reserve(values_.size());
+  for (const ValueInfo& info : values_) {
+    value_walk_.push_back({info.start, info.end, info.allocation, info.cls, info.donated, info.live_out});
+  }
   value_ends_.reserve(values_.size());
   for (const ValueInfo& info : values_) value_ends_.push_back(info.end);
   value_starts_.reserve(values_.size());
@@ -276,9 +290,9 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
     for (size_t v = 0; v < p->loop_leader_.size(); ++v) {
       if (p->loop_leader_[v] != static_cast<int32_t>(v)) p->loop_followers_.push_back(static_cast<int32_t>(v));
     }
+    InstructionPostOrder(program.module, p->post_order_);
+    p->IndexValueOrder();
   }
-  if (p->reassign_outputs_) InstructionPostOrder(program.module, p->post_order_);
-  if (p->reassign_outputs_) p->IndexValueOrder();
   return p;
 }
 

@@ -190,6 +190,7 @@ class Predictor {
   void IndexSchedule();
   void BuildValueTable();
   void IndexDonatedReaders();  // donated_readers_, from values_ and value_of_
+  void IndexDonatedAllocations();  // donated_allocations_, from values_
   void IndexParameterShapes();  // parameter_shapes_, parameter_same_shape_
   void IndexAliasedParameters();  // aliased_parameters_
   void IndexValueOrder();  // value_order_, from values_ and post_order_
@@ -273,6 +274,22 @@ class Predictor {
   // the memory model holds the parameter to its readers' per-device steps
   // (output_reassignment.h, HoldDonatedParametersToTheirReaders).
   std::vector<std::pair<int32_t, int32_t>> donated_readers_;
+  // Per allocation index, when reassign_outputs_: 1 for a donated entry
+  // parameter's allocation (a value in it is donated), whose bytes the
+  // arguments count (ReassignOutputAllocations' in_arguments); empty
+  // otherwise.
+  std::vector<uint8_t> donated_allocations_;
+  // Per value: what the memory model's walk over every value
+  // (MemoryModel::ValueBuffers) reads of values_, packed in 24 bytes
+  // (a ValueInfo is 64: the walk read a cache line per value).
+  struct ValueWalk {
+    ir::ScheduleStep start = 0, end = -1;
+    int32_t allocation = -1;
+    ValueInfo::Class cls = ValueInfo::Class::kOther;
+    bool donated = false;
+    bool live_out = false;
+  };
+  std::vector<ValueWalk> value_walk_;
   // Per value: values_[v].end, flat (the memory model starts each
   // candidate's end steps from it).
   std::vector<ir::ScheduleStep> value_ends_;
@@ -295,6 +312,12 @@ class Predictor {
   std::vector<int32_t> loop_followers_;
   // Per instruction, when reassign_outputs_: its module post-order
   // position (predictor/output_reassignment.h, InstructionPostOrder).
+  // value_order_ is built from it; MemoryModel::CollectiveOrder reads it
+  // per collective reader, which value_order_ (by value_of_) cannot stand
+  // for: a reader need not have a value of its own array (value_of_ -1: a
+  // tuple-shaped instruction; samples/sharded has a multi-output
+  // custom-call reading a collective), and its order would become unknown
+  // (the largest) instead of its place.
   std::vector<int64_t> post_order_;
   // Per value, when reassign_outputs_: TempBuffer::order of the value
   // (MemoryModel::ValueOrder: twice its instruction's post-order position
