@@ -111,17 +111,17 @@ void Propagator::UnsplitContractionsSplitAgainstABatch(const DimRoles& roles, Ax
   }
 }
 
-int Propagator::SettledSide(const DimRoles& roles, const AxesSharding& result, AxisMask bit) {
+Propagator::Side Propagator::SettledSide(const DimRoles& roles, const AxesSharding& result, AxisMask bit) {
   for (const auto& p : roles.batch) {
-    if (result.Dim(static_cast<size_t>(p.out)) & bit) return 1;
+    if (result.Dim(static_cast<size_t>(p.out)) & bit) return Side::kLhs;
   }
   for (const auto& p : roles.lhs_free) {
-    if (result.Dim(static_cast<size_t>(p.out)) & bit) return 1;
+    if (result.Dim(static_cast<size_t>(p.out)) & bit) return Side::kLhs;
   }
   for (const auto& p : roles.rhs_free) {
-    if (result.Dim(static_cast<size_t>(p.out)) & bit) return 2;
+    if (result.Dim(static_cast<size_t>(p.out)) & bit) return Side::kRhs;
   }
-  return 0;
+  return Side::kNeither;
 }
 
 // For every axis: where each operand uses it. An axis used by one operand
@@ -146,17 +146,17 @@ AxesSharding Propagator::Contract(const ir::Instruction& inst, const DimRoles& r
       if (lk == rk && lp == rp && lk != DimRole::kFree) continue;  // same batch / contracting pair
       // A result settled by the first stage keeps the axis on the operand
       // that gives it the dim it splits; the other is gathered.
-      const int side = Settled(inst.id) ? SettledSide(roles, HintsOf(inst.id)[0], bit) : 0;
+      const Side side = Settled(inst.id) ? SettledSide(roles, HintsOf(inst.id)[0], bit) : Side::kNeither;
       // Else an axis one operand splits a batch or free dim by and the other
       // its contracting dim by stays where the result keeps it; the
       // contracting side is gathered (Shardy builds the result from the
       // operands' batch and free factors: mlp_train_step fsdp4_tp2 keeps x's
       // batch split in the first layer and all-gathers w0 over fsdp, as
       // XLA's compile).
-      if (side == 1 && lk != DimRole::kContracting) {
+      if (side == Side::kLhs && lk != DimRole::kContracting) {
         DropAxes(rhs, bit);
         rk = DimRole::kNone;
-      } else if (side == 2 && rk != DimRole::kContracting) {
+      } else if (side == Side::kRhs && rk != DimRole::kContracting) {
         DropAxes(lhs, bit);
         lk = DimRole::kNone;
       } else if (lk == DimRole::kContracting && rk != DimRole::kContracting) {

@@ -128,8 +128,10 @@ class Propagator {
   // Where operand `s` (the lhs or the rhs) uses axis `bit`.
   static RoleUse RoleOf(const DimRoles& roles, const AxesSharding& s, bool is_lhs, AxisMask bit);
   // Which operand gives the output dim a settled `result` splits by axis
-  // `bit`: 1 the lhs (a batch or lhs free dim), 2 the rhs, 0 neither.
-  static int SettledSide(const DimRoles& roles, const AxesSharding& result, AxisMask bit);
+  // `bit`: the lhs (a batch or lhs free dim), the rhs (an rhs free dim), or
+  // neither.
+  enum class Side { kNeither, kLhs, kRhs };
+  static Side SettledSide(const DimRoles& roles, const AxesSharding& result, AxisMask bit);
   // The dot's result: batch and free dims as the operands split them, the
   // contracting dims' axes partial.
   static AxesSharding ContractedResult(const DimRoles& roles, const AxesSharding& lhs, const AxesSharding& rhs,
