@@ -161,19 +161,29 @@ absl::StatusOr<std::vector<MPI_Comm>> MpiSession::SplitGroups(const std::vector<
 int MpiSession::Finish(int exit_code, double timeout_seconds) {
   if (!uses_mpi_ || finished_) return exit_code;
   finished_ = true;
-  if (!wedged_) {
-    MPI_Request request;
-    if (MPI_Ibarrier(control_, &request) == MPI_SUCCESS &&
-        Wait(&request, timeout_seconds, "the final barrier").ok()) {
-      for (MPI_Comm& comm : group_comms_) MPI_Comm_free(&comm);
-      MPI_Comm_free(&control_);
-      MPI_Comm_free(&data_);
-      MPI_Finalize();
-      return exit_code;
-    }
+  // Every rank meets here once it has said all it will say (rank 0 after
+  // writing the report), wedged or not, and learns whether any rank is: a
+  // wedged rank that ended the job before rank 0 arrived would kill rank 0
+  // mid-write (no report file, its messages lost; seen under load with 4
+  // ranks on 2 cores), and ranks finalizing while others abort can crash
+  // mpiexec itself (Open MPI 4's PMIx server finalize). So either every
+  // rank finalizes or every rank aborts.
+  int wedged_here = wedged_ ? 1 : 0;
+  int wedged_any = 1;
+  MPI_Request request;
+  const bool met = MPI_Iallreduce(&wedged_here, &wedged_any, 1, MPI_INT, MPI_MAX, control_, &request) ==
+                       MPI_SUCCESS &&
+                   Wait(&request, timeout_seconds, "the final barrier").ok();
+  if (met && wedged_any == 0) {
+    for (MPI_Comm& comm : group_comms_) MPI_Comm_free(&comm);
+    MPI_Comm_free(&control_);
+    MPI_Comm_free(&data_);
+    MPI_Finalize();
+    return exit_code;
   }
-  // A request that never completed cannot be freed, so MPI cannot be
-  // finalized: end the job. Everything worth saying has been said.
+  // Some rank holds a request that never completed, which cannot be freed,
+  // so MPI cannot be finalized: end the job. Everything worth saying has
+  // been said (or a rank did not get here within the timeout).
   std::fflush(stdout);
   std::fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, exit_code == 0 ? 2 : exit_code);

@@ -52,9 +52,10 @@ class MpiSession : public Coordinator {
 
   // Ends this rank's part in the run and returns `exit_code`: waits (up to
   // `timeout_seconds`) until every rank got here, so that rank 0 has
-  // written its output, then finalizes MPI. A wedged session (a collective
-  // that never completed) cannot finalize: it calls MPI_Abort with
-  // `exit_code`, which ends every rank of the job.
+  // written its output, then finalizes MPI. When any rank's session is
+  // wedged (a collective that never completed), or the wait times out, no
+  // rank finalizes: each calls MPI_Abort with `exit_code`, which ends every
+  // rank of the job.
   int Finish(int exit_code, double timeout_seconds);
 
  private:
