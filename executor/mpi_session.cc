@@ -173,7 +173,7 @@ int MpiSession::Finish(int exit_code, double timeout_seconds) {
   MPI_Request request;
   const bool met = MPI_Iallreduce(&wedged_here, &wedged_any, 1, MPI_INT, MPI_MAX, control_, &request) ==
                        MPI_SUCCESS &&
-                   Wait(&request, timeout_seconds, "the final barrier").ok();
+                   Wait(&request, timeout_seconds, "the final exchange of wedged flags").ok();
   if (met && wedged_any == 0) {
     for (MPI_Comm& comm : group_comms_) MPI_Comm_free(&comm);
     MPI_Comm_free(&control_);

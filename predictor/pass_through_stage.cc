@@ -13,6 +13,12 @@
 namespace memplan::predictor {
 namespace {
 
+// Every sweep that changes something settles at least one value, so the
+// sweeps end; the cap only bounds a pathological zig-zag of forward and
+// backward steps (each direction change costs a sweep). The corpus needs at
+// most two changing sweeps (measured on samples/sharded, 2026-11-28); a
+// program that reaches the cap keeps what it settled, and the later rules
+// decide the rest as they do for any value this stage did not reach.
 constexpr int kMaxSweeps = 8;
 
 bool PassesBothWays(ir::Opcode opcode) {
