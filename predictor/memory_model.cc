@@ -376,6 +376,7 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
   const int64_t* order = p_.value_order_.empty() ? nullptr : p_.value_order_.data();
   const ir::ScheduleStep* per_device_begin = begin.empty() ? nullptr : begin.data();
   const ir::ScheduleStep* ends = end.data();
+  auto order_of = [order](size_t v) -> int64_t { return order != nullptr ? order[v] : 0; };
   for (size_t v = 0; v < values.size(); ++v) {
     const Predictor::ValueWalk& info = values[v];
     if (info.end < info.start || ends[v] < info.start) continue;
@@ -385,12 +386,12 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
                                        : PerDeviceStart(per_device_begin[v], ends[v], info.start);
     if (info.cls == Info::Class::kTemp) {
       index[v] = static_cast<int32_t>(temp_.size());
-      temp_.push_back({size, start, ends[v], -1, order != nullptr ? order[v] : 0});
+      temp_.push_back({size, start, ends[v], -1, order_of(v)});
     } else if (info.cls == Info::Class::kParameter) {
       // A donated parameter holds its allocation until its last reader;
       // its bytes are the argument's.
       if (reassign && info.donated) {
-        live_out[static_cast<size_t>(info.allocation)].push_back({size, start, end[v], -1});
+        live_out[static_cast<size_t>(info.allocation)].push_back({size, start, ends[v], -1});
       }
     } else if (info.cls == Info::Class::kOutput) {
       const int64_t c = cap[static_cast<size_t>(info.allocation)];
@@ -400,15 +401,15 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
           int32_t& at = index[static_cast<size_t>(p_.loop_leader_[v])];
           if (at >= 0) {
             TempBuffer& b = temp_[static_cast<size_t>(at)];
-            b = {std::max(b.size, size), std::min(b.start, start), std::max(b.end, end[v]), -1,
-                 std::min(b.order, ValueOrder(v))};
+            b = {std::max(b.size, size), std::min(b.start, start), std::max(b.end, ends[v]), -1,
+                 std::min(b.order, order_of(v))};
             continue;
           }
           at = static_cast<int32_t>(temp_.size());
         }
-        temp_.push_back({size, start, end[v], -1, ValueOrder(v)});
+        temp_.push_back({size, start, ends[v], -1, order_of(v)});
       } else {
-        const Buffer b{size, start, end[v], -1};
+        const Buffer b{size, start, ends[v], -1};
         // In a donated parameter's allocation: the argument's bytes.
         if (!info.donated) resident_.push_back(b);
         if (reassign) live_out[static_cast<size_t>(info.allocation)].push_back(b);
