@@ -427,6 +427,25 @@ TEST_F(PredictAccuracy, MoeExpertGradientDotsGatherInsteadOfAllReducing) {
   EXPECT_LE(std::fabs(row->footprint_error_percent), 10.0);
 }
 
+// moe_train_step fsdp4_tp2's w_out ([e, f, d] split on tp and fsdp) is read
+// by the forward dot and the backward one, each gathering its fsdp axis and
+// keeping tp: XLA's compile gathers it once per dot (all-gather.2 and .3,
+// 2 -> 8 MiB per device, channels 7 and 9 apart, same replica groups) and
+// w_in once (all-gather.1). memplan recorded one gather of w_out.
+TEST_F(PredictAccuracy, PartialGathersAreDoneOncePerReader) {
+  ASSERT_NE(rows_, nullptr);
+  const CorpusRow* row = Row("moe_train_step", "fsdp4_tp2");
+  ASSERT_NE(row, nullptr);
+  int weight_gathers = 0;
+  for (const predictor::PredictedCollective& pc : row->prediction.collective_list) {
+    if (pc.kind == predictor::CollectiveKind::kAllGather && pc.operand_bytes == 2097152 &&
+        pc.result_bytes == 8388608) {
+      ++weight_gathers;
+    }
+  }
+  EXPECT_EQ(weight_gathers, 3);
+}
+
 // moe_train_step dp2_ep4's combine dot reads the expert output transposed
 // to [g, c*e, d] (copy_bitcast_fusion.4), ep on e, the minor factor of the
 // merged c*e, and takes g split by (dp, ep). XLA's compile re-splits the
