@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "predictor/donated_copies.h"
 #include "predictor/layout_copy_gathers.h"
 #include "predictor/memory_model_scratch.h"
 #include "predictor/output_reassignment.h"
@@ -177,6 +178,7 @@ void MemoryModel::CollectTempBuffers(const CombinedGroups& combined) {
     HoldInPlaceOperandsToTheirWriters(p_.values_, p_.in_place_values_, s.begin, end);
     HoldDonatedParametersToTheirReaders(p_.values_, p_.donated_readers_, s.begin, end);
   }
+  DropRemovedDonatedCopies(combined, end);
   temp_.insert(temp_.end(), copies.gathered.begin(), copies.gathered.end());
   if (p_.reassign_outputs_) {
     // Their gather has no instruction here: after the others of one size.
@@ -186,6 +188,23 @@ void MemoryModel::CollectTempBuffers(const CombinedGroups& combined) {
   }
   OtherCollectiveBuffers();
   ValueBuffers(cap, end);
+}
+
+void MemoryModel::DropRemovedDonatedCopies(const CombinedGroups& combined,
+                                           std::vector<ir::ScheduleStep>& end) {
+  const std::vector<DonatedCopy>& copies = p_.donated_copies_;
+  if (copies.empty()) return;
+  ModelScratch& s = *scratch_;
+  RemovedPerDevice(p_.program_.module, copies, combined, collectives_, s.removed_copies);
+  s.copy_readers.clear();
+  for (size_t k = 0; k < copies.size(); ++k) {
+    if (!s.removed_copies[k]) continue;
+    const DonatedCopy& copy = copies[k];
+    for (int32_t r : copy.reader_values) s.copy_readers.emplace_back(copy.parameter_value, r);
+    end[static_cast<size_t>(copy.copy_value)] = p_.values_[copy.copy_value].start - 1;
+  }
+  // Its readers read the parameter now: it holds its allocation to them.
+  if (p_.reassign_outputs_) HoldDonatedParametersToTheirReaders(p_.values_, s.copy_readers, s.begin, end);
 }
 
 void MemoryModel::ChainedIntoLiveOut(const std::vector<ir::ScheduleStep>& end,

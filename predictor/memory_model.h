@@ -121,6 +121,10 @@ class MemoryModel {
                         std::vector<ir::ScheduleStep>& end);
   // The results of every collective but all-reduces into temp_.
   void OtherCollectiveBuffers();
+  // A donated parameter's copy that the partitioned program removes
+  // (predictor/donated_copies.h) gets no live range in `end`; re-assigning,
+  // the parameter is held to the copy's readers' per-device steps.
+  void DropRemovedDonatedCopies(const CombinedGroups& combined, std::vector<ir::ScheduleStep>& end);
   // Re-assigning: marks in `stays` (per value) the output values that
   // XLA's assignment chains into a live-out value's allocation, each
   // ending where the next begins, with per-device `end` not later.

@@ -31,6 +31,8 @@ struct ModelScratch {
   std::vector<ir::ScheduleStep> begin;  // value start steps (reassigning)
   std::vector<std::vector<TempBuffer>> live_out;  // per allocation (reassigning)
   std::vector<uint8_t> stays;  // per value: kept in its allocation (reassigning)
+  std::vector<uint8_t> removed_copies;  // per donated copy: gone per device
+  std::vector<std::pair<int32_t, int32_t>> copy_readers;  // (parameter, reader) of removed copies
   std::vector<uint32_t> events;
   std::vector<uint32_t> count;
   std::vector<int32_t> slot;

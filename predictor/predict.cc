@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/status_macros.h"
 #include "predictor/all_reduce_combiner.h"
+#include "predictor/donated_copies.h"
 #include "predictor/layout_copy_gathers.h"
 #include "predictor/memory_model.h"
 #include "predictor/output_reassignment.h"
@@ -285,6 +286,7 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
                          program.assignment_source != ir::AssignmentSource::kSynthesised;
   p->BuildValueTable();
   p->layout_copies_ = LayoutCopiesOfComputedValues(program.module);
+  p->donated_copies_ = FindDonatedCopies(program.module, p->values_, p->value_of_, p->allocation_values_);
   if (p->reassign_outputs_) {
     LoopBufferLeaders(p->values_, p->allocation_values_, p->loop_leader_);
     for (size_t v = 0; v < p->loop_leader_.size(); ++v) {

@@ -119,6 +119,7 @@ struct Prediction {
 
 class SharedPredictions;
 struct ArgumentAxes;
+struct DonatedCopy;
 struct CombinerSchedule;
 struct SharedPrediction;
 struct StructuralPrediction;
@@ -290,6 +291,9 @@ class Predictor {
     bool live_out = false;
   };
   std::vector<ValueWalk> value_walk_;
+  // Copies of donated parameters that XLA may remove per device
+  // (predictor/donated_copies.h, FindDonatedCopies).
+  std::vector<DonatedCopy> donated_copies_;
   // Per value: values_[v].end, flat (the memory model starts each
   // candidate's end steps from it).
   std::vector<ir::ScheduleStep> value_ends_;

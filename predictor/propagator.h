@@ -85,8 +85,9 @@ class Propagator {
   // Records a collective reading operand `k` of `inst` (`source`: the
   // buffer it reads when known better than SourceOf), from `operand` to
   // `result` (its bytes: their shard bytes of the operand's shape); a
-  // repeat of an all-gather or all-to-all of the same buffer moves the
-  // recorded one to the later consumer instead.
+  // repeat of an all-gather to replicated or all-to-all of the same buffer
+  // moves the recorded one to the later consumer instead (an all-gather
+  // whose result stays split is recorded per consumer).
   void Record(CollectiveKind kind, const ir::Instruction& inst, size_t k, AxisMask axes,
               const AxesSharding& operand, const AxesSharding& result,
               ir::InstructionId source = ir::InstructionId());

@@ -57,7 +57,15 @@ void Propagator::Record(CollectiveKind kind, const ir::Instruction& inst, size_t
   // finds it; an index the vector no longer holds, or holding another
   // collective (a pass forgotten: ResetForwardState, a loop body re-run),
   // means none matches.
-  if (c.source.valid() && kind != CollectiveKind::kAllReduce) {
+  // A gather that keeps other axes (the result still split) is done once
+  // per consumer: XLA's partitioner gathers it for each reader and its CSE
+  // leaves collectives of different channels apart (adam, mlp and moe
+  // fsdp4_tp2 gather a tp-split weight's fsdp axis once per dot; a gather
+  // to replicated, fsdp8's w_o, serves both dots). XLA's source agrees:
+  // PartitionedHlo::Reshard takes a target with subgroups (partially
+  // replicated) through ReshardNoCache, a full one through its cache.
+  const bool partial_gather = kind == CollectiveKind::kAllGather && !result.IsReplicated();
+  if (c.source.valid() && kind != CollectiveKind::kAllReduce && !partial_gather) {
     const ir::ComputationId comp = module_.instruction(c.at).computation;
     const RecordKey key{static_cast<int>(kind), c.source.value(), axes, result_bytes,
                         comp.value()};

@@ -378,6 +378,16 @@ TEST_F(PredictAccuracy, AdamReassignsDonatedParameterAllocations) {
   }
 }
 
+// A donated weight's one-device copy that the partitioned program does not
+// make (predictor/donated_copies.h): adam dp4_tp2's copies of w_fc1 (2 MiB
+// per device) and w_o were in the arena over its peak (footprint +6.5%,
+// temp +16.8%; XLA's sharded dp4_tp2 has no copy of a weight).
+TEST_F(PredictAccuracy, AdamDropsDonatedCopiesTheCombinedAllReduceOrders) {
+  const CorpusRow* row = Row("transformer_train_adam", "dp4_tp2");
+  ASSERT_NE(row, nullptr);
+  EXPECT_LE(std::fabs(row->temp_error_percent), 1.0);
+}
+
 // Re-run, buffers of one size are placed in post order (output_reassignment
 // .h, InstructionPostOrder) and an in-place group moves whole: transformer_
 // fwd dp2_tp4's wrapped_convert.7 (scheduled early, read late) no longer
@@ -425,6 +435,25 @@ TEST_F(PredictAccuracy, MoeExpertGradientDotsGatherInsteadOfAllReducing) {
   EXPECT_EQ(dp_gathers, 2);
   EXPECT_EQ(dp_all_reduces, 0);
   EXPECT_LE(std::fabs(row->footprint_error_percent), 10.0);
+}
+
+// moe_train_step fsdp4_tp2's w_out ([e, f, d] split on tp and fsdp) is read
+// by the forward dot and the backward one, each gathering its fsdp axis and
+// keeping tp: XLA's compile gathers it once per dot (all-gather.2 and .3,
+// 2 -> 8 MiB per device, channels 7 and 9 apart, same replica groups) and
+// w_in once (all-gather.1). memplan recorded one gather of w_out.
+TEST_F(PredictAccuracy, PartialGathersAreDoneOncePerReader) {
+  ASSERT_NE(rows_, nullptr);
+  const CorpusRow* row = Row("moe_train_step", "fsdp4_tp2");
+  ASSERT_NE(row, nullptr);
+  int weight_gathers = 0;
+  for (const predictor::PredictedCollective& pc : row->prediction.collective_list) {
+    if (pc.kind == predictor::CollectiveKind::kAllGather && pc.operand_bytes == 2097152 &&
+        pc.result_bytes == 8388608) {
+      ++weight_gathers;
+    }
+  }
+  EXPECT_EQ(weight_gathers, 3);
 }
 
 // moe_train_step dp2_ep4's combine dot reads the expert output transposed
