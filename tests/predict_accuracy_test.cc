@@ -63,6 +63,19 @@ class PredictAccuracy : public ::testing::Test {
     }
     return nullptr;
   }
+  // The all-gathers of `row` from `operand_bytes` to `result_bytes` per
+  // device, over `axes` when it is not 0.
+  static int CountGathers(const CorpusRow& row, int64_t operand_bytes, int64_t result_bytes,
+                          predictor::AxisMask axes = 0) {
+    int count = 0;
+    for (const predictor::PredictedCollective& pc : row.prediction.collective_list) {
+      if (pc.kind == predictor::CollectiveKind::kAllGather && pc.operand_bytes == operand_bytes &&
+          pc.result_bytes == result_bytes && (axes == 0 || pc.axes == axes)) {
+        ++count;
+      }
+    }
+    return count;
+  }
   static std::vector<CorpusRow>* rows_;
 };
 
@@ -216,14 +229,7 @@ TEST_F(PredictAccuracy, HeadsKeepThePartOfTheAxisThatDividesThem) {
   const CorpusRow* row = Row("transformer_fwd", "tp8");
   ASSERT_NE(row, nullptr);
   EXPECT_LE(std::fabs(row->temp_error_percent), 0.5);
-  int pair_gathers = 0;
-  for (const predictor::PredictedCollective& pc : row->prediction.collective_list) {
-    if (pc.kind == predictor::CollectiveKind::kAllGather && pc.operand_bytes == 393216 &&
-        pc.result_bytes == 786432) {
-      ++pair_gathers;
-    }
-  }
-  EXPECT_EQ(pair_gathers, 3);
+  EXPECT_EQ(CountGathers(*row, 393216, 786432), 3);
   // Read back on the plan's mesh: every collective names the tp axis.
   for (const predictor::CollectiveGroup& g : row->prediction.collectives) EXPECT_EQ(g.axes, 1u);
 }
@@ -423,16 +429,11 @@ TEST_F(PredictAccuracy, MoeExpertGradientDotsGatherInsteadOfAllReducing) {
   ASSERT_NE(rows_, nullptr);
   const CorpusRow* row = Row("moe_train_step", "dp2_ep4");
   ASSERT_NE(row, nullptr);
-  int dp_gathers = 0, dp_all_reduces = 0;
+  int dp_all_reduces = 0;
   for (const predictor::PredictedCollective& pc : row->prediction.collective_list) {
-    if (pc.axes != 1u) continue;  // dp alone
-    if (pc.kind == predictor::CollectiveKind::kAllReduce) ++dp_all_reduces;
-    if (pc.kind == predictor::CollectiveKind::kAllGather && pc.operand_bytes == 2621440 &&
-        pc.result_bytes == 5242880) {
-      ++dp_gathers;
-    }
+    if (pc.axes == 1u && pc.kind == predictor::CollectiveKind::kAllReduce) ++dp_all_reduces;  // dp alone
   }
-  EXPECT_EQ(dp_gathers, 2);
+  EXPECT_EQ(CountGathers(*row, 2621440, 5242880, /*axes=*/1u), 2);  // over dp alone
   EXPECT_EQ(dp_all_reduces, 0);
   EXPECT_LE(std::fabs(row->footprint_error_percent), 10.0);
 }
@@ -446,14 +447,7 @@ TEST_F(PredictAccuracy, PartialGathersAreDoneOncePerReader) {
   ASSERT_NE(rows_, nullptr);
   const CorpusRow* row = Row("moe_train_step", "fsdp4_tp2");
   ASSERT_NE(row, nullptr);
-  int weight_gathers = 0;
-  for (const predictor::PredictedCollective& pc : row->prediction.collective_list) {
-    if (pc.kind == predictor::CollectiveKind::kAllGather && pc.operand_bytes == 2097152 &&
-        pc.result_bytes == 8388608) {
-      ++weight_gathers;
-    }
-  }
-  EXPECT_EQ(weight_gathers, 3);
+  EXPECT_EQ(CountGathers(*row, 2097152, 8388608), 3);
 }
 
 // moe_train_step dp2_ep4's combine dot reads the expert output transposed
