@@ -69,10 +69,6 @@ size_t ReleaseIdleModelScratch() {
   return idle.size();
 }
 
-int64_t MemoryModel::ValueOrder(size_t v) const {
-  return p_.value_order_.empty() ? 0 : p_.value_order_[v];
-}
-
 int64_t MemoryModel::CollectiveOrder(ir::InstructionId reader) const {
   const std::vector<int64_t>& pos = p_.post_order_;
   if (pos.empty()) return 0;

@@ -87,13 +87,11 @@ class MemoryModel {
   int64_t ValueBytes(size_t v) const;
   static constexpr size_t kWaysTableAxes = 8;
   ir::ScheduleStep StepOf(ir::InstructionId id) const;
-  // TempBuffer::order when re-assigning (output_reassignment.h,
-  // InstructionPostOrder): a value's is its instruction's post-order place;
-  // a collective's comes right before its reader's (XLA's partitioned
-  // program computes it as the reader's operand). The largest value when
-  // unknown (after the others of one size). 0 when not re-assigning.
-  // Read from the predictor's per-value table (Predictor::value_order_).
-  int64_t ValueOrder(size_t v) const;
+  // TempBuffer::order of a collective when re-assigning (output_
+  // reassignment.h, InstructionPostOrder): right before its reader's (XLA's
+  // partitioned program computes it as the reader's operand); a value's is
+  // Predictor::value_order_. The largest value when unknown (after the
+  // others of one size). 0 when not re-assigning.
   int64_t CollectiveOrder(ir::InstructionId reader) const;
   int64_t ArgumentBytes() const;
   int64_t OutputBytes() const;

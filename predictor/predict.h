@@ -324,9 +324,9 @@ class Predictor {
   // (the largest) instead of its place.
   std::vector<int64_t> post_order_;
   // Per value, when reassign_outputs_: TempBuffer::order of the value
-  // (MemoryModel::ValueOrder: twice its instruction's post-order position
-  // plus one, the largest value when it has none), read per candidate
-  // without visiting the value's instruction; empty otherwise.
+  // (twice its instruction's post-order position plus one, the largest
+  // value when it has none), read per candidate without visiting the
+  // value's instruction; empty otherwise.
   std::vector<int64_t> value_order_;
   std::unique_ptr<SharedPredictions> shared_;  // null: nothing shared
   mutable std::atomic<int64_t> same_sizes_{0}, same_structure_{0}, computed_{0},
