@@ -60,7 +60,12 @@ int RunPipeline(std::string_view target, std::string_view file_name, ParseFuncti
   analyzer::Analysis::Options options;
   options.top_n = 10;
   const analyzer::Analysis analysis = analyzer::Analysis::Run(*program, options);
-  const viz::AnalyzeReportInput input{*program, analysis, "", options.top_n};
+  const viz::AnalyzeReportInput input{.program = *program,
+                                      .analysis = analysis,
+                                      .choice = "",
+                                      .top_n = options.top_n,
+                                      .width = viz::kDefaultTextWidth,
+                                      .device = std::nullopt};
   const std::string text = viz::RenderAnalyzeText(input);
   const std::string json = viz::RenderAnalyzeJson(input);
   if (text != viz::RenderAnalyzeText(input)) Fail(target, "text report not deterministic", text);
