@@ -89,12 +89,24 @@ absl::StatusOr<std::string> Render(const AnalyzeFlags& flags, const viz::Analyze
 }
 
 // A file of CR-only lines, or a header alone, parses to nothing: say so.
+// An HLO module read alone has its graph but nothing to analyze: say that
+// instead of listing it among what was expected.
 void WarnIfEmpty(const ir::Program& program, const std::string& path) {
   if (!program.values.empty() || !program.allocations.empty()) return;
+  const char* file =
+      program.source_files.empty() ? path.c_str() : program.source_files.front().c_str();
+  if (program.module.instruction_count() > 0) {
+    std::fprintf(stderr,
+                 "memplan: warning: %s: an HLO module without its buffer assignment: no "
+                 "allocations or values to analyze; expected the buffer assignment beside it "
+                 "(XLA writes it with --xla_dump_hlo_as_text)\n",
+                 file);
+    return;
+  }
   std::fprintf(stderr,
                "memplan: warning: %s: no allocations or values found; expected a buffer "
                "assignment, HloProto, HLO module, memory-usage report or OOM message\n",
-               program.source_files.empty() ? path.c_str() : program.source_files.front().c_str());
+               file);
 }
 
 }  // namespace

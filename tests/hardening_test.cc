@@ -372,6 +372,23 @@ TEST(HardenedInputs, EmptyProgramIsAWarning) {
   }
 }
 
+// An HLO module alone parses to its graph and no values: the warning says
+// the buffer assignment is missing rather than that nothing was recognised.
+TEST(HardenedInputs, ModuleWithoutBufferAssignmentSaysSo) {
+  test::TempDir dir;
+  ASSERT_TRUE(test::WriteFile(dir.File("m.txt"),
+                              "HloModule m, is_scheduled=true\n\n"
+                              "ENTRY %main (p: f32[4]) -> f32[4] {\n"
+                              "  %p = f32[4]{0} parameter(0)\n"
+                              "  ROOT %n = f32[4]{0} negate(f32[4]{0} %p)\n"
+                              "}\n"));
+  CommandResult r = Memplan({"analyze", dir.File("m.txt")});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_TRUE(Contains(r.err, "warning")) << Describe(r);
+  EXPECT_TRUE(Contains(r.err, "without its buffer assignment")) << Describe(r);
+  EXPECT_FALSE(Contains(r.err, "no allocations or values found")) << Describe(r);
+}
+
 // ---------------------------------------------------------------------------
 // Shapes.
 
