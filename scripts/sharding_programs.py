@@ -393,3 +393,56 @@ def _scan_layers() -> Program:
         tp={"params['w1']": "colwise", "params['b1']": "colwise",
             "params['w2']": "rowwise"},
         config=dict(batch=batch, d_model=d_model, d_ff=d_ff, layers=layers, dtype="float32"))
+
+
+# ---------------------------------------------------------------------------
+# 7. A small GPT language model train step (held out: written after the
+#    predictor's rules, to measure them on a program they were not read from)
+# ---------------------------------------------------------------------------
+
+GPT_TP = {**TRANSFORMER_TP, "params['wte']": "rowwise"}
+
+
+@program("gpt_lm_train_step")
+def _gpt_lm() -> Program:
+    # Two unrolled GPT-2 style blocks, a token embedding looked up by index
+    # (a gather) and tied to the LM head (its transpose), learned positions,
+    # softmax cross-entropy against integer labels, SGD with momentum; the
+    # parameters and the momentum donated. Vocabulary-parallel under tp: the
+    # embedding is sharded on its vocabulary dimension.
+    batch, seq, d_model, num_heads, d_ff, vocab, layers = 8, 128, 256, 4, 1024, 4096, 2
+    blocks = [transformer_params(d_model, d_ff, jnp.float32, biases=True)
+              for _ in range(layers)]
+    params = {"wte": sds((vocab, d_model)), "wpe": sds((seq, d_model)),
+              "blocks": blocks, "lnf_scale": sds((d_model,)), "lnf_bias": sds((d_model,))}
+    momentum = jax.tree_util.tree_map(lambda s: s, params)
+    tokens = sds((batch, seq), jnp.int32)
+    labels = sds((batch, seq), jnp.int32)
+
+    def loss_fn(params, tokens, labels):
+        h = params["wte"][tokens] + params["wpe"][None, :, :]
+        for p in params["blocks"]:
+            h = transformer_block(p, h, num_heads)
+        h = layer_norm(h, params["lnf_scale"], params["lnf_bias"])
+        logits = h @ params["wte"].T
+        logp = jax.nn.log_softmax(logits, axis=-1)
+        return -jnp.mean(jnp.take_along_axis(logp, labels[..., None], axis=-1))
+
+    def gpt_lm_train_step(params, momentum, tokens, labels):
+        loss, grads = jax.value_and_grad(loss_fn)(params, tokens, labels)
+        momentum = jax.tree_util.tree_map(lambda m, g: 0.9 * m + g, momentum, grads)
+        params = jax.tree_util.tree_map(lambda p, m: p - 1e-3 * m, params, momentum)
+        return params, momentum, loss
+
+    return Program(
+        "gpt_lm_train_step",
+        f"a {layers}-block GPT-2 style language model ({num_heads} causal heads, d_model "
+        f"{d_model}, GELU MLP {d_ff}), token embedding gathered by index and tied to the LM "
+        f"head over a vocabulary of {vocab}, learned positions, softmax cross-entropy on "
+        "integer labels, value_and_grad, SGD with momentum; params and momentum donated; f32",
+        gpt_lm_train_step, (params, momentum, tokens, labels),
+        ("params", "momentum", "tokens", "labels"),
+        data=("tokens", "labels"), tp=GPT_TP, donate_argnums=(0, 1),
+        config=dict(batch=batch, seq=seq, d_model=d_model, num_heads=num_heads, d_ff=d_ff,
+                    vocab=vocab, layers=layers, dtype="float32",
+                    optimizer="sgd with momentum 0.9, lr 1e-3", donate_argnums=[0, 1]))
