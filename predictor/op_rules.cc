@@ -304,16 +304,36 @@ AxesSharding Propagator::Gather(const ir::Instruction& inst) {
   }
   for (int64_t d : g.start_index_map) result.partial |= op.Dim(static_cast<size_t>(d));
   // Batch dims: the output dims not offset dims, in order, follow the index
-  // dims other than index_vector_dim.
+  // dims other than index_vector_dim. An index dim split by an axis that
+  // also splits an indexed operand dim (token ids split by batch over the
+  // axis that splits the embedding's vocabulary, as FSDP does) keeps its
+  // split in the result: XLA's partitioner all-gathers the indices over
+  // that axis, looks every index up in each device's part of the operand
+  // (a partial sum over the axis, whole along the batch), all-reduces it
+  // and slices each device's batch (gpt_lm_train_step fsdp8).
+  AxesSharding whole_batch = result;  // the looked-up sum before the slice
+  AxisMask conflict = 0;
   size_t out_d = 0;
   for (size_t d = 0; d < idx_dims.size(); ++d) {
     if (static_cast<int64_t>(d) == g.index_vector_dim) continue;
     while (out_d < result.dims.size() && listed(g.offset_dims, static_cast<int64_t>(out_d))) ++out_d;
     if (out_d >= result.dims.size()) break;
     const AxisMask m = idx.Dim(d);
-    if ((m & (result.UsedAxes() | result.partial)) == 0) result.dims[out_d] = m;
+    if ((m & result.UsedAxes()) == 0) {
+      if ((m & result.partial) == 0) whole_batch.dims[out_d] = m;
+      conflict |= m & result.partial;
+      result.dims[out_d] = m;
+    }
     ++out_d;
   }
+  if (conflict == 0) return result;
+  AxesSharding gathered = idx;
+  for (AxisMask& dim : gathered.dims) dim &= ~conflict;
+  Reshard(inst, 1, gathered);
+  const ir::InstructionId self = fusion_context_.valid() ? ir::InstructionId() : inst.id;
+  RecordOfShape(CollectiveKind::kAllReduce, inst, *inst.shape, result.partial, whole_batch,
+                whole_batch, self);
+  result.partial = 0;
   return result;
 }
 

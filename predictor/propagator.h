@@ -91,6 +91,12 @@ class Propagator {
   void Record(CollectiveKind kind, const ir::Instruction& inst, size_t k, AxisMask axes,
               const AxesSharding& operand, const AxesSharding& result,
               ir::InstructionId source = ir::InstructionId());
+  // The same for a collective at `inst` of a buffer of `shape` (not
+  // necessarily an operand's; bytes are its shard bytes), reading `source`
+  // (invalid: a buffer of no value).
+  void RecordOfShape(CollectiveKind kind, const ir::Instruction& inst, const ir::Shape& shape,
+                     AxisMask axes, const AxesSharding& operand, const AxesSharding& result,
+                     ir::InstructionId source);
   ir::InstructionId PartialOrigin(const ir::Instruction& inst, size_t k) const;
 
   // Rules (op_rules.cc; dot and convolution in contraction_rules.cc).

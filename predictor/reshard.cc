@@ -39,13 +39,20 @@ ir::InstructionId Propagator::SourceOf(const ir::Instruction& inst, size_t k) co
 void Propagator::Record(CollectiveKind kind, const ir::Instruction& inst, size_t k,
                         AxisMask axes, const AxesSharding& operand, const AxesSharding& result,
                         ir::InstructionId source) {
-  const ir::Shape& shape = OperandShape(inst, k);
+  RecordOfShape(kind, inst, OperandShape(inst, k), axes, operand, result,
+                source.valid() ? source : SourceOf(inst, k));
+}
+
+void Propagator::RecordOfShape(CollectiveKind kind, const ir::Instruction& inst,
+                               const ir::Shape& shape, AxisMask axes,
+                               const AxesSharding& operand, const AxesSharding& result,
+                               ir::InstructionId source) {
   const int64_t result_bytes = ShardBytes(shape, result, sizes_.mesh());
   PredictedCollective c;
   c.kind = kind;
   c.at = graph_.scheduled_as[static_cast<size_t>(inst.id.value())];
   c.first_at = c.at;
-  c.source = source.valid() ? source : SourceOf(inst, k);
+  c.source = source;
   c.axes = axes;
   c.operand_bytes = ShardBytes(shape, operand, sizes_.mesh());
   c.result_bytes = result_bytes;
