@@ -279,6 +279,11 @@ std::optional<AxesSharding> Propagator::ArrayOperandWant(const ir::Instruction& 
     }
     case Opcode::kDot:
       return DotOperandWant(inst, k, r);
+    case Opcode::kScatter:
+      // The operand scattered into has the result's shape: the result's
+      // sharding (zeros a scatter-add accumulates into are made in it).
+      if (k != 0 || op_shape.dims != inst.shape->dims) return std::nullopt;
+      return r;
     default:
       return std::nullopt;
   }
