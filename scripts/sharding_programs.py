@@ -400,7 +400,7 @@ def _scan_layers() -> Program:
 #    predictor's rules, to measure them on a program they were not read from)
 # ---------------------------------------------------------------------------
 
-GPT_TP = {**TRANSFORMER_TP, "params['wte']": "rowwise"}
+GPT_TP = {**TRANSFORMER_TP, "*['wte']": "rowwise"}
 
 
 @program("gpt_lm_train_step")
