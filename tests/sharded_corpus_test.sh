@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The sharded ground-truth corpus (samples/sharded) against its own rules,
+# The sharded ground-truth corpus (samples/sharded, and the held-out
+# samples/sharded_heldout) against its own rules,
 # from its files alone (python3; no jax): `gen_sharding_corpus.py --check`
 # re-derives every plan from families.yaml with the family rules and compares
 # it byte for byte, adds each candidate's input and output shards up to
@@ -17,6 +18,8 @@ gen="$source_dir/scripts/gen_sharding_corpus.py"
 corpus="$source_dir/samples/sharded"
 
 python3 "$gen" --check --out "$corpus"
+# The held-out program (samples/sharded_heldout) follows the same rules.
+python3 "$gen" --check --out "$source_dir/samples/sharded_heldout"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
