@@ -21,15 +21,10 @@
 #include "predictor/reshape_groups.h"
 #include "predictor/size_questions.h"
 #include "predictor/sub_axes.h"
+#include "tests/propagate_fixture.h"
 
 namespace memplan::predictor {
 namespace {
-
-ir::Mesh MakeMesh(std::vector<std::pair<std::string, int64_t>> axes) {
-  ir::Mesh mesh;
-  for (auto& [name, size] : axes) mesh.axes.push_back({name, size});
-  return mesh;
-}
 
 AxesSharding Axes(std::string_view text, const ir::Mesh& mesh, int64_t rank) {
   size_t consumed = 0;
@@ -253,34 +248,6 @@ TEST(AxesSharding, ShardBytesPadLikeXla) {
   EXPECT_EQ(ShardBytes(s, a, mesh), 8 * 128 * 126 * 4);
   EXPECT_EQ(ShardBytes(s, AxesSharding{}, mesh), 8 * 128 * 1001 * 4);
 }
-
-class PropagateTest : public ::testing::Test {
- protected:
-  void Load(std::string text) {
-    auto source = parsers::SourceText::FromString("t.hlo", std::move(text));
-    absl::StatusOr<ir::Program> p = parsers::ParseHloTextProgram({source}, ir::Program());
-    ASSERT_TRUE(p.ok()) << p.status();
-    program_ = std::make_unique<ir::Program>(*std::move(p));
-    graph_ = PropagationGraph::Build(program_->module);
-  }
-  Propagation Run(const ir::Mesh& mesh, std::vector<AxesSharding> params) {
-    MeshSizes sizes;
-    for (const auto& a : mesh.axes) sizes.sizes.push_back(a.size);
-    absl::StatusOr<Propagation> p = Propagate(program_->module, graph_, sizes, params);
-    EXPECT_TRUE(p.ok()) << p.status();
-    return p.ok() ? *std::move(p) : Propagation{};
-  }
-  const AxesSharding& Of(const Propagation& p, std::string_view name) {
-    for (const ir::Instruction& i : program_->module.instructions()) {
-      if (i.name == name) return p.leaves[static_cast<size_t>(i.id.value())].at(0);
-    }
-    ADD_FAILURE() << "no " << name;
-    static AxesSharding none;
-    return none;
-  }
-  std::unique_ptr<ir::Program> program_;
-  PropagationGraph graph_;
-};
 
 constexpr const char* kMlp = R"(HloModule m, entry_computation_layout={(f32[256,512]{1,0}, f32[512,2048]{1,0}, f32[2048,512]{1,0})->f32[256,512]{1,0}}
 
