@@ -279,6 +279,9 @@ std::optional<AxesSharding> Propagator::ArrayOperandWant(const ir::Instruction& 
     }
     case Opcode::kDot:
       return DotOperandWant(inst, k, r);
+    case Opcode::kGather:
+      if (k != 0) return std::nullopt;
+      return GatherOperandWant(inst, r);
     case Opcode::kScatter:
       // The operand scattered into has the result's shape: the result's
       // sharding (zeros a scatter-add accumulates into are made in it).

@@ -102,6 +102,11 @@ PropagationGraph PropagationGraph::Build(const ir::Module& module) {
     }
     graph.scheduled_as[i] = at;
   }
+  for (const ir::Instruction& inst : module.instructions()) {
+    if (inst.opcode != ir::Opcode::kGather && inst.opcode != ir::Opcode::kScatter) continue;
+    std::vector<LoweredBatchingDim> dims = FindLoweredBatchingDims(module, graph.scheduled_as, inst);
+    if (!dims.empty()) graph.lowered_batching.emplace(inst.id.value(), std::move(dims));
+  }
   return graph;
 }
 

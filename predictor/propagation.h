@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "ir/module.h"
 #include "predictor/axes_sharding.h"
+#include "predictor/lowered_batching.h"
 
 namespace memplan::predictor {
 
@@ -59,6 +61,15 @@ struct PropagationGraph {
   // Per instruction, then one past the last: where its leaves start in an
   // array of every instruction's leaves (prefix sums of leaf_count).
   std::vector<int64_t> leaf_offset;
+  // Per gather or scatter whose batching dims XLA's CPU pipeline lowered
+  // (predictor/lowered_batching.h): those dims, by instruction id.
+  absl::flat_hash_map<int64_t, std::vector<LoweredBatchingDim>> lowered_batching;
+
+  // The lowered batching dims of `id`; null when it has none.
+  const std::vector<LoweredBatchingDim>* LoweredBatching(ir::InstructionId id) const {
+    const auto it = lowered_batching.find(id.value());
+    return it == lowered_batching.end() ? nullptr : &it->second;
+  }
 
   static PropagationGraph Build(const ir::Module& module);
 };

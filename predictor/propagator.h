@@ -113,7 +113,7 @@ class Propagator {
   AxesSharding KeepOperandShape(const ir::Instruction& inst);  // slice, pad, reverse, windows
   AxesSharding DynamicSlice(const ir::Instruction& inst);
   AxesSharding DynamicUpdateSlice(const ir::Instruction& inst);
-  AxesSharding Gather(const ir::Instruction& inst);
+  AxesSharding Gather(const ir::Instruction& inst);  // gather_scatter_rules.cc, with Scatter
   std::vector<AxesSharding> Scatter(const ir::Instruction& inst);
   std::vector<AxesSharding> Sort(const ir::Instruction& inst);
   std::vector<AxesSharding> While(const ir::Instruction& inst);
@@ -191,6 +191,9 @@ class Propagator {
   std::optional<AxesSharding> ArrayOperandWant(const ir::Instruction& inst, size_t k, const AxesSharding& r) const;
   // A dot operand's batch and free dims from the result's.
   std::optional<AxesSharding> DotOperandWant(const ir::Instruction& inst, size_t k, const AxesSharding& r) const;
+  // A gather's operand (k 0) from the result's batch dims, through the
+  // lowered batching dims (gather_scatter_rules.cc); nullopt without them.
+  std::optional<AxesSharding> GatherOperandWant(const ir::Instruction& inst, const AxesSharding& r) const;
   // OperandWant for one array result `r` and an array operand; nullopt
   // when no rule says (or the operand is not an array).
   std::optional<AxesSharding> ArrayWant(const ir::Instruction& inst, size_t k,
