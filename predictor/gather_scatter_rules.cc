@@ -6,6 +6,7 @@
 // them as batching dims, split them: alike in the operand, the indices and
 // the result, not looked up.
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <utility>
 
@@ -32,6 +33,19 @@ std::vector<int64_t> GatherBatchDims(const ir::GatherDimensionNumbers& g, size_t
     out[d] = static_cast<int64_t>(out_d++);
   }
   return out;
+}
+
+// The updates dim a scatter's index dim `index_dim` (not the index vector
+// dim) becomes: the updates dims not window dims, in order.
+size_t UpdateDimOf(const std::vector<int64_t>& window_dims, int64_t index_vector_dim,
+                   int64_t index_dim) {
+  const int64_t nth = index_dim < index_vector_dim ? index_dim : index_dim - 1;
+  int64_t seen = -1;
+  for (size_t d = 0; nth >= 0 && d <= window_dims.size() + static_cast<size_t>(nth); ++d) {
+    if (Listed(window_dims, static_cast<int64_t>(d))) continue;
+    if (++seen == nth) return d;
+  }
+  return SIZE_MAX;  // no such dim: AxesSharding::Dim reads it as unsplit
 }
 
 }  // namespace
@@ -123,24 +137,56 @@ std::vector<AxesSharding> Propagator::Scatter(const ir::Instruction& inst) {
   for (size_t k = 0; k < std::max<size_t>(n, 1) && k < inst.operands.size(); ++k) {
     result.push_back(Resolved(inst, k));
   }
-  const auto* lowered = graph_.LoweredBatching(inst.id);
-  if (lowered == nullptr || n == 0 || n >= inst.operands.size()) return result;
+  const auto& attrs = module_.attributes(inst);
+  if (!attrs.scatter || n == 0 || inst.operands.size() != 2 * n + 1) return result;
   const AxesSharding idx = Operand(inst, n);
+  const auto* lowered = graph_.LoweredBatching(inst.id);
   for (size_t k = 0; k < result.size(); ++k) {
     const std::vector<int64_t>& dims = OperandShape(inst, k).dims;
     AxesSharding& r = result[k];
     r.dims.resize(dims.size(), 0);
-    for (const LoweredBatchingDim& b : *lowered) {
+    const AxesSharding updates = Operand(inst, n + 1 + k);
+    for (const LoweredBatchingDim& b : lowered ? *lowered : std::vector<LoweredBatchingDim>{}) {
       const auto d = static_cast<size_t>(b.operand_dim);
-      const AxisMask m = idx.Dim(static_cast<size_t>(b.index_dim));
+      const AxisMask m = idx.Dim(static_cast<size_t>(b.index_dim)) |
+                         updates.Dim(UpdateDimOf(attrs.scatter->update_window_dims,
+                                                 attrs.scatter->index_vector_dim, b.index_dim));
       if (d >= dims.size() || m == 0 || r.dims[d] != 0 || (m & (r.UsedAxes() | r.partial)) != 0 ||
           !sizes_.Divides(dims[d], m)) {
         continue;
       }
       r.dims[d] = m;
     }
+    // A scatter-add whose indices and updates are split along the scattered
+    // dims by axes the result does not split: each device adds its part
+    // into its own copy, a partial sum that XLA's partitioner all-reduces
+    // (the tied embedding's gradient in gpt_lm_train_step dp8).
+    if (ScattersByAdd(inst)) r.partial |= ScatteredAxes(inst, n, k) & ~r.UsedAxes();
   }
   return result;
+}
+
+bool Propagator::ScattersByAdd(const ir::Instruction& inst) const {
+  for (const ir::CalledComputation& call : inst.calls) {
+    if (call.role != ir::CallRole::kToApply || !module_.contains(call.computation)) continue;
+    const ir::InstructionId root = module_.computation(call.computation).root;
+    return module_.contains(root) && module_.instruction(root).opcode == ir::Opcode::kAdd;
+  }
+  return false;
+}
+
+AxisMask Propagator::ScatteredAxes(const ir::Instruction& inst, size_t n, size_t k) const {
+  const ir::ScatterDimensionNumbers& s = *module_.attributes(inst).scatter;
+  AxisMask axes = 0;
+  const AxesSharding idx = Operand(inst, n);
+  for (size_t d = 0; d < idx.dims.size(); ++d) {
+    if (static_cast<int64_t>(d) != s.index_vector_dim) axes |= idx.dims[d];
+  }
+  const AxesSharding updates = Operand(inst, n + 1 + k);
+  for (size_t d = 0; d < updates.dims.size(); ++d) {
+    if (!Listed(s.update_window_dims, static_cast<int64_t>(d))) axes |= updates.dims[d];
+  }
+  return axes;
 }
 
 // A gather's operand wanted for result `r`: its lowered batching dims split

@@ -87,6 +87,21 @@ TEST_F(HeldOut, ZerosAScatterAddsIntoAreMadeInItsSharding) {
   }
 }
 
+// The tied table's gradient has two parts: the LM head dot's and the
+// embedding lookup's scatter-add of the batch-split rows. Each is a partial
+// sum over dp that XLA all-reduces (all-reduce.38 holds both, 4 MiB each).
+TEST_F(HeldOut, ScatterAddOfBatchSplitUpdatesIsAllReduced) {
+  const CorpusRow* row = Row("dp8");
+  ASSERT_NE(row, nullptr);
+  int table_sums = 0;
+  for (const predictor::PredictedCollective& pc : row->prediction.collective_list) {
+    if (pc.kind == predictor::CollectiveKind::kAllReduce && pc.result_bytes == 4096 * 256 * 4) {
+      ++table_sums;
+    }
+  }
+  EXPECT_EQ(table_sums, 2);
+}
+
 // take_along_axis's gather and its transpose's scatter have batching dims
 // (batch, sequence) when XLA partitions them; the CPU pipeline lowers them
 // into iota indices before memplan reads the module. Found again
