@@ -446,3 +446,92 @@ def _gpt_lm() -> Program:
         config=dict(batch=batch, seq=seq, d_model=d_model, num_heads=num_heads, d_ff=d_ff,
                     vocab=vocab, layers=layers, dtype="float32",
                     optimizer="sgd with momentum 0.9, lr 1e-3", donate_argnums=[0, 1]))
+
+
+# ---------------------------------------------------------------------------
+# 8. A Llama-style train step (held out, like program 7)
+# ---------------------------------------------------------------------------
+
+LLAMA_TP = {
+    "*['wq']": "colwise", "*['wk']": "colwise", "*['wv']": "colwise",
+    "*['w_gate']": "colwise", "*['w_up']": "colwise",
+    "*['wo']": "rowwise", "*['w_down']": "rowwise",
+}
+
+
+def rms_norm(x, scale, eps=1e-6):
+    return x * jax.lax.rsqrt(jnp.mean(jnp.square(x), axis=-1, keepdims=True) + eps) * scale
+
+
+def rotary(t, positions):
+    # t: [b, s, h, hd]; rotate the two halves of each head by position.
+    half = t.shape[-1] // 2
+    freqs = 1.0 / (10000.0 ** (jnp.arange(half, dtype=jnp.float32) / half))
+    angles = positions[:, None].astype(jnp.float32) * freqs[None, :]        # [s, half]
+    cos, sin = jnp.cos(angles)[None, :, None, :], jnp.sin(angles)[None, :, None, :]
+    t1, t2 = t[..., :half], t[..., half:]
+    return jnp.concatenate([t1 * cos - t2 * sin, t1 * sin + t2 * cos], axis=-1)
+
+
+@program("llama_train_step")
+def _llama() -> Program:
+    # Two pre-RMSNorm blocks with grouped-query attention (8 query heads
+    # sharing 4 key/value heads, rotary positions) and a SwiGLU MLP, each
+    # block rematerialised (jax.checkpoint), MSE loss, Adam; params and
+    # optimizer state donated.
+    batch, seq, d_model, heads, kv_heads, d_ff, layers = 8, 128, 256, 8, 4, 1024, 2
+    hd = d_model // heads
+
+    def block_params():
+        return {"attn_norm": sds((d_model,)), "mlp_norm": sds((d_model,)),
+                "wq": sds((d_model, heads * hd)), "wk": sds((d_model, kv_heads * hd)),
+                "wv": sds((d_model, kv_heads * hd)), "wo": sds((heads * hd, d_model)),
+                "w_gate": sds((d_model, d_ff)), "w_up": sds((d_model, d_ff)),
+                "w_down": sds((d_ff, d_model))}
+
+    params = {"blocks": [block_params() for _ in range(layers)], "final_norm": sds((d_model,))}
+    opt_state = {"count": sds((), jnp.int32), "mu": jax.tree_util.tree_map(lambda s: s, params),
+                 "nu": jax.tree_util.tree_map(lambda s: s, params)}
+    x = sds((batch, seq, d_model))
+    y = sds((batch, seq, d_model))
+
+    def block(p, h):
+        b, s, _ = h.shape
+        positions = jnp.arange(s)
+        a = rms_norm(h, p["attn_norm"])
+        q = rotary((a @ p["wq"]).reshape(b, s, heads, hd), positions)
+        k = rotary((a @ p["wk"]).reshape(b, s, kv_heads, hd), positions)
+        v = (a @ p["wv"]).reshape(b, s, kv_heads, hd)
+        k = jnp.repeat(k, heads // kv_heads, axis=2)
+        v = jnp.repeat(v, heads // kv_heads, axis=2)
+        logits = jnp.einsum("bqhd,bkhd->bhqk", q, k) / jnp.sqrt(jnp.float32(hd))
+        mask = jnp.tril(jnp.ones((s, s), dtype=bool))
+        probs = jax.nn.softmax(jnp.where(mask, logits, -1e9), axis=-1)
+        attn = jnp.einsum("bhqk,bkhd->bqhd", probs, v).reshape(b, s, heads * hd)
+        h = h + attn @ p["wo"]
+        m = rms_norm(h, p["mlp_norm"])
+        return h + (jax.nn.silu(m @ p["w_gate"]) * (m @ p["w_up"])) @ p["w_down"]
+
+    def loss_fn(params, x, y):
+        h = x
+        for p in params["blocks"]:
+            h = jax.checkpoint(block)(p, h)
+        return mse(rms_norm(h, params["final_norm"]), y)
+
+    def llama_train_step(params, opt_state, x, y):
+        loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
+        new_params, new_state = adam(params, grads, opt_state)
+        return new_params, new_state, loss
+
+    return Program(
+        "llama_train_step",
+        f"{layers} Llama-style blocks (RMSNorm, {heads} query heads sharing {kv_heads} "
+        f"key/value heads with rotary positions, SwiGLU MLP {d_ff}), each rematerialised "
+        "(jax.checkpoint), MSE loss, value_and_grad, Adam; params and optimizer state "
+        "donated; f32",
+        llama_train_step, (params, opt_state, x, y), ("params", "opt_state", "x", "y"),
+        data=("x", "y"), tp=LLAMA_TP, donate_argnums=(0, 1),
+        config=dict(batch=batch, seq=seq, d_model=d_model, heads=heads, kv_heads=kv_heads,
+                    d_ff=d_ff, layers=layers, dtype="float32", remat="per block",
+                    optimizer="adam(lr=1e-3, b1=0.9, b2=0.999, eps=1e-8)",
+                    donate_argnums=[0, 1]))
