@@ -121,6 +121,12 @@ absl::StatusOr<std::vector<CorpusProgram>> LoadCorpus(const std::string& root) {
   return out;
 }
 
+absl::StatusOr<std::vector<CorpusRow>> PredictCorpusAt(const std::string& root) {
+  absl::StatusOr<std::vector<CorpusProgram>> corpus = LoadCorpus(root);
+  if (!corpus.ok()) return corpus.status();
+  return PredictCorpus(*corpus);
+}
+
 absl::StatusOr<std::vector<CorpusRow>> PredictCorpus(const std::vector<CorpusProgram>& corpus,
                                                      const predictor::PredictOptions& options) {
   std::vector<CorpusRow> rows;

@@ -51,6 +51,9 @@ absl::StatusOr<std::vector<CorpusProgram>> LoadCorpus(const std::string& root);
 absl::StatusOr<std::vector<CorpusRow>> PredictCorpus(const std::vector<CorpusProgram>& corpus,
                                                      const predictor::PredictOptions& options = {});
 
+// LoadCorpus(root) and PredictCorpus of it with default options.
+absl::StatusOr<std::vector<CorpusRow>> PredictCorpusAt(const std::string& root);
+
 // The markdown table of docs/accuracy.md's prediction section: one row per
 // case, then median and max |error| and the ordering check per program.
 std::string CorpusTable(const std::vector<CorpusRow>& rows);

@@ -23,9 +23,7 @@ namespace {
 class HeldOut : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    auto corpus = LoadCorpus(SourcePath("samples/sharded_heldout"));
-    ASSERT_TRUE(corpus.ok()) << corpus.status();
-    auto rows = PredictCorpus(*corpus);
+    auto rows = PredictCorpusAt(SourcePath("samples/sharded_heldout"));
     ASSERT_TRUE(rows.ok()) << rows.status();
     rows_ = new std::vector<CorpusRow>(*std::move(rows));
   }
