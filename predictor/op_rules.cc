@@ -2,6 +2,7 @@
 // reshards its operands to what it takes (Propagator::Reshard records the
 // collectives that costs).
 #include <algorithm>
+#include <bit>
 #include <numeric>
 #include <utility>
 
@@ -78,6 +79,54 @@ AxesSharding Propagator::Transpose(const ir::Instruction& inst) {
 
 // The largest run of `mask`'s axes, from the major (lowest) one on, whose
 // product of sizes divides `size`; 0 when none does.
+// A 1:n reshape group whose major output dim the kept axes split whole
+// (one element per part) passes the rest of the split on to the next
+// output dims, as a row-major tiling does: 256 split 8 ways into 4 heads
+// of 64 keeps 4 ways on the heads and 2 on the head dim, and XLA moves no
+// data (gpt_lm_train_step tp8; 768 into 12 x 64 keeps 3 heads a device,
+// not whole, and gathers pairs: transformer_fwd tp8). Asking it reads the
+// axis sizes themselves: the propagation is not shared across sizes.
+AxisMask Propagator::SplitOntoMinorDims(AxisMask rest, const ReshapeGroup& g,
+                                        const std::vector<int64_t>& outd, AxesSharding& result) {
+  AxisMask placed = 0;
+  for (size_t o = g.out_begin; rest != 0 && o + 1 < g.out_end; ++o) {
+    out_.sub_axes_asked = true;
+    if (sizes_.mesh().Ways(result.dims[o]) != outd[o]) break;
+    const AxisMask next = DividingMajorAxes(rest, outd[o + 1]);
+    if (next == 0) break;
+    result.dims[o + 1] = next;
+    placed |= next;
+    rest &= ~next;
+  }
+  return placed;
+}
+
+// The last input dim of an n:1 reshape group `g` whose split the merged
+// dim keeps: the major dim's, and each next one's while the dim before it
+// is split whole and its axes come after (mesh order) those kept, as a
+// row-major tiling merges them (4 heads split 4 ways and a head dim of 64
+// split 2 ways merge into 256 split 8 ways: gpt_lm_train_step tp8's
+// backward pass, no gather). Reads the axis sizes themselves, as
+// SplitOntoMinorDims does.
+size_t Propagator::MergeMinorSplits(const ReshapeGroup& g, const std::vector<int64_t>& in,
+                                    int64_t merged_size, const AxesSharding& want) {
+  AxisMask merged = want.Dim(g.in_begin);
+  size_t k = g.in_begin;
+  for (; k + 1 < g.in_end; ++k) {
+    const AxisMask next = want.Dim(k + 1);
+    if (next == 0 || merged == 0) break;
+    out_.sub_axes_asked = true;
+    // Every axis of `next` minor (mesh order) to every axis kept so far.
+    const bool after = std::countr_zero(next) >= std::bit_width(merged);
+    if (!after || sizes_.mesh().Ways(want.Dim(k)) != in[k] ||
+        !sizes_.Divides(merged_size, merged | next)) {
+      break;
+    }
+    merged |= next;
+  }
+  return k;
+}
+
 AxisMask Propagator::DividingMajorAxes(AxisMask mask, int64_t size) const {
   AxisMask keep = 0;
   for (size_t k = 0; k < 32 && k < sizes_.mesh().sizes.size(); ++k) {
@@ -137,17 +186,20 @@ AxesSharding Propagator::Reshape(const ir::Instruction& inst) {
     if (ni == 1 && no == 1) {
       result.dims[o0] = major;
     } else if (no == 1) {
-      result.dims[o0] = major;
-      for (size_t k = i0 + 1; k < g.in_end; ++k) want.dims[k] = 0;
+      const size_t kept = MergeMinorSplits(g, in, outd[o0], want);
+      result.dims[o0] = 0;
+      for (size_t k = i0; k <= kept; ++k) result.dims[o0] |= want.dims[k];
+      for (size_t k = kept + 1; k < g.in_end; ++k) want.dims[k] = 0;
     } else if (ni == 1) {
       // The major axes (mesh order) whose product divides the major output
       // dim stay on it; the minor rest are all-gathered (XLA keeps the
       // largest dividing part of a split, e.g. 768 by 8 into 12 x 64
       // keeps 4 ways on the 12 when the 8 is two sub-axes 4 x 2).
       const AxisMask keep = DividingMajorAxes(major, outd[o0]);
-      if (keep != major) NoteWantedSubAxis(major & ~keep, outd[o0] / sizes_.mesh().Ways(keep));
       result.dims[o0] = keep;
-      want.dims[i0] = keep;
+      const AxisMask placed = keep | SplitOntoMinorDims(major & ~keep, g, outd, result);
+      if (placed != major) NoteWantedSubAxis(major & ~keep, outd[o0] / sizes_.mesh().Ways(keep));
+      want.dims[i0] = placed;
     } else {
       for (size_t k = i0; k < g.in_end; ++k) want.dims[k] = 0;
     }

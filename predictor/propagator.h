@@ -12,6 +12,7 @@
 #include "absl/container/inlined_vector.h"
 #include "ir/module.h"
 #include "predictor/propagation.h"
+#include "predictor/reshape_groups.h"
 #include "predictor/size_questions.h"
 
 namespace memplan::predictor {
@@ -104,6 +105,15 @@ class Propagator {
   AxesSharding Broadcast(const ir::Instruction& inst);
   AxesSharding Reshape(const ir::Instruction& inst);
   AxisMask DividingMajorAxes(AxisMask mask, int64_t size) const;
+  // Places the axes `rest` of a 1:n reshape group `g` onto its output dims
+  // after the major one, each while the dim before it is split whole
+  // (op_rules.cc); returns the axes placed in `result`.
+  // The last input dim of an n:1 reshape group whose split the merged dim
+  // keeps, from `want` (the operand's split per input dim; op_rules.cc).
+  size_t MergeMinorSplits(const ReshapeGroup& g, const std::vector<int64_t>& in,
+                          int64_t merged_size, const AxesSharding& want);
+  AxisMask SplitOntoMinorDims(AxisMask rest, const ReshapeGroup& g, const std::vector<int64_t>& outd,
+                              AxesSharding& result);
   void NoteWantedSubAxis(AxisMask dropped, int64_t size);
   AxesSharding Transpose(const ir::Instruction& inst);
   AxesSharding Dot(const ir::Instruction& inst);

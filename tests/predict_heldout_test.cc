@@ -128,6 +128,25 @@ TEST_F(HeldOut, ScatterAddOfBatchSplitUpdatesIsAllReduced) {
   EXPECT_EQ(table_sums, 2);
 }
 
+// tp8 splits 4 heads of 64 (256 columns) 8 ways: each device holds half a
+// head. XLA tiles it (heads 4 ways, the head dim 2), moves no data and
+// all-reduces the attention logits over the 2-way part (4 all-reduces of
+// f32[8,1,128,128], 512 KiB, none of them gathers); memplan gathered the
+// head dim's part instead (12 all-gathers, more in the backward pass).
+TEST_F(HeldOut, HalfHeadsAreTiledNotGathered) {
+  const CorpusRow* row = Row("tp8");
+  ASSERT_NE(row, nullptr);
+  int gathers = 0, logit_sums = 0;
+  for (const predictor::PredictedCollective& pc : row->prediction.collective_list) {
+    if (pc.kind == predictor::CollectiveKind::kAllGather) ++gathers;
+    if (pc.kind == predictor::CollectiveKind::kAllReduce && pc.result_bytes == 8 * 128 * 128 * 4) {
+      ++logit_sums;
+    }
+  }
+  EXPECT_EQ(gathers, 0);
+  EXPECT_EQ(logit_sums, 4);
+}
+
 // take_along_axis's gather and its transpose's scatter have batching dims
 // (batch, sequence) when XLA partitions them; the CPU pipeline lowers them
 // into iota indices before memplan reads the module. Found again
