@@ -100,6 +100,7 @@ std::vector<LoweredBatchingDim> FindLoweredBatchingDims(
     if (static_cast<int64_t>(part.shape->dims.size()) != static_cast<int64_t>(cat_dims.size())) return {};
     const int64_t width = part.shape->dims[static_cast<size_t>(cat_dim)];
     const int64_t iota_dim = module.attributes(part).iota_dimension;
+    if (component >= static_cast<int64_t>(map->size())) return {};
     if (width == 1 && part.opcode == ir::Opcode::kIota && iota_dim >= 0 && iota_dim != cat_dim) {
       const size_t j = static_cast<size_t>(iota_dim < cat_dim ? iota_dim : iota_dim - 1);
       const int64_t operand_dim = (*map)[static_cast<size_t>(component)];
