@@ -535,3 +535,46 @@ def _llama() -> Program:
                     d_ff=d_ff, layers=layers, dtype="float32", remat="per block",
                     optimizer="adam(lr=1e-3, b1=0.9, b2=0.999, eps=1e-8)",
                     donate_argnums=[0, 1]))
+
+
+# ---------------------------------------------------------------------------
+# 9. A mixed-precision train step (held out, like programs 7 and 8)
+# ---------------------------------------------------------------------------
+
+@program("bf16_mixed_train_step")
+def _bf16_mixed() -> Program:
+    # Two OLMo-style blocks computed in bf16 from f32 master weights (each
+    # weight cast to bf16 where it is read), the loss in f32, Adam on the
+    # f32 weights; params and optimizer state donated.
+    batch, seq, d_model, num_heads, d_ff, layers = 8, 128, 512, 8, 2048, 2
+    blocks = [transformer_params(d_model, d_ff, jnp.float32, biases=False)
+              for _ in range(layers)]
+    params = {"blocks": blocks}
+    opt_state = {"count": sds((), jnp.int32), "mu": jax.tree_util.tree_map(lambda s: s, params),
+                 "nu": jax.tree_util.tree_map(lambda s: s, params)}
+    x = sds((batch, seq, d_model))
+    y = sds((batch, seq, d_model))
+
+    def loss_fn(params, x, y):
+        h = x.astype(jnp.bfloat16)
+        for p in params["blocks"]:
+            h = transformer_block(jax.tree_util.tree_map(lambda w: w.astype(jnp.bfloat16), p),
+                                  h, num_heads)
+        return mse(h, y)
+
+    def bf16_mixed_train_step(params, opt_state, x, y):
+        loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
+        new_params, new_state = adam(params, grads, opt_state)
+        return new_params, new_state, loss
+
+    return Program(
+        "bf16_mixed_train_step",
+        f"{layers} OLMo-style blocks ({num_heads} causal heads, d_model {d_model}, GELU MLP "
+        f"{d_ff}) computed in bf16 from f32 master weights, MSE loss in f32, value_and_grad, "
+        "Adam on the f32 weights; params and optimizer state donated",
+        bf16_mixed_train_step, (params, opt_state, x, y), ("params", "opt_state", "x", "y"),
+        data=("x", "y"), tp=TRANSFORMER_TP, donate_argnums=(0, 1),
+        config=dict(batch=batch, seq=seq, d_model=d_model, num_heads=num_heads, d_ff=d_ff,
+                    layers=layers, dtype="float32 master weights, bfloat16 compute",
+                    optimizer="adam(lr=1e-3, b1=0.9, b2=0.999, eps=1e-8)",
+                    donate_argnums=[0, 1]))
