@@ -125,7 +125,8 @@ void Propagator::AskSameBytes(const RecordKey& key, const ir::Shape& shape,
 // The value a partial sum read by operand `k` comes from: back through
 // layout ops (bitcast, reshape, transpose, copy) that keep it partial, to
 // the fusion operand when that reaches a parameter of the fusion being
-// walked; invalid when it stays a fused intermediate.
+// walked, and on back through layout ops outside it; invalid when it
+// stays a fused intermediate.
 ir::InstructionId Propagator::PartialOrigin(const ir::Instruction& inst, size_t k) const {
   const AxisMask partial = Operand(inst, k).partial;
   const ir::Instruction* cur = &module_.instruction(inst.operands[k]);
@@ -143,7 +144,19 @@ ir::InstructionId Propagator::PartialOrigin(const ir::Instruction& inst, size_t 
   const int64_t number = module_.attributes(*cur).parameter_number;
   const bool direct = !fusion.calls.empty() && fusion.calls.front().computation == cur->computation;
   if (direct && number >= 0 && number < static_cast<int64_t>(fusion.operands.size())) {
-    return fusion.operands[static_cast<size_t>(number)];
+    // The fusion operand may itself be a layout op of the partial value
+    // (a bitcast outside the fusion): walk on, so that a reader through it
+    // and a direct reader share one all-reduce (gpt_lm_train_step tp8).
+    const ir::Instruction* out = &module_.instruction(fusion.operands[static_cast<size_t>(number)]);
+    for (int guard = 0; guard < 16; ++guard) {
+      const bool layout = out->opcode == ir::Opcode::kBitcast || out->opcode == ir::Opcode::kReshape ||
+                          out->opcode == ir::Opcode::kTranspose || out->opcode == ir::Opcode::kCopy;
+      if (!layout || out->operands.size() != 1) break;
+      const auto& leaves = out_.leaves[static_cast<size_t>(out->operands[0].value())];
+      if (leaves.size() != 1 || leaves[0].partial != partial) break;
+      out = &module_.instruction(out->operands[0]);
+    }
+    return out->id;
   }
   return ir::InstructionId();
 }
