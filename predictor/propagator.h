@@ -99,6 +99,7 @@ class Propagator {
                      AxisMask axes, const AxesSharding& operand, const AxesSharding& result,
                      ir::InstructionId source);
   ir::InstructionId PartialOrigin(const ir::Instruction& inst, size_t k) const;
+  const ir::Instruction* ThroughPartialLayout(const ir::Instruction* inst, AxisMask partial) const;
 
   // Rules (op_rules.cc; dot and convolution in contraction_rules.cc).
   AxesSharding Elementwise(const ir::Instruction& inst);

@@ -122,41 +122,38 @@ void Propagator::AskSameBytes(const RecordKey& key, const ir::Shape& shape,
   last = added;
 }
 
+// `inst` once layout ops (bitcast, reshape, transpose, copy) whose operand
+// holds the partial sum `partial` are looked through.
+const ir::Instruction* Propagator::ThroughPartialLayout(const ir::Instruction* inst,
+                                                        AxisMask partial) const {
+  for (int guard = 0; guard < 16; ++guard) {
+    const bool layout = inst->opcode == ir::Opcode::kBitcast || inst->opcode == ir::Opcode::kReshape ||
+                        inst->opcode == ir::Opcode::kTranspose || inst->opcode == ir::Opcode::kCopy;
+    if (!layout || inst->operands.size() != 1) break;
+    const auto& leaves = out_.leaves[static_cast<size_t>(inst->operands[0].value())];
+    if (leaves.size() != 1 || leaves[0].partial != partial) break;
+    inst = &module_.instruction(inst->operands[0]);
+  }
+  return inst;
+}
+
 // The value a partial sum read by operand `k` comes from: back through
-// layout ops (bitcast, reshape, transpose, copy) that keep it partial, to
-// the fusion operand when that reaches a parameter of the fusion being
-// walked, and on back through layout ops outside it; invalid when it
-// stays a fused intermediate.
+// layout ops that keep it partial, to the fusion operand when that reaches
+// a parameter of the fusion being walked, and on back through layout ops
+// outside it (a reader through an outer bitcast and a direct reader share
+// one all-reduce: gpt_lm_train_step tp8); invalid when it stays a fused
+// intermediate.
 ir::InstructionId Propagator::PartialOrigin(const ir::Instruction& inst, size_t k) const {
   const AxisMask partial = Operand(inst, k).partial;
-  const ir::Instruction* cur = &module_.instruction(inst.operands[k]);
-  for (int guard = 0; guard < 16; ++guard) {
-    const bool layout = cur->opcode == ir::Opcode::kBitcast || cur->opcode == ir::Opcode::kReshape ||
-                        cur->opcode == ir::Opcode::kTranspose || cur->opcode == ir::Opcode::kCopy;
-    if (!layout || cur->operands.size() != 1) break;
-    const auto& leaves = out_.leaves[static_cast<size_t>(cur->operands[0].value())];
-    if (leaves.size() != 1 || leaves[0].partial != partial) break;
-    cur = &module_.instruction(cur->operands[0]);
-  }
+  const ir::Instruction* cur = ThroughPartialLayout(&module_.instruction(inst.operands[k]), partial);
   if (!fusion_context_.valid()) return cur->id;
   if (cur->opcode != ir::Opcode::kParameter) return ir::InstructionId();
   const ir::Instruction& fusion = module_.instruction(fusion_context_);
   const int64_t number = module_.attributes(*cur).parameter_number;
   const bool direct = !fusion.calls.empty() && fusion.calls.front().computation == cur->computation;
   if (direct && number >= 0 && number < static_cast<int64_t>(fusion.operands.size())) {
-    // The fusion operand may itself be a layout op of the partial value
-    // (a bitcast outside the fusion): walk on, so that a reader through it
-    // and a direct reader share one all-reduce (gpt_lm_train_step tp8).
-    const ir::Instruction* out = &module_.instruction(fusion.operands[static_cast<size_t>(number)]);
-    for (int guard = 0; guard < 16; ++guard) {
-      const bool layout = out->opcode == ir::Opcode::kBitcast || out->opcode == ir::Opcode::kReshape ||
-                          out->opcode == ir::Opcode::kTranspose || out->opcode == ir::Opcode::kCopy;
-      if (!layout || out->operands.size() != 1) break;
-      const auto& leaves = out_.leaves[static_cast<size_t>(out->operands[0].value())];
-      if (leaves.size() != 1 || leaves[0].partial != partial) break;
-      out = &module_.instruction(out->operands[0]);
-    }
-    return out->id;
+    const ir::InstructionId operand = fusion.operands[static_cast<size_t>(number)];
+    return ThroughPartialLayout(&module_.instruction(operand), partial)->id;
   }
   return ir::InstructionId();
 }
