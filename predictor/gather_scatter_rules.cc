@@ -48,6 +48,21 @@ size_t UpdateDimOf(const std::vector<int64_t>& window_dims, int64_t index_vector
   return SIZE_MAX;  // no such dim: AxesSharding::Dim reads it as unsplit
 }
 
+// The axes splitting a scatter's indices and its updates along the
+// scattered dims (the indices' dims but the vector dim, the updates' dims
+// but the window dims).
+AxisMask ScatteredAxes(const ir::ScatterDimensionNumbers& s, const AxesSharding& idx,
+                       const AxesSharding& updates) {
+  AxisMask axes = 0;
+  for (size_t d = 0; d < idx.dims.size(); ++d) {
+    if (static_cast<int64_t>(d) != s.index_vector_dim) axes |= idx.dims[d];
+  }
+  for (size_t d = 0; d < updates.dims.size(); ++d) {
+    if (!Listed(s.update_window_dims, static_cast<int64_t>(d))) axes |= updates.dims[d];
+  }
+  return axes;
+}
+
 }  // namespace
 
 // Output batch dims follow the indices; offset dims taken whole from the
@@ -139,18 +154,21 @@ std::vector<AxesSharding> Propagator::Scatter(const ir::Instruction& inst) {
   }
   const auto& attrs = module_.attributes(inst);
   if (!attrs.scatter || n == 0 || inst.operands.size() != 2 * n + 1) return result;
+  const ir::ScatterDimensionNumbers& s = *attrs.scatter;
   const AxesSharding idx = Operand(inst, n);
+  static const std::vector<LoweredBatchingDim> kNone;
   const auto* lowered = graph_.LoweredBatching(inst.id);
+  const bool adds = ScattersByAdd(inst);
   for (size_t k = 0; k < result.size(); ++k) {
     const std::vector<int64_t>& dims = OperandShape(inst, k).dims;
     AxesSharding& r = result[k];
     r.dims.resize(dims.size(), 0);
     const AxesSharding updates = Operand(inst, n + 1 + k);
-    for (const LoweredBatchingDim& b : lowered ? *lowered : std::vector<LoweredBatchingDim>{}) {
+    for (const LoweredBatchingDim& b : lowered != nullptr ? *lowered : kNone) {
       const auto d = static_cast<size_t>(b.operand_dim);
-      const AxisMask m = idx.Dim(static_cast<size_t>(b.index_dim)) |
-                         updates.Dim(UpdateDimOf(attrs.scatter->update_window_dims,
-                                                 attrs.scatter->index_vector_dim, b.index_dim));
+      const AxisMask m =
+          idx.Dim(static_cast<size_t>(b.index_dim)) |
+          updates.Dim(UpdateDimOf(s.update_window_dims, s.index_vector_dim, b.index_dim));
       if (d >= dims.size() || m == 0 || r.dims[d] != 0 || (m & (r.UsedAxes() | r.partial)) != 0 ||
           !sizes_.Divides(dims[d], m)) {
         continue;
@@ -161,7 +179,7 @@ std::vector<AxesSharding> Propagator::Scatter(const ir::Instruction& inst) {
     // dims by axes the result does not split: each device adds its part
     // into its own copy, a partial sum that XLA's partitioner all-reduces
     // (the tied embedding's gradient in gpt_lm_train_step dp8).
-    if (ScattersByAdd(inst)) r.partial |= ScatteredAxes(inst, n, k) & ~r.UsedAxes();
+    if (adds) r.partial |= ScatteredAxes(s, idx, updates) & ~r.UsedAxes();
   }
   return result;
 }
@@ -173,20 +191,6 @@ bool Propagator::ScattersByAdd(const ir::Instruction& inst) const {
     return module_.contains(root) && module_.instruction(root).opcode == ir::Opcode::kAdd;
   }
   return false;
-}
-
-AxisMask Propagator::ScatteredAxes(const ir::Instruction& inst, size_t n, size_t k) const {
-  const ir::ScatterDimensionNumbers& s = *module_.attributes(inst).scatter;
-  AxisMask axes = 0;
-  const AxesSharding idx = Operand(inst, n);
-  for (size_t d = 0; d < idx.dims.size(); ++d) {
-    if (static_cast<int64_t>(d) != s.index_vector_dim) axes |= idx.dims[d];
-  }
-  const AxesSharding updates = Operand(inst, n + 1 + k);
-  for (size_t d = 0; d < updates.dims.size(); ++d) {
-    if (!Listed(s.update_window_dims, static_cast<int64_t>(d))) axes |= updates.dims[d];
-  }
-  return axes;
 }
 
 // A gather's operand wanted for result `r`: its lowered batching dims split

@@ -128,9 +128,6 @@ class Propagator {
   std::vector<AxesSharding> Scatter(const ir::Instruction& inst);
   // Whether a scatter combines by adding (its to_apply's root is an add).
   bool ScattersByAdd(const ir::Instruction& inst) const;
-  // The axes splitting a scatter's indices (`n`: their operand index) and
-  // its updates for result `k` along the scattered dims.
-  AxisMask ScatteredAxes(const ir::Instruction& inst, size_t n, size_t k) const;
   std::vector<AxesSharding> Sort(const ir::Instruction& inst);
   std::vector<AxesSharding> While(const ir::Instruction& inst);
   std::vector<AxesSharding> Conditional(const ir::Instruction& inst);
