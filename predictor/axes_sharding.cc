@@ -180,7 +180,10 @@ std::string AxesShardingToString(const AxesSharding& sharding, const ir::Mesh& m
     absl::StrAppend(&s, d ? ", " : "", names(sharding.dims[d]));
   }
   s += "]";
-  if (sharding.partial) absl::StrAppend(&s, " partial", names(sharding.partial));
+  if (sharding.partial) {
+    const std::string axes = names(sharding.partial);
+    absl::StrAppend(&s, " partial", axes.front() == '(' ? axes : absl::StrCat("(", axes, ")"));
+  }
   return s;
 }
 

@@ -70,7 +70,8 @@ absl::StatusOr<AxesSharding> AxesFromHloSharding(const ir::HloSharding& sharding
                                                  const ir::Mesh& mesh, int64_t rank);
 
 // "[{dp}, {}]" style text of the mask per dim: "[dp, tp]", "[(dp,tp), null]",
-// "partial(dp)" appended when partial; for tests and errors.
+// " partial(dp)" appended when partial; for tests, errors and the list of
+// buffers live at the peak.
 std::string AxesShardingToString(const AxesSharding& sharding, const ir::Mesh& mesh);
 
 }  // namespace memplan::predictor

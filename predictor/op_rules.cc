@@ -117,7 +117,7 @@ size_t Propagator::MergeMinorSplits(const ReshapeGroup& g, const std::vector<int
     if (next == 0 || merged == 0) break;
     out_.sub_axes_asked = true;
     // Every axis of `next` minor (mesh order) to every axis kept so far.
-    const bool after = std::countr_zero(next) >= std::bit_width(merged);
+    const bool after = std::countr_zero(next) >= static_cast<int>(std::bit_width(merged));
     if (!after || sizes_.mesh().Ways(want.Dim(k)) != in[k] ||
         !sizes_.Divides(merged_size, merged | next)) {
       break;

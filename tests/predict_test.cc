@@ -269,7 +269,7 @@ TEST_F(PropagateTest, MegatronColumnThenRowParallelAllReducesOnce) {
   // x [dp, null], w1 [null, tp] (colwise), w2 [tp, null] (rowwise).
   Propagation p = Run(mesh, {{{1, 0}, 0}, {{0, 2}, 0}, {{2, 0}, 0}});
   EXPECT_EQ(AxesShardingToString(Of(p, "h"), mesh), "[dp, tp]");
-  EXPECT_EQ(AxesShardingToString(Of(p, "y"), mesh), "[dp] partialtp");
+  EXPECT_EQ(AxesShardingToString(Of(p, "y"), mesh), "[dp] partial(tp)");
   EXPECT_EQ(AxesShardingToString(Of(p, "out"), mesh), "[dp]");
   ASSERT_EQ(p.collectives.size(), 1u);
   EXPECT_EQ(p.collectives[0].kind, CollectiveKind::kAllReduce);
@@ -288,7 +288,7 @@ TEST_F(PropagateTest, FsdpGathersTheSmallerOperand) {
   EXPECT_EQ(p.collectives[0].kind, CollectiveKind::kAllGather);
   EXPECT_EQ(p.collectives[0].result_bytes, 256 * 512 * 4);  // x gathered whole
   // h [null, fsdp] @ w2 [fsdp, null]: contracting on fsdp both sides.
-  EXPECT_EQ(AxesShardingToString(Of(p, "y"), mesh), "[] partialfsdp");
+  EXPECT_EQ(AxesShardingToString(Of(p, "y"), mesh), "[] partial(fsdp)");
 }
 
 // Backward from the use: the scaled gradient lr * g is made in the sharding
@@ -312,7 +312,7 @@ ENTRY %main (x: f32[256,512], dy: f32[256,64], w: f32[512,64]) -> f32[512,64] {
   const ir::Mesh mesh = MakeMesh({{"fsdp", 8}});
   // x, dy: [fsdp, null] (the batch); w: [fsdp, null].
   Propagation p = Run(mesh, {{{1}, 0}, {{1}, 0}, {{1}, 0}});
-  EXPECT_EQ(AxesShardingToString(Of(p, "g"), mesh), "[] partialfsdp");
+  EXPECT_EQ(AxesShardingToString(Of(p, "g"), mesh), "[] partial(fsdp)");
   EXPECT_EQ(AxesShardingToString(Of(p, "step"), mesh), "[fsdp]");
   EXPECT_EQ(AxesShardingToString(Of(p, "lrb"), mesh), "[fsdp]");
   EXPECT_EQ(AxesShardingToString(Of(p, "new"), mesh), "[fsdp]");
@@ -581,11 +581,11 @@ ENTRY %main (x: f32[8,16,4]) -> f32[128] {
 )");
   const ir::Mesh mesh = MakeMesh({{"a", 2}, {"b", 4}});
   Propagation p = Run(mesh, {{{1, 0, 2}, 0}});
-  EXPECT_EQ(AxesShardingToString(Of(p, "r"), mesh), "[a] partialb");
-  EXPECT_EQ(AxesShardingToString(Of(p, "t"), mesh), "[null, a] partialb");
+  EXPECT_EQ(AxesShardingToString(Of(p, "r"), mesh), "[a] partial(b)");
+  EXPECT_EQ(AxesShardingToString(Of(p, "t"), mesh), "[null, a] partial(b)");
   // [16,8] -> [128]: the major dim (16) is unsplit, the minor split one is
   // gathered; the partial sum carries through the reshape.
-  EXPECT_EQ(AxesShardingToString(Of(p, "f"), mesh), "[] partialb");
+  EXPECT_EQ(AxesShardingToString(Of(p, "f"), mesh), "[] partial(b)");
 }
 
 // 768 split 8 ways, reshaped to 12 heads of 64: 12 is not divisible by 8
