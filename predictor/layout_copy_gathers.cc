@@ -105,7 +105,10 @@ LayoutCopyGathers FindLayoutCopyGathers(const ir::Module& module,
         at(value_of, copied) < 0 || from < 0 || to < from) {
       continue;
     }
-    TempBuffer& b = gathered.try_emplace(copied.value(), TempBuffer{0, from, from, -1}).first->second;
+    // The first all-gather of the copied value stands for the buffer.
+    const BufferOrigin origin = BufferOrigin::Result(static_cast<size_t>(pc - collectives.data()));
+    TempBuffer& b =
+        gathered.try_emplace(copied.value(), TempBuffer{0, from, from, -1, 0, origin}).first->second;
     b.size = std::max(b.size, pc->result_bytes);
     b.end = std::max(b.end, to);
     out.made_whole.push_back(v);

@@ -291,10 +291,12 @@ void MemoryModel::AllReduceBuffers(const CombinedGroups& combined,
           end[v] >= values[v].start) {
         end[v] = issue < g.step ? issue : std::max(end[v], issue);
       } else if (v < 0) {
-        temp_.push_back({pc.operand_bytes, StepOf(pc.at), issue, -1, CollectiveOrder(pc.at)});
+        temp_.push_back({pc.operand_bytes, StepOf(pc.at), issue, -1, CollectiveOrder(pc.at),
+                         BufferOrigin::Operand(c)});
       }
       temp_.push_back({pc.result_bytes, issue, std::max(issue, StepOf(pc.at)), -1,
-                       CollectiveOrder(pc.first_at.valid() ? pc.first_at : pc.at)});
+                       CollectiveOrder(pc.first_at.valid() ? pc.first_at : pc.at),
+                       BufferOrigin::Result(c)});
     }
   }
 }
@@ -306,7 +308,8 @@ void MemoryModel::OtherCollectiveBuffers() {
   // every weight first, and all its weight all-gathers are live at once) to
   // their consumer's; a collective reading an entry parameter is issued at
   // its consumer (mlp_train_step fsdp8 gathers x twice, where it is used).
-  for (const PredictedCollective& pc : collectives_) {
+  for (size_t c = 0; c < collectives_.size(); ++c) {
+    const PredictedCollective& pc = collectives_[c];
     if (pc.kind == CollectiveKind::kAllReduce) continue;
     const ir::ScheduleStep s = StepOf(pc.at);
     if (s < 0) continue;
@@ -323,7 +326,7 @@ void MemoryModel::OtherCollectiveBuffers() {
       const ir::ScheduleStep first = StepOf(pc.first_at);
       if (source < 0 && p_.reassign_outputs_ && first >= 0 && first < start) start = first;
     }
-    temp_.push_back({pc.result_bytes, start, s, -1, CollectiveOrder(pc.at)});
+    temp_.push_back({pc.result_bytes, start, s, -1, CollectiveOrder(pc.at), BufferOrigin::Result(c)});
   }
 }
 
@@ -370,12 +373,13 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
                                        : PerDeviceStart(per_device_begin[v], ends[v], info.start);
     if (info.cls == Info::Class::kTemp) {
       index[v] = static_cast<int32_t>(temp_.size());
-      temp_.push_back({size, start, ends[v], -1, order_of(v)});
+      temp_.push_back({size, start, ends[v], -1, order_of(v), BufferOrigin::Value(v)});
     } else if (info.cls == Info::Class::kParameter) {
       // A donated parameter holds its allocation until its last reader;
       // its bytes are the argument's.
       if (reassign && info.donated) {
-        live_out[static_cast<size_t>(info.allocation)].push_back({size, start, ends[v], -1});
+        live_out[static_cast<size_t>(info.allocation)].push_back(
+            {size, start, ends[v], -1, 0, BufferOrigin::Value(v)});
       }
     } else if (info.cls == Info::Class::kOutput) {
       const int64_t c = cap[static_cast<size_t>(info.allocation)];
@@ -386,14 +390,14 @@ void MemoryModel::ValueBuffers(const std::vector<int64_t>& cap,
           if (at >= 0) {
             TempBuffer& b = temp_[static_cast<size_t>(at)];
             b = {std::max(b.size, size), std::min(b.start, start), std::max(b.end, ends[v]), -1,
-                 std::min(b.order, order_of(v))};
+                 std::min(b.order, order_of(v)), b.origin};
             continue;
           }
           at = static_cast<int32_t>(temp_.size());
         }
-        temp_.push_back({size, start, ends[v], -1, order_of(v)});
+        temp_.push_back({size, start, ends[v], -1, order_of(v), BufferOrigin::Value(v)});
       } else {
-        const Buffer b{size, start, ends[v], -1};
+        const Buffer b{size, start, ends[v], -1, 0, BufferOrigin::Value(v)};
         // In a donated parameter's allocation: the argument's bytes.
         if (!info.donated) resident_.push_back(b);
         if (reassign) live_out[static_cast<size_t>(info.allocation)].push_back(b);
@@ -455,6 +459,7 @@ void MemoryModel::Run(PackingMemo* memo) {
   d.temp_bytes = PackTemp();
   d.device_footprint_bytes = d.argument_bytes + d.output_bytes - d.alias_bytes + d.temp_bytes;
   d.live_peak_bytes = LivePeak(&d.live_peak_step);
+  out_.live_at_peak = LiveAtPeak(d.live_peak_step, d.live_peak_bytes);
   SummarizeCollectives(combined->groups);
   temp_.swap(scratch.temp);  // the storage back for the next candidate
   resident_.swap(scratch.resident);

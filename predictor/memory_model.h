@@ -143,6 +143,12 @@ class MemoryModel {
   // The same size from analyzer's event-driven heap simulator (slower).
   int64_t PackTempReference() const;
   int64_t LivePeak(ir::ScheduleStep* step) const;
+  // The buffers LivePeak counted at `step` (peak_bytes, arguments
+  // included), the largest listed and the rest summed.
+  std::shared_ptr<const PeakContents> LiveAtPeak(ir::ScheduleStep step, int64_t peak_bytes) const;
+  // `b` (of temp_ or resident_) with its origin read out. Precondition:
+  // b.origin.kind is not kNone.
+  PeakBuffer PeakBufferOf(const TempBuffer& b, bool in_temp_arena) const;
   void SummarizeCollectives(const std::vector<Combined>& combined);
 
   const Predictor& p_;

@@ -1,6 +1,7 @@
 // The temp arena's packing (best fit, or answered from a structure's
 // recorded packing) and the live peak, for MemoryModel::Run.
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <tuple>
 #include <vector>
@@ -266,6 +267,77 @@ int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
   if (!peak) peak = LivePeakOfBuffers(temp_, resident_, scratch_->per_step, scratch_->deltas);
   *at = peak->step;
   return argument_bytes_ + peak->bytes;
+}
+
+PeakBuffer MemoryModel::PeakBufferOf(const TempBuffer& b, bool in_temp_arena) const {
+  PeakBuffer out;
+  out.bytes = b.size;
+  out.start = b.start;
+  out.end = b.end;
+  out.in_temp_arena = in_temp_arena;
+  const size_t index = static_cast<size_t>(b.origin.index);
+  if (b.origin.kind == BufferOrigin::Kind::kValue) {
+    const Predictor::ValueInfo& info = p_.values_[index];
+    out.kind = PeakBuffer::Kind::kValue;
+    out.value = info.value->id;
+    out.instruction = info.value->instruction;
+    out.leaf = info.leaf;
+  } else {
+    out.kind = b.origin.kind == BufferOrigin::Kind::kCollectiveResult
+                   ? PeakBuffer::Kind::kCollectiveResult
+                   : PeakBuffer::Kind::kCollectiveOperand;
+    out.collective = static_cast<int64_t>(index);
+    out.instruction = collectives_[index].at;
+  }
+  return out;
+}
+
+std::shared_ptr<const PeakContents> MemoryModel::LiveAtPeak(ir::ScheduleStep step,
+                                                            int64_t peak_bytes) const {
+  auto contents = std::make_shared<PeakContents>();
+  if (peak_bytes <= argument_bytes_) return contents;  // nothing above the arguments
+  // The buffers LivePeak counted at `step`, by pointer (one without an
+  // origin is only counted); the largest are read out below.
+  struct Live {
+    const TempBuffer* b;
+    bool in_temp_arena;
+  };
+  std::vector<Live> live;
+  auto add = [&](const std::vector<TempBuffer>& list, bool in_temp_arena) {
+    for (const TempBuffer& b : list) {
+      if (b.share_with >= 0 || b.start > step || b.end < step || b.size == 0) continue;
+      if (b.origin.kind == BufferOrigin::Kind::kNone) {
+        contents->other_count += 1;
+        contents->other_bytes += b.size;
+      } else {
+        live.push_back({&b, in_temp_arena});
+      }
+    }
+  };
+  add(temp_, true);
+  add(resident_, false);
+  // Most bytes first; then earlier start, origin kind and index, end and
+  // place (buffers equal in all of these give equal entries: the list is
+  // the same whichever comes first).
+  auto before = [](const Live& x, const Live& y) {
+    return std::make_tuple(-x.b->size, x.b->start, x.b->origin.kind, x.b->origin.index,
+                           x.b->end, !x.in_temp_arena) <
+           std::make_tuple(-y.b->size, y.b->start, y.b->origin.kind, y.b->origin.index,
+                           y.b->end, !y.in_temp_arena);
+  };
+  const size_t kept = std::min(live.size(), PeakContents::kLargestKept);
+  const auto middle = live.begin() + static_cast<std::ptrdiff_t>(kept);
+  std::nth_element(live.begin(), middle, live.end(), before);
+  std::sort(live.begin(), middle, before);
+  for (auto it = middle; it != live.end(); ++it) {
+    contents->other_count += 1;
+    contents->other_bytes += it->b->size;
+  }
+  contents->largest.reserve(kept);
+  for (auto it = live.begin(); it != middle; ++it) {
+    contents->largest.push_back(PeakBufferOf(*it->b, it->in_temp_arena));
+  }
+  return contents;
 }
 
 }  // namespace memplan::predictor

@@ -27,6 +27,19 @@
 
 namespace memplan::predictor {
 
+// What a buffer of the per-device program holds, for the list of buffers
+// live at the peak: a value (its index in the predictor's value list), a
+// collective's result, or the partial sum a collective reads when no value
+// holds it (an index into the propagation's collectives).
+struct BufferOrigin {
+  enum class Kind : uint8_t { kNone, kValue, kCollectiveResult, kCollectiveOperand };
+  Kind kind = Kind::kNone;
+  int32_t index = -1;
+  static BufferOrigin Value(size_t v) { return {Kind::kValue, static_cast<int32_t>(v)}; }
+  static BufferOrigin Result(size_t c) { return {Kind::kCollectiveResult, static_cast<int32_t>(c)}; }
+  static BufferOrigin Operand(size_t c) { return {Kind::kCollectiveOperand, static_cast<int32_t>(c)}; }
+};
+
 // A buffer of the per-device program's temp arena (predictor/memory_model.h).
 struct TempBuffer {
   int64_t size = 0;
@@ -35,6 +48,7 @@ struct TempBuffer {
   // Re-assigning only (output_reassignment.h, InstructionPostOrder): the
   // buffer's place in XLA's order among buffers of one size; 0 otherwise.
   int64_t order = 0;
+  BufferOrigin origin;
 };
 
 // Per value of the program (by index in the predictor's value list), what

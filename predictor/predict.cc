@@ -393,6 +393,7 @@ absl::StatusOr<Prediction> Predictor::Predict(const ir::ResolvedPlan& plan) cons
   out.collective_list = shared->collective_list;
   out.unknown = shared->unknown;
   out.instruction_shardings = shared->leaves;
+  out.live_at_peak = shared->live_at_peak;
   return out;
 }
 
@@ -525,6 +526,7 @@ std::shared_ptr<SharedPrediction> Predictor::Model(
   model.Run(memo);
   if (model.packing_scaled()) packing_scaled_.fetch_add(1, std::memory_order_relaxed);
   shared->device = scratch.devices.empty() ? DeviceMemory{} : scratch.devices.front();
+  shared->live_at_peak = std::move(scratch.live_at_peak);
   if (!sub.identity) MergeSubAxes(sub, &scratch, &collectives, &leaves);
   shared->sub = sub;
   shared->arguments = arguments;

@@ -77,6 +77,41 @@ struct DeviceMemory {
   ir::ScheduleStep live_peak_step = 0;
 };
 
+// A buffer live at the live peak, besides the arguments (live throughout).
+struct PeakBuffer {
+  enum class Kind : uint8_t {
+    kValue,              // a buffer-assignment value, scaled to its shard
+    kCollectiveResult,   // a collective's result
+    kCollectiveOperand,  // the partial sum an all-reduce reads, held in no value
+  };
+  Kind kind = Kind::kValue;
+  // kValue: the value and its defining instruction's leaf (index among its
+  // array leaves, as Prediction::instruction_shardings counts them; -1 for a
+  // tuple's table). Otherwise `collective` indexes
+  // Prediction::collective_list and `instruction` is its consumer.
+  ir::ValueId value;
+  ir::InstructionId instruction;
+  int64_t leaf = -1;
+  int64_t collective = -1;
+  int64_t bytes = 0;  // per device
+  ir::ScheduleStep start = 0, end = 0;  // live over [start, end], per device
+  bool in_temp_arena = true;  // else in an output allocation
+  friend bool operator==(const PeakBuffer&, const PeakBuffer&) = default;
+};
+
+// What is live at a device's live peak: the arguments' bytes
+// (DeviceMemory::argument_bytes), the largest buffers, and the rest
+// counted, so that arguments + largest + other_bytes = live_peak_bytes.
+struct PeakContents {
+  static constexpr size_t kLargestKept = 32;
+  // Most bytes first; equal bytes by start step, then kind and the value's
+  // or collective's index.
+  std::vector<PeakBuffer> largest;
+  int64_t other_count = 0;
+  int64_t other_bytes = 0;
+  friend bool operator==(const PeakContents&, const PeakContents&) = default;
+};
+
 // Collectives of one kind over one set of mesh axes.
 struct CollectiveGroup {
   CollectiveKind kind = CollectiveKind::kAllGather;
@@ -115,6 +150,10 @@ struct Prediction {
   // model scales each instruction's work by it.
   // Null only when a caller dropped it.
   InstructionShardings instruction_shardings;
+  // What is live at the devices' live peak (every device holds buffers of
+  // the same sizes). Shared like the lists above; null when no buffer is
+  // live at any step (no live ranges).
+  std::shared_ptr<const PeakContents> live_at_peak;
 };
 
 class SharedPredictions;

@@ -63,6 +63,7 @@ struct SharedPrediction {
   // Argument, alias, temp and live peak bytes; output and footprint are the
   // candidate's own.
   DeviceMemory device;
+  std::shared_ptr<const PeakContents> live_at_peak;
 };
 
 // What every candidate of one structure shares while its mesh answers

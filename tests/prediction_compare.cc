@@ -56,6 +56,8 @@ void ExpectSameDetail(const ir::Program& program, const predictor::Prediction& a
                 x.combined == y.combined && x.result_bytes == y.result_bytes)
         << what << " group " << k;
   }
+  ASSERT_TRUE(a.live_at_peak && b.live_at_peak) << what;
+  EXPECT_EQ(*a.live_at_peak, *b.live_at_peak) << what;
   ASSERT_EQ(a.unknown.size(), b.unknown.size()) << what;
   for (size_t k = 0; k < a.unknown.size(); ++k) {
     EXPECT_EQ(a.unknown[k].instruction, b.unknown[k].instruction) << what;

@@ -9,6 +9,7 @@
 #include "viz/html_page.h"
 #include "viz/html_sections.h"
 #include "viz/html_views.h"
+#include "viz/predict_report.h"
 
 namespace memplan::viz {
 namespace {
@@ -110,6 +111,33 @@ void AppendCollectives(std::string& out, const predictor::Prediction& p) {
   out += "</table>\n";
 }
 
+// The buffers live at the peak, largest first (as the JSON keeps them).
+void AppendLiveAtPeak(std::string& out, const PredictReportInput& in) {
+  const predictor::Prediction& p = in.prediction;
+  if (p.live_at_peak == nullptr || p.devices.empty()) return;
+  const predictor::PeakContents& c = *p.live_at_peak;
+  const predictor::DeviceMemory& d = p.devices.front();
+  StrAppend(&out, "<h3>Live at the peak (step ", d.live_peak_step, ", ",
+            HtmlEscape(HumanBytes(d.live_peak_bytes)), " per device)</h3>\n");
+  StrAppend(&out, "<p>Arguments ", HtmlEscape(HumanBytes(d.argument_bytes)),
+            " (live throughout), then the largest buffers:</p>\n");
+  StrAppend(&out, "<table>\n<tr>", HtmlTh("bytes", true), HtmlTh("buffer"), HtmlTh("shape"),
+            HtmlTh("sharding"), HtmlTh("held in"), HtmlTh("steps", true), "</tr>\n");
+  for (const predictor::PeakBuffer& b : c.largest) {
+    const PeakBufferText t = DescribePeakBuffer(in.module, p, b);
+    StrAppend(&out, "<tr>", BytesTd(b.bytes), HtmlTdElided(t.name, 60, "mono"),
+              HtmlTdElided(t.shape, 40, "mono"), HtmlTdElided(t.sharding, 40, "mono"),
+              HtmlTdElided(t.held, 60), HtmlTd(StrCat(b.start, "\xE2\x80\x93", b.end), "num"),
+              "</tr>\n");
+  }
+  if (c.other_count > 0) {
+    StrAppend(&out, "<tr>", BytesTd(c.other_bytes),
+              HtmlTd(StrCat(GroupedBytes(c.other_count), " more buffers")), HtmlTd(""), HtmlTd(""),
+              HtmlTd(""), HtmlTd(""), "</tr>\n");
+  }
+  out += "</table>\n";
+}
+
 void AppendReplicated(std::string& out, const PredictReportInput& in) {
   const predictor::Prediction& p = in.prediction;
   out += "<h3>Replicated by default</h3>\n";
@@ -156,6 +184,7 @@ std::string RenderPredictionHtmlBody(const PredictReportInput& in) {
               StrCat(p.unmatched_arguments, " arguments, ", p.unknown.size(), " places"));
   out += "</div>\n";
   AppendDeviceTable(out, p);
+  AppendLiveAtPeak(out, in);
   AppendCollectives(out, p);
   AppendReplicated(out, in);
   return out;

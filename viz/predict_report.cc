@@ -7,6 +7,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 #include "viz/format.h"
+#include "ir/shape.h"
+#include "predictor/axes_sharding.h"
 
 namespace memplan::viz {
 namespace {
@@ -42,6 +44,78 @@ std::string AxisNames(const ir::Mesh& mesh, predictor::AxisMask mask) {
   return s + ")";
 }
 
+PeakBufferText DescribePeakBuffer(const ir::Module& module, const predictor::Prediction& p,
+                                  const predictor::PeakBuffer& b) {
+  PeakBufferText t;
+  const bool known = b.instruction.valid() &&
+                     static_cast<size_t>(b.instruction.value()) < module.instruction_count();
+  const std::string at(known ? module.instruction(b.instruction).name : std::string_view("?"));
+  if (b.kind != predictor::PeakBuffer::Kind::kValue) {
+    const bool listed = b.collective >= 0 && static_cast<size_t>(b.collective) < p.collective_list.size();
+    if (listed) {
+      const predictor::PredictedCollective& c = p.collective_list[static_cast<size_t>(b.collective)];
+      t.name = StrCat(predictor::CollectiveKindName(c.kind), " over ", AxisNames(p.mesh, c.axes));
+    } else {
+      t.name = "collective";
+    }
+    t.held = StrCat(b.kind == predictor::PeakBuffer::Kind::kCollectiveResult ? "result" : "partial sum",
+                    ", for ", at);
+    return t;
+  }
+  t.name = at;
+  t.held = b.in_temp_arena ? "temp arena" : "output allocation";
+  if (!known || b.leaf < 0) return t;
+  std::vector<const ir::Shape*> leaves;
+  predictor::CollectLeafShapes(module.instruction(b.instruction).shape, &leaves);
+  if (static_cast<size_t>(b.leaf) >= leaves.size()) return t;
+  if (leaves.size() > 1) StrAppend(&t.name, " {", b.leaf, "}");
+  t.shape = ir::ShapeToString(*leaves[static_cast<size_t>(b.leaf)], /*with_layout=*/false);
+  const auto& shardings = p.instruction_shardings;
+  const size_t id = static_cast<size_t>(b.instruction.value());
+  if (shardings != nullptr && id < shardings->size() &&
+      static_cast<size_t>(b.leaf) < (*shardings)[id].size()) {
+    predictor::AxesSharding sharding = (*shardings)[id][static_cast<size_t>(b.leaf)];
+    // Every dimension named, the trailing unsplit ones too.
+    const size_t rank = leaves[static_cast<size_t>(b.leaf)]->dims.size();
+    if (sharding.dims.size() < rank) sharding.dims.resize(rank, 0);
+    t.sharding = predictor::AxesShardingToString(sharding, p.mesh);
+  }
+  return t;
+}
+
+namespace {
+
+// The largest buffers live at the peak, a line each, and the rest summed.
+void AppendPeakText(std::string& s, const PredictReportInput& in) {
+  const predictor::Prediction& p = in.prediction;
+  if (p.live_at_peak == nullptr || p.devices.empty()) return;
+  const predictor::PeakContents& c = *p.live_at_peak;
+  const predictor::DeviceMemory& d = p.devices.front();
+  StrAppend(&s, "\nLive at the peak (step ", d.live_peak_step, ", ", HumanBytes(d.live_peak_bytes),
+            "): arguments ", HumanBytes(d.argument_bytes), ", then the largest buffers:\n");
+  const size_t shown = std::min(c.largest.size(), kPeakBuffersInText);
+  for (size_t k = 0; k < shown; ++k) {
+    const predictor::PeakBuffer& b = c.largest[k];
+    const PeakBufferText t = DescribePeakBuffer(in.module, p, b);
+    StrAppend(&s, "  ", HumanBytes(b.bytes), "  ", t.name);
+    if (!t.shape.empty()) StrAppend(&s, " ", t.shape);
+    if (!t.sharding.empty()) StrAppend(&s, " as ", t.sharding);
+    if (b.start == b.end) {
+      StrAppend(&s, " (", t.held, "; step ", b.start, ")\n");
+    } else {
+      StrAppend(&s, " (", t.held, "; steps ", b.start, "-", b.end, ")\n");
+    }
+  }
+  int64_t rest = c.other_bytes, count = c.other_count;
+  for (size_t k = shown; k < c.largest.size(); ++k) {
+    rest += c.largest[k].bytes;
+    count += 1;
+  }
+  if (count > 0) StrAppend(&s, "  ... and ", count, " more, ", HumanBytes(rest), "\n");
+}
+
+}  // namespace
+
 std::string RenderPredictText(const PredictReportInput& in) {
   const predictor::Prediction& p = in.prediction;
   std::string s;
@@ -71,6 +145,7 @@ std::string RenderPredictText(const PredictReportInput& in) {
                     d.live_peak_step, "\n");
   }
   StrAppend(&s, "\nMax device footprint: ", HumanBytes(p.max_device_footprint_bytes), "\n");
+  AppendPeakText(s, in);
   StrAppend(&s, "\nCollectives (per device, after combining all-reduces):\n");
   if (p.collectives.empty()) StrAppend(&s, "  none\n");
   for (const predictor::CollectiveGroup& g : p.collectives) {
@@ -170,6 +245,37 @@ void UnknownPropagationJson(OStream& j, const PredictReportInput& in) {
   });
 }
 
+void PeakJson(OStream& j, const PredictReportInput& in) {
+  const predictor::Prediction& p = in.prediction;
+  if (p.live_at_peak == nullptr || p.devices.empty()) return;
+  const predictor::PeakContents& c = *p.live_at_peak;
+  j.attributeObject("live_at_peak", [&] {
+    j.attribute("step", p.devices.front().live_peak_step);
+    j.attribute("bytes", p.devices.front().live_peak_bytes);
+    j.attribute("argument_bytes", p.devices.front().argument_bytes);
+    j.attributeArray("largest", [&] {
+      for (const predictor::PeakBuffer& b : c.largest) {
+        const PeakBufferText t = DescribePeakBuffer(in.module, p, b);
+        j.object([&] {
+          j.attribute("name", JsonText(t.name));
+          j.attribute("kind", b.kind == predictor::PeakBuffer::Kind::kValue ? "value"
+                              : b.kind == predictor::PeakBuffer::Kind::kCollectiveResult
+                                  ? "collective_result"
+                                  : "collective_operand");
+          if (!t.shape.empty()) j.attribute("shape", JsonText(t.shape));
+          if (!t.sharding.empty()) j.attribute("sharding", JsonText(t.sharding));
+          j.attribute("held", JsonText(t.held));
+          j.attribute("bytes", b.bytes);
+          j.attribute("start_step", b.start);
+          j.attribute("end_step", b.end);
+        });
+      }
+    });
+    j.attribute("other_count", c.other_count);
+    j.attribute("other_bytes", c.other_bytes);
+  });
+}
+
 }  // namespace
 
 std::string RenderPredictJson(const PredictReportInput& in) {
@@ -188,6 +294,7 @@ std::string RenderPredictJson(const PredictReportInput& in) {
     CollectivesJson(j, p);
     j.attribute("unmatched_arguments", p.unmatched_arguments);
     UnknownPropagationJson(j, in);
+    PeakJson(j, in);
   });
   os.flush();
   out.push_back('\n');
