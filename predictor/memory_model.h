@@ -29,9 +29,10 @@ int64_t OutputShardBytes(const ir::Module& module, const std::vector<AxesShardin
                          const MeshSizes& mesh);
 
 // The most bytes a list of temp buffers and a list of resident ones hold
-// live at one step (a buffer lives over [start, end]; one with share_with
-// >= 0 reuses another's memory and adds nothing), and the first step with
-// them (0 with no bytes): the memory model's live peak above the
+// live at one step (a buffer lives over [start, end]; each counts over its
+// own steps, one that reuses another's memory in place too: HloLiveRange's
+// rule, the sizes of the values live at a step added), and the first step
+// with them (0 with no bytes): the memory model's live peak above the
 // arguments.
 struct BuffersPeak {
   int64_t bytes = 0;

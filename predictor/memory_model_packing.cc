@@ -168,7 +168,6 @@ std::optional<BuffersPeak> LivePeakInSteps(const std::vector<TempBuffer>& temp,
   int64_t* table = per_step.data();
   auto add = [&](const std::vector<TempBuffer>& list) {
     for (const TempBuffer& b : list) {
-      if (b.share_with >= 0) continue;
       const uint64_t from = static_cast<uint64_t>(b.start), to = static_cast<uint64_t>(b.end + 1);
       if (from >= span || to >= span) return false;  // a negative step wraps past span too
       table[from] += b.size;
@@ -195,11 +194,10 @@ BuffersPeak LivePeakOfBuffers(const std::vector<TempBuffer>& temp,
                               std::vector<std::pair<ir::ScheduleStep, int64_t>>& deltas) {
   // Bytes added and removed per step, summed per step in a table when the
   // steps span no more than a few times the buffer count, else sorted.
-  size_t count = 0;  // two deltas per buffer that does not reuse another's memory
+  size_t count = 0;  // two deltas per buffer
   ir::ScheduleStep lo = 0, hi = 0;
   auto bound = [&](const std::vector<TempBuffer>& list) {
     for (const TempBuffer& b : list) {
-      if (b.share_with >= 0) continue;
       if (count == 0) lo = hi = b.start;
       lo = std::min({lo, b.start, b.end + 1});
       hi = std::max({hi, b.start, b.end + 1});
@@ -216,7 +214,6 @@ BuffersPeak LivePeakOfBuffers(const std::vector<TempBuffer>& temp,
     per_step.assign(range, 0);
     auto add = [&](const std::vector<TempBuffer>& list) {
       for (const TempBuffer& b : list) {
-        if (b.share_with >= 0) continue;
         per_step[static_cast<size_t>(b.start - lo)] += b.size;
         per_step[static_cast<size_t>(b.end + 1 - lo)] -= b.size;
       }
@@ -236,7 +233,6 @@ BuffersPeak LivePeakOfBuffers(const std::vector<TempBuffer>& temp,
   deltas.reserve(count);
   auto add = [&](const std::vector<TempBuffer>& list) {
     for (const TempBuffer& b : list) {
-      if (b.share_with >= 0) continue;
       deltas.emplace_back(b.start, b.size);
       deltas.emplace_back(b.end + 1, -b.size);
     }
@@ -256,7 +252,7 @@ BuffersPeak LivePeakOfBuffers(const std::vector<TempBuffer>& temp,
 }
 
 // Arguments are live throughout; output-allocation values and temp buffers
-// over their lifetimes; a buffer reusing another's memory adds nothing.
+// over their lifetimes (those reusing another's memory in place too).
 int64_t MemoryModel::LivePeak(ir::ScheduleStep* at) const {
   // One pass when every step is in [0, max_step_ + 1].
   const size_t span = static_cast<size_t>(std::max<ir::ScheduleStep>(p_.max_step_, 0)) + 2;
@@ -305,7 +301,7 @@ std::shared_ptr<const PeakContents> MemoryModel::LiveAtPeak(ir::ScheduleStep ste
   std::vector<Live> live;
   auto add = [&](const std::vector<TempBuffer>& list, bool in_temp_arena) {
     for (const TempBuffer& b : list) {
-      if (b.share_with >= 0 || b.start > step || b.end < step || b.size == 0) continue;
+      if (b.start > step || b.end < step || b.size == 0) continue;
       if (b.origin.kind == BufferOrigin::Kind::kNone) {
         contents->other_count += 1;
         contents->other_bytes += b.size;

@@ -72,7 +72,9 @@ struct DeviceMemory {
   int64_t alias_bytes = 0;
   int64_t temp_bytes = 0;
   int64_t device_footprint_bytes = 0;  // argument + output - alias + temp
-  // Most bytes live at one step: arguments, outputs and temps together.
+  // Most bytes live at one step: arguments (live throughout), outputs and
+  // temps together, each buffer over its own steps (HloLiveRange's rule;
+  // constants not counted).
   int64_t live_peak_bytes = 0;
   ir::ScheduleStep live_peak_step = 0;
 };

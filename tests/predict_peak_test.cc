@@ -114,17 +114,21 @@ TEST(LiveAtPeak, MlpDataParallelPeaksAtItsCombinedAllReduce) {
 }
 
 // On one device, with every argument replicated, the prediction's live peak
-// of mlp_train_step and transformer_fwd is XLA's own (HloLiveRange's sum, at
-// the same step) but for constants, which the prediction does not count
-// (transformer_fwd's f32[] constant.25, 4 bytes), and the list names exactly
-// the values the compile holds live there. (Not so for every program: the
-// one-device live peak of scan_layers_train_step is 27% under XLA's, of
-// gpt_lm_train_step 9% under; docs/prediction.md.)
+// is XLA's own (HloLiveRange's sum, at the same step) but for constants,
+// which the prediction does not count (4 bytes or none), and the list names
+// exactly the values the compile holds live there: so for every program of
+// the corpus without donated arguments or a loop. (A donated parameter's
+// allocation counts as an argument throughout; XLA's sum drops the
+// parameter after its last reader, before its update: llama_train_step
+// +3.1%, transformer_train_adam +0.9%, gpt_lm_train_step +0.5%;
+// scan_layers_train_step -9.8%, docs/prediction.md.)
 TEST(LiveAtPeak, OneDeviceListsTheValuesTheCompileHoldsLive) {
   auto corpus = LoadCorpus(SourcePath("samples/sharded"));
   ASSERT_TRUE(corpus.ok()) << corpus.status();
   for (const CorpusProgram& program : *corpus) {
-    if (program.name != "mlp_train_step" && program.name != "transformer_fwd") continue;
+    const std::set<std::string> exact = {"mlp_train_step", "transformer_fwd", "convnet_train_step",
+                                         "moe_train_step"};
+    if (!exact.contains(program.name)) continue;
     auto loaded = parsers::LoadProgram(program.dir, {});
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     const ir::Program& ir = loaded->program;
@@ -155,14 +159,17 @@ TEST(LiveAtPeak, OneDeviceListsTheValuesTheCompileHoldsLive) {
     const predictor::DeviceMemory& d = p->devices.at(0);
     EXPECT_EQ(d.live_peak_bytes, xla->bytes - constants) << program.name;
     EXPECT_EQ(d.live_peak_step, xla->step) << program.name;
+    // The largest listed, the rest counted: each listed buffer is one of
+    // the compile's, and as many in all.
     const PeakContents& c = *p->live_at_peak;
-    ASSERT_EQ(c.other_count, 0) << program.name;  // every buffer listed
     std::set<int64_t> predicted;
     for (const PeakBuffer& b : c.largest) {
       ASSERT_EQ(b.kind, PeakBuffer::Kind::kValue) << program.name;
       predicted.insert(b.value.value());
     }
-    EXPECT_EQ(predicted, compiled) << program.name;
+    EXPECT_EQ(predicted.size(), c.largest.size()) << program.name;
+    EXPECT_EQ(predicted.size() + static_cast<size_t>(c.other_count), compiled.size()) << program.name;
+    for (int64_t id : predicted) EXPECT_TRUE(compiled.contains(id)) << program.name << " " << id;
   }
 }
 
