@@ -117,7 +117,12 @@ class Combiner {
   // visits each instruction once.
   bool DependsOnGroup(const PredictedCollective& pc) {
     reads_.clear();
-    if (pc.source.valid()) {
+    if (pc.source.valid() && pc.excluded_accumulator.valid()) {
+      // A scatter-add into a whole accumulator: computed apart from it.
+      for (ir::InstructionId op : module_.instruction(pc.source).operands) {
+        if (op != pc.excluded_accumulator) reads_.push_back(op);
+      }
+    } else if (pc.source.valid()) {
       reads_.push_back(pc.source);
     } else {
       for (ir::InstructionId op : module_.instruction(pc.at).operands) reads_.push_back(op);

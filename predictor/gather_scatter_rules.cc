@@ -179,7 +179,15 @@ std::vector<AxesSharding> Propagator::Scatter(const ir::Instruction& inst) {
     // dims by axes the result does not split: each device adds its part
     // into its own copy, a partial sum that XLA's partitioner all-reduces
     // (the tied embedding's gradient in gpt_lm_train_step dp8).
-    if (adds) r.partial |= ScatteredAxes(s, idx, updates) & ~r.UsedAxes();
+    if (adds) {
+      const AxisMask scattered = ScatteredAxes(s, idx, updates) & ~r.UsedAxes() & ~r.partial;
+      r.partial |= scattered;
+      const ir::InstructionId accumulator = SourceOf(inst, k);
+      if (scattered != 0 && accumulator.valid() && result.size() == 1) {
+        scatter_accumulators_[graph_.scheduled_as[static_cast<size_t>(inst.id.value())].value()] =
+            accumulator;
+      }
+    }
   }
   return result;
 }

@@ -294,6 +294,13 @@ void MemoryModel::AllReduceBuffers(const CombinedGroups& combined,
         temp_.push_back({pc.operand_bytes, StepOf(pc.at), issue, -1, CollectiveOrder(pc.at),
                          BufferOrigin::Operand(c)});
       }
+      // A scatter-add's partial over a whole accumulator is scattered into
+      // zeros of its own, from the scatter to the all-reduce; the value
+      // (the accumulator's buffer, updated in place) takes the sum after.
+      if (pc.excluded_accumulator.valid() && StepOf(pc.source) >= 0) {
+        temp_.push_back({pc.operand_bytes, std::min(StepOf(pc.source), issue), issue, -1,
+                         CollectiveOrder(pc.at), BufferOrigin::Operand(c)});
+      }
       temp_.push_back({pc.result_bytes, issue, std::max(issue, StepOf(pc.at)), -1,
                        CollectiveOrder(pc.first_at.valid() ? pc.first_at : pc.at),
                        BufferOrigin::Result(c)});

@@ -34,6 +34,14 @@ struct PredictedCollective {
   // fused computation.
   ir::InstructionId source;
   int64_t source_leaf = 0;
+  // An all-reduce of a scatter-add's partial sum whose accumulator (the
+  // scatter's operand) is whole: that operand of `source`. The partitioned
+  // program scatters into zeros, all-reduces, then adds the accumulator, so
+  // the partial is computed from `source`'s other operands alone (XLA's
+  // combiner takes it with the gradients whose updates the accumulator
+  // reads: gpt_lm_train_step dp8's tied-embedding gradient). Invalid
+  // otherwise.
+  ir::InstructionId excluded_accumulator;
   AxisMask axes = 0;            // the mesh axes it communicates over
   int64_t operand_bytes = 0;    // per device
   int64_t result_bytes = 0;     // per device

@@ -252,6 +252,10 @@ class Propagator {
   // Partial values already all-reduced: (origin, 0) -> (index of the
   // all-reduce in out_.collectives, the result).
   absl::flat_hash_map<std::pair<int64_t, int64_t>, std::pair<int64_t, AxesSharding>> resolved_;
+  // Scatter-adds that made a partial sum over a whole accumulator: the
+  // scheduled instruction standing for the scatter -> the accumulator's
+  // buffer (PredictedCollective::excluded_accumulator).
+  absl::flat_hash_map<int64_t, ir::InstructionId> scatter_accumulators_;
   // Record's index of recorded collectives (not all-reduces): (kind,
   // source, axes, result bytes, computation) -> index in out_.collectives.
   using RecordKey = std::tuple<int, int64_t, AxisMask, int64_t, int64_t>;

@@ -177,6 +177,11 @@ AxesSharding Propagator::Resolved(const ir::Instruction& inst, size_t k) {
   }
   const int64_t index = static_cast<int64_t>(out_.collectives.size());
   Record(CollectiveKind::kAllReduce, inst, k, have.partial, have, have, origin);
+  if (origin.valid() && static_cast<size_t>(index) < out_.collectives.size()) {
+    if (auto it = scatter_accumulators_.find(origin.value()); it != scatter_accumulators_.end()) {
+      out_.collectives[static_cast<size_t>(index)].excluded_accumulator = it->second;
+    }
+  }
   have.partial = 0;
   resolved_[key] = {index, have};
   return have;

@@ -76,6 +76,13 @@ int ExplainCase(const std::vector<memplan::test::CorpusProgram>& corpus, const s
         std::cout << "group " << CollectiveKindName(g.kind) << " ops " << g.count << " combined "
                   << g.combined << " bytes " << g.result_bytes << "\n";
       }
+      for (size_t k = 0; k < prediction->combined_all_reduces.size(); ++k) {
+        std::cout << "combined all-reduce " << k << ":";
+        for (size_t m : prediction->combined_all_reduces[k]) {
+          std::cout << " " << module.instruction(prediction->collective_list[m].at).name;
+        }
+        std::cout << "\n";
+      }
       return 0;
     }
   }
