@@ -36,10 +36,12 @@ AxesSharding Propagator::Elementwise(const ir::Instruction& inst) {
     }
   }
   if (best < 0) return AxesSharding{};  // replicated
+  // A settled result keeps its sharding and is refined, like any other, on
+  // the dims it leaves free by what the operands split them by.
   AxesSharding result = Settled(inst.id) ? HintsOf(inst.id)[0] : ops[static_cast<size_t>(best)];
   result.partial = 0;
   result.dims.resize(rank, 0);
-  for (size_t k = 0; k < ops.size() && !Settled(inst.id); ++k) {
+  for (size_t k = 0; k < ops.size(); ++k) {
     for (size_t d = 0; d < rank; ++d) {
       const AxisMask m = ops[k].Dim(d);
       if (result.dims[d] == 0 && m != 0 && (m & result.UsedAxes()) == 0) result.dims[d] = m;

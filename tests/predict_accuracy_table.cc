@@ -76,6 +76,17 @@ int ExplainCase(const std::vector<memplan::test::CorpusProgram>& corpus, const s
         std::cout << "group " << CollectiveKindName(g.kind) << " ops " << g.count << " combined "
                   << g.combined << " bytes " << g.result_bytes << "\n";
       }
+      {
+        std::vector<const memplan::ir::Shape*> shapes;
+        memplan::predictor::CollectLeafShapes(
+            module.instruction(module.entry_computation()->root).shape, &shapes);
+        for (size_t k = 0; k < shapes.size() && k < prediction->output_shardings.size(); ++k) {
+          std::cout << "output " << k << " ["
+                    << absl::StrJoin(ShardDims(*shapes[k], prediction->output_shardings[k], mesh), ",")
+                    << "]" << AxesShardingToString(prediction->output_shardings[k], c.plan.mesh)
+                    << "\n";
+        }
+      }
       for (size_t k = 0; k < prediction->combined_all_reduces.size(); ++k) {
         std::cout << "combined all-reduce " << k << ":";
         for (size_t m : prediction->combined_all_reduces[k]) {
