@@ -476,6 +476,9 @@ TEST_F(HtmlBrowser, ReportWithPlan) {
   ASSERT_EQ(status, 0);
   EXPECT_NE(html.find("title=\"2,248,704 bytes\""), std::string::npos);
   EXPECT_NE(html.find("title=\"2,103,372 bytes\""), std::string::npos);
+  // What is live at the predicted peak, as a table.
+  EXPECT_NE(html.find("<h3>Live at the peak (step "), std::string::npos);
+  EXPECT_NE(html.find("all-gather over fsdp"), std::string::npos);  // a gathered input
   const BrowserResult r = LoadInChromium(chromium_, "report-plan", html);
   ExpectFitsAndReadable(r);
   ASSERT_GE(r.sections.size(), 2u);
