@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "analyzer/value_order.h"
 #include "predictor/donated_copies.h"
 #include "predictor/layout_copy_gathers.h"
 #include "predictor/memory_model_scratch.h"
@@ -466,6 +467,7 @@ void MemoryModel::Run(PackingMemo* memo) {
   d.temp_bytes = PackTemp();
   d.device_footprint_bytes = d.argument_bytes + d.output_bytes - d.alias_bytes + d.temp_bytes;
   d.live_peak_bytes = LivePeak(&d.live_peak_step);
+  d.live_peak_instruction = analyzer::ScheduledAt(p_.program_, d.live_peak_step);
   out_.live_at_peak = LiveAtPeak(d.live_peak_step, d.live_peak_bytes);
   SummarizeCollectives(combined->groups);
   temp_.swap(scratch.temp);  // the storage back for the next candidate

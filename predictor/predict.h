@@ -77,6 +77,9 @@ struct DeviceMemory {
   // constants not counted).
   int64_t live_peak_bytes = 0;
   ir::ScheduleStep live_peak_step = 0;
+  // The instruction the schedule runs at live_peak_step; invalid when the
+  // step is past the schedule's instructions.
+  ir::InstructionId live_peak_instruction;
 };
 
 // A buffer live at the live peak, besides the arguments (live throughout).

@@ -159,6 +159,8 @@ TEST(LiveAtPeak, OneDeviceListsTheValuesTheCompileHoldsLive) {
     const predictor::DeviceMemory& d = p->devices.at(0);
     EXPECT_EQ(d.live_peak_bytes, xla->bytes - constants) << program.name;
     EXPECT_EQ(d.live_peak_step, xla->step) << program.name;
+    EXPECT_EQ(d.live_peak_instruction, xla->instruction) << program.name;
+    EXPECT_TRUE(d.live_peak_instruction.valid()) << program.name;
     // The largest listed, the rest counted: each listed buffer is one of
     // the compile's, and as many in all.
     const PeakContents& c = *p->live_at_peak;

@@ -117,8 +117,12 @@ void AppendLiveAtPeak(std::string& out, const PredictReportInput& in) {
   if (p.live_at_peak == nullptr || p.devices.empty()) return;
   const predictor::PeakContents& c = *p.live_at_peak;
   const predictor::DeviceMemory& d = p.devices.front();
-  StrAppend(&out, "<h3>Live at the peak (step ", d.live_peak_step, ", ",
-            HtmlEscape(HumanBytes(d.live_peak_bytes)), " per device)</h3>\n");
+  StrAppend(&out, "<h3>Live at the peak (step ", d.live_peak_step);
+  if (d.live_peak_instruction.valid()) {
+    StrAppend(&out, ", <code>", HtmlEscape(in.module.instruction(d.live_peak_instruction).name),
+              "</code>");
+  }
+  StrAppend(&out, ", ", HtmlEscape(HumanBytes(d.live_peak_bytes)), " per device)</h3>\n");
   StrAppend(&out, "<p>Arguments ", HtmlEscape(HumanBytes(d.argument_bytes)),
             " (live throughout), then the largest buffers:</p>\n");
   StrAppend(&out, "<table>\n<tr>", HtmlTh("bytes", true), HtmlTh("buffer"), HtmlTh("shape"),

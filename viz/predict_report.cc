@@ -142,7 +142,11 @@ std::string RenderPredictText(const PredictReportInput& in) {
     row("temp", d.temp_bytes, u.temp_bytes);
     row("device footprint", d.device_footprint_bytes, u.device_footprint_bytes);
     StrAppend(&s, "  live peak             ", HumanBytes(d.live_peak_bytes), " at step ",
-                    d.live_peak_step, "\n");
+                    d.live_peak_step);
+    if (d.live_peak_instruction.valid()) {
+      StrAppend(&s, " (", in.module.instruction(d.live_peak_instruction).name, ")");
+    }
+    s += "\n";
   }
   StrAppend(&s, "\nMax device footprint: ", HumanBytes(p.max_device_footprint_bytes), "\n");
   AppendPeakText(s, in);
@@ -187,7 +191,7 @@ void MeshJson(OStream& j, const ir::Mesh& mesh) {
   });
 }
 
-void DevicesJson(OStream& j, const predictor::Prediction& p) {
+void DevicesJson(OStream& j, const ir::Module& module, const predictor::Prediction& p) {
   j.attributeArray("devices", [&] {
     for (const predictor::DeviceMemory& d : p.devices) {
       j.object([&] {
@@ -199,6 +203,11 @@ void DevicesJson(OStream& j, const predictor::Prediction& p) {
         j.attribute("device_footprint_bytes", d.device_footprint_bytes);
         j.attribute("live_peak_bytes", d.live_peak_bytes);
         j.attribute("live_peak_step", d.live_peak_step);
+        if (d.live_peak_instruction.valid()) {
+          j.attribute("live_peak_instruction", JsonText(module.instruction(d.live_peak_instruction).name));
+        } else {
+          j.attribute("live_peak_instruction", nullptr);
+        }
       });
     }
   });
@@ -288,7 +297,7 @@ std::string RenderPredictJson(const PredictReportInput& in) {
     j.attribute("module", JsonText(in.module_name));
     j.attribute("plan", JsonText(p.label));
     MeshJson(j, p.mesh);
-    DevicesJson(j, p);
+    DevicesJson(j, in.module, p);
     j.attribute("max_device_footprint_bytes", p.max_device_footprint_bytes);
     UnshardedJson(j, p);
     CollectivesJson(j, p);
