@@ -288,7 +288,10 @@ void MemoryModel::AllReduceBuffers(const CombinedGroups& combined,
     for (size_t c : members) {
       const PredictedCollective& pc = collectives_[c];
       const int32_t v = value_of(pc);
-      if (v >= 0 && (values[v].cls == Info::Class::kTemp || values[v].cls == Info::Class::kOutput) &&
+      // A scatter-add over a whole accumulator keeps its value's own end:
+      // its partial gets a buffer of its own (below).
+      if (v >= 0 && !pc.excluded_accumulator.valid() &&
+          (values[v].cls == Info::Class::kTemp || values[v].cls == Info::Class::kOutput) &&
           end[v] >= values[v].start) {
         end[v] = issue < g.step ? issue : std::max(end[v], issue);
       } else if (v < 0) {
