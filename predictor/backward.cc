@@ -39,7 +39,7 @@ void Propagator::ResetForwardState() {
 }
 
 void Propagator::AddHint(ir::InstructionId id, size_t leaf, const AxesSharding& want) {
-  if (want.UsedAxes() == 0) return;
+  if (want.UsedAxes() == 0 || IsEntryParameterOrCopy(id)) return;
   const size_t count = static_cast<size_t>(graph_.leaf_count[static_cast<size_t>(id.value())]);
   if (leaf >= count) return;
   AxesSharding& hint = HintsOf(id)[leaf];

@@ -110,7 +110,7 @@ bool Propagator::SettleSweep(ir::ComputationId c) {
     if (!Settled(inst.id) || !PassesBothWays(inst.opcode)) continue;
     const AxesSharding& r = HintsOf(inst.id)[0];
     for (size_t k = 0; k < inst.operands.size(); ++k) {
-      if (Settled(inst.operands[k]) || IsEntryParameter(inst.operands[k])) continue;
+      if (Settled(inst.operands[k]) || IsEntryParameterOrCopy(inst.operands[k])) continue;
       if (IsElementwise(inst.opcode) && OperandRank(inst, k) != inst.shape->dims.size()) continue;
       if (std::optional<AxesSharding> want = ArrayWant(inst, k, r)) changed |= Settle(inst.operands[k], *want);
     }
@@ -135,7 +135,7 @@ bool Propagator::SettleFusion(const ir::Instruction& inst) {
   changed |= SettleSweep(body);
   if (b.root.valid() && Settled(b.root)) changed |= Settle(inst.id, HintsOf(b.root)[0]);
   for (size_t k = 0; k < inst.operands.size() && k < b.parameters.size(); ++k) {
-    if (b.parameters[k].valid() && Settled(b.parameters[k]) && !IsEntryParameter(inst.operands[k])) {
+    if (b.parameters[k].valid() && Settled(b.parameters[k]) && !IsEntryParameterOrCopy(inst.operands[k])) {
       changed |= Settle(inst.operands[k], HintsOf(b.parameters[k])[0]);
     }
   }
@@ -146,6 +146,14 @@ bool Propagator::IsEntryParameter(ir::InstructionId id) const {
   const ir::Instruction& inst = module_.instruction(id);
   const ir::Computation* entry = module_.entry_computation();
   return inst.opcode == ir::Opcode::kParameter && entry != nullptr && inst.computation == entry->id;
+}
+
+bool Propagator::IsEntryParameterOrCopy(ir::InstructionId id) const {
+  if (IsEntryParameter(id)) return true;
+  const ir::Instruction& inst = module_.instruction(id);
+  const ir::Computation* entry = module_.entry_computation();
+  return inst.opcode == ir::Opcode::kCopy && inst.operands.size() == 1 && entry != nullptr &&
+         inst.computation == entry->id && IsEntryParameter(inst.operands[0]);
 }
 
 void Propagator::SettlePassThrough(ir::ComputationId entry, const std::vector<AxesSharding>& params) {

@@ -235,6 +235,12 @@ class Propagator {
   bool SettleSweep(ir::ComputationId c);
   bool SettleFusion(const ir::Instruction& inst);
   bool IsEntryParameter(ir::InstructionId id) const;
+  // An entry parameter, or a copy of one in the entry computation. XLA
+  // inserts such copies after partitioning (copy insertion for a donated
+  // parameter, layout assignment), so in the partitioned program their
+  // readers read the parameter itself: its sharding is the plan's, and no
+  // reader's want refines it (a reader wanting it split slices it there).
+  bool IsEntryParameterOrCopy(ir::InstructionId id) const;
   bool Settled(ir::InstructionId id) const {
     return !settled_.empty() && settled_[static_cast<size_t>(id.value())];
   }

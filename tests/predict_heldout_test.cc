@@ -166,14 +166,32 @@ TEST_F(HeldOut, ScatterAddIntoAWholeAccumulatorJoinsTheCombinedAllReduce) {
 // weight gradients are. The momentum update was settled from the momentum
 // (the first stage) and kept it, all-gathering the gradient: outputs
 // 1,081,344 bytes over XLA's. Refined on its free dims by its operands, it
-// keeps the gradient's fsdp: now only wpe's update differs (memplan splits
-// it [null, fsdp], XLA keeps it replicated: 98,304 bytes under).
+// keeps the gradient's fsdp: then only wpe's update differed (98,304 bytes
+// under; CopiesOfParametersKeepThePlansSharding below).
 TEST_F(HeldOut, SettledUpdatesTakeTheGradientsSplitOnFreeDims) {
   const CorpusRow* row = Row("fsdp4_tp2");
   ASSERT_NE(row, nullptr);
   const int64_t predicted = row->prediction.devices.at(0).output_bytes;
   EXPECT_LE(std::llabs(predicted - row->c.truth.output_bytes), 98304)
       << predicted << " against " << row->c.truth.output_bytes;
+}
+
+// The single-device program copies wpe (a donated parameter whose update
+// does not wait for every reader: copy.154) and its forward add reads the
+// copy, beside the embedding split by d over fsdp; that add's want split
+// the copy [null, fsdp], and the update, reading it, came out split too
+// (98,304 bytes under XLA's outputs). XLA inserts the copy after
+// partitioning: there the add reads the parameter, replicated as the plan
+// says, and slices it locally. A copy of an entry parameter now keeps the
+// parameter's sharding, and every held-out case's outputs are exact.
+TEST_F(HeldOut, CopiesOfParametersKeepThePlansSharding) {
+  const CorpusRow* row = Row("fsdp4_tp2");
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ(row->prediction.devices.at(0).output_bytes, row->c.truth.output_bytes);
+  for (const CorpusRow& r : *rows_) {
+    EXPECT_EQ(r.prediction.devices.at(0).output_bytes, r.c.truth.output_bytes)
+        << r.c.program << " " << r.c.candidate;
+  }
 }
 
 // tp8 splits 4 heads of 64 (256 columns) 8 ways: each device holds half a
