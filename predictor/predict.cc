@@ -29,6 +29,15 @@ std::string_view CollectiveKindName(CollectiveKind kind) {
   return "unknown";
 }
 
+std::string_view PeakBufferKindName(PeakBuffer::Kind kind) {
+  switch (kind) {
+    case PeakBuffer::Kind::kValue: return "value";
+    case PeakBuffer::Kind::kCollectiveResult: return "collective_result";
+    case PeakBuffer::Kind::kCollectiveOperand: return "collective_operand";
+  }
+  return "unknown";
+}
+
 namespace {
 
 // Values sharing memory in place: in one allocation, at one offset, the

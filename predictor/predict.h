@@ -379,6 +379,9 @@ class Predictor {
 };
 
 std::string_view CollectiveKindName(CollectiveKind kind);
+// The kind's stable key, as the JSON report writes it: "value",
+// "collective_result", "collective_operand".
+std::string_view PeakBufferKindName(PeakBuffer::Kind kind);
 
 }  // namespace memplan::predictor
 

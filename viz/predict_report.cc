@@ -267,10 +267,7 @@ void PeakJson(OStream& j, const PredictReportInput& in) {
         const PeakBufferText t = DescribePeakBuffer(in.module, p, b);
         j.object([&] {
           j.attribute("name", JsonText(t.name));
-          j.attribute("kind", b.kind == predictor::PeakBuffer::Kind::kValue ? "value"
-                              : b.kind == predictor::PeakBuffer::Kind::kCollectiveResult
-                                  ? "collective_result"
-                                  : "collective_operand");
+          j.attribute("kind", JsonRef(predictor::PeakBufferKindName(b.kind)));
           if (!t.shape.empty()) j.attribute("shape", JsonText(t.shape));
           if (!t.sharding.empty()) j.attribute("sharding", JsonText(t.sharding));
           j.attribute("held", JsonText(t.held));
