@@ -94,7 +94,8 @@ int Run(const uint8_t* data, size_t size) {
   analyzer::Analysis::Options options;
   options.top_n = 10;
   const analyzer::Analysis analysis = analyzer::Analysis::Run(*program, options);
-  const viz::AnalyzeReportInput input{*program, analysis, name, options.top_n};
+  const viz::AnalyzeReportInput input{*program, analysis, name, options.top_n,
+                                      viz::kDefaultTextWidth, std::nullopt};
   const std::string text = viz::RenderAnalyzeText(input);
   Expect("text report", TextProblem(text), text);
   const std::string json = viz::RenderAnalyzeJson(input);

@@ -40,6 +40,23 @@ std::string_view PeakBufferKindName(PeakBuffer::Kind kind) {
 
 namespace {
 
+// The index among `shape`'s array leaves (CollectLeafShapes' order) of the
+// array at `index`; -1 when `index` names no array of `shape`.
+int64_t ArrayLeafIndex(const ir::Shape& shape, const ir::ShapeIndex& index) {
+  int64_t before = 0;
+  const ir::Shape* at = &shape;
+  for (int64_t k : index) {
+    if (!at->IsTuple() || k < 0 || k >= static_cast<int64_t>(at->tuple_elements.size())) return -1;
+    for (int64_t e = 0; e < k; ++e) {
+      std::vector<const ir::Shape*> leaves;
+      CollectLeafShapes(at->tuple_elements[static_cast<size_t>(e)], &leaves);
+      before += static_cast<int64_t>(leaves.size());
+    }
+    at = &at->tuple_elements[static_cast<size_t>(k)];
+  }
+  return at->IsArray() ? before : -1;
+}
+
 // Values sharing memory in place: in one allocation, at one offset, the
 // later one starting before (or when) the earlier one ends.
 void FindInPlaceSharing(std::vector<Predictor::ValueInfo>* values,
@@ -150,6 +167,18 @@ void Predictor::IndexAliasedParameters() {
     if (p < 0 || p >= static_cast<int64_t>(parameter_shapes_.size())) continue;
     if (parameter_shapes_[static_cast<size_t>(p)] == nullptr) continue;
     aliased_parameters_.push_back(static_cast<size_t>(p));
+  }
+  alias_leaves_.clear();
+  const ir::Computation* entry = program_.module.entry_computation();
+  if (entry == nullptr || !entry->root.valid()) return;
+  const ir::Shape& root = *program_.module.instruction(entry->root).shape;
+  for (const ir::InputOutputAlias& a : program_.module.header.input_output_aliases) {
+    if (!a.parameter_index.empty() || a.parameter_number < 0 ||
+        a.parameter_number >= static_cast<int64_t>(parameter_shapes_.size())) {
+      continue;
+    }
+    const int64_t leaf = ArrayLeafIndex(root, a.output_index);
+    if (leaf >= 0) alias_leaves_.emplace_back(static_cast<size_t>(a.parameter_number), leaf);
   }
 }
 
@@ -345,6 +374,22 @@ absl::StatusOr<std::shared_ptr<const SharedPrediction>> Predictor::SharedFor(
   return shared;
 }
 
+int64_t Predictor::DroppedAliasBytes(const ir::ResolvedPlan& plan, const Prediction& out) const {
+  MeshSizes mesh;
+  for (const ir::MeshAxis& axis : plan.mesh.axes) mesh.sizes.push_back(axis.size);
+  int64_t dropped = 0;
+  for (const auto& [p, leaf] : alias_leaves_) {
+    if (p >= out.argument_shardings.size() || leaf >= out.output_shardings.size()) continue;
+    AxesSharding in = out.argument_shardings[p], result = out.output_shardings[leaf];
+    in.partial = 0;
+    in.Normalize();
+    result.Normalize();
+    if (in == result) continue;
+    dropped += ShardBytes(*parameter_shapes_[p], out.argument_shardings[p], mesh);
+  }
+  return dropped;
+}
+
 absl::Status Predictor::SetOutputs(const ir::ResolvedPlan& plan, const SharedPrediction& shared,
                                    Prediction& out) const {
   const ir::Module& module = program_.module;
@@ -366,6 +411,7 @@ absl::Status Predictor::SetOutputs(const ir::ResolvedPlan& plan, const SharedPre
   DeviceMemory d = shared.device;
   d.output_bytes = OutputShardBytes(module, out.output_shardings, sub.mesh);
   for (AxesSharding& s : out.output_shardings) s = sub.Merge(s);
+  d.alias_bytes -= DroppedAliasBytes(plan, out);
   d.device_footprint_bytes = d.argument_bytes + d.output_bytes - d.alias_bytes + d.temp_bytes;
   for (int64_t id : out.mesh.DeviceIds()) {
     d.device = id;

@@ -237,7 +237,12 @@ class Predictor {
   void IndexDonatedReaders();  // donated_readers_, from values_ and value_of_
   void IndexDonatedAllocations();  // donated_allocations_, from values_
   void IndexParameterShapes();  // parameter_shapes_, parameter_same_shape_
-  void IndexAliasedParameters();  // aliased_parameters_
+  void IndexAliasedParameters();  // aliased_parameters_, alias_leaves_
+  // The argument bytes of the donated parameters whose aliased output
+  // (`out`'s output_shardings, merged) is sharded otherwise than the
+  // parameter (`out`'s argument_shardings): JAX and XLA drop such an alias
+  // (the output gets a buffer of its own), so their bytes are no alias.
+  int64_t DroppedAliasBytes(const ir::ResolvedPlan& plan, const Prediction& out) const;
   void IndexValueOrder();  // value_order_, from values_ and post_order_
   // The shared prediction of a candidate: found by its key, resized from
   // one of the same structure, or computed (and kept for both).
@@ -301,6 +306,10 @@ class Predictor {
   // The entry parameters donated to an output (an input-output alias, or
   // without any, a live-out parameter allocation), ascending, each once.
   std::vector<size_t> aliased_parameters_;
+  // Each whole-parameter input-output alias as (parameter, output leaf:
+  // index among the root's array leaves, as Prediction::output_shardings
+  // counts them).
+  std::vector<std::pair<size_t, size_t>> alias_leaves_;
   std::vector<ValueInfo> values_;
   // Per instruction: the value (values_ index) of its whole array result
   // (leaf 0, shape index {}); -1 when there is none.

@@ -72,8 +72,8 @@ TEST(LivePeakInSteps, EqualsTheGeneralPathOnRandomLists) {
 TEST(LivePeakInSteps, CountsResidentBuffersAndSharersOverTheirOwnSteps) {
   // Temp 128 B over 0-2 and 64 B reusing it in place over 2-4; resident
   // 192 B over 2-3: 128 live at 0 and 1, 384 at 2, 256 at 3, 64 at 4.
-  const std::vector<TempBuffer> temp = {{128, 0, 2, -1, 0}, {64, 2, 4, 0, 0}};
-  const std::vector<TempBuffer> resident = {{192, 2, 3, -1, 0}};
+  const std::vector<TempBuffer> temp = {{128, 0, 2, -1, 0, {}}, {64, 2, 4, 0, 0, {}}};
+  const std::vector<TempBuffer> resident = {{192, 2, 3, -1, 0, {}}};
   std::vector<int64_t> per_step;
   const std::optional<BuffersPeak> got = LivePeakInSteps(temp, resident, 8, per_step);
   ASSERT_TRUE(got.has_value());
@@ -81,7 +81,7 @@ TEST(LivePeakInSteps, CountsResidentBuffersAndSharersOverTheirOwnSteps) {
   EXPECT_EQ(got->step, 2);
   EXPECT_EQ(got->bytes, General(temp, resident).bytes);
   // Past the first buffer's end the sharer alone is live with the resident.
-  const std::vector<TempBuffer> later = {{128, 0, 1, -1, 0}, {256, 2, 4, 0, 0}};
+  const std::vector<TempBuffer> later = {{128, 0, 1, -1, 0, {}}, {256, 2, 4, 0, 0, {}}};
   const std::optional<BuffersPeak> sharer = LivePeakInSteps(later, resident, 8, per_step);
   ASSERT_TRUE(sharer.has_value());
   EXPECT_EQ(sharer->bytes, 256 + 192);
@@ -92,12 +92,12 @@ TEST(LivePeakInSteps, CountsResidentBuffersAndSharersOverTheirOwnSteps) {
 TEST(LivePeakInSteps, NoAnswerOutsideItsSteps) {
   std::vector<int64_t> per_step;
   // end + 1 must be a step of the table too.
-  EXPECT_FALSE(LivePeakInSteps({{64, 0, 7, -1, 0}}, {}, 8, per_step).has_value());
-  EXPECT_TRUE(LivePeakInSteps({{64, 0, 6, -1, 0}}, {}, 8, per_step).has_value());
-  EXPECT_FALSE(LivePeakInSteps({}, {{64, -1, 3, -1, 0}}, 8, per_step).has_value());
+  EXPECT_FALSE(LivePeakInSteps({{64, 0, 7, -1, 0, {}}}, {}, 8, per_step).has_value());
+  EXPECT_TRUE(LivePeakInSteps({{64, 0, 6, -1, 0, {}}}, {}, 8, per_step).has_value());
+  EXPECT_FALSE(LivePeakInSteps({}, {{64, -1, 3, -1, 0, {}}}, 8, per_step).has_value());
   // A collective buffer's end before its start (end + 1 == -1 + 1 == 0) is
   // inside.
-  EXPECT_TRUE(LivePeakInSteps({{64, 2, -1, -1, 0}}, {}, 8, per_step).has_value());
+  EXPECT_TRUE(LivePeakInSteps({{64, 2, -1, -1, 0, {}}}, {}, 8, per_step).has_value());
 }
 
 }  // namespace

@@ -32,10 +32,14 @@ void ExpectConsistent(const ir::Program& program, const predictor::Prediction& p
   for (const PeakBuffer& b : c.largest) listed += b.bytes;
   EXPECT_EQ(d.argument_bytes + listed + c.other_bytes, d.live_peak_bytes) << what;
   EXPECT_LE(c.largest.size(), PeakContents::kLargestKept) << what;
-  if (c.other_count > 0) EXPECT_EQ(c.largest.size(), PeakContents::kLargestKept) << what;
+  if (c.other_count > 0) {
+    EXPECT_EQ(c.largest.size(), PeakContents::kLargestKept) << what;
+  }
   for (size_t k = 0; k < c.largest.size(); ++k) {
     const PeakBuffer& b = c.largest[k];
-    if (k > 0) EXPECT_GE(c.largest[k - 1].bytes, b.bytes) << what << " buffer " << k;
+    if (k > 0) {
+      EXPECT_GE(c.largest[k - 1].bytes, b.bytes) << what << " buffer " << k;
+    }
     EXPECT_LE(b.start, d.live_peak_step) << what << " buffer " << k;
     EXPECT_GE(b.end, d.live_peak_step) << what << " buffer " << k;
     ASSERT_TRUE(b.instruction.valid()) << what << " buffer " << k;

@@ -154,11 +154,11 @@ ENTRY %main (p0: f32[8], p1: f32[8]) -> f32[8] {
 TEST(ReassignOutputAllocations, MovesInPlaceGroupsWholeAndTiesByPostOrder) {
   // One output allocation of 100 bytes, its live-out value at 90-99.
   const std::vector<int64_t> cap = {100};
-  const std::vector<std::vector<TempBuffer>> live_out = {{{100, 90, 99, -1, 0}}};
+  const std::vector<std::vector<TempBuffer>> live_out = {{{100, 90, 99, -1, 0, {}}}};
   // 0: early (start 10) but late in post order, 10-60; 1: 40-41 and 2
   // overwriting it in place 41-42, earlier in post order: the group goes
   // first, so 0 stays in the arena.
-  std::vector<TempBuffer> temp = {{80, 10, 60, -1, 50}, {80, 40, 41, -1, 20}, {80, 41, 42, 1, 21}};
+  std::vector<TempBuffer> temp = {{80, 10, 60, -1, 50, {}}, {80, 40, 41, -1, 20, {}}, {80, 41, 42, 1, 21, {}}};
   std::vector<TempBuffer> resident;
   ReassignOutputAllocations(cap, live_out, {}, temp, resident);
   ASSERT_EQ(temp.size(), 1u);
@@ -168,7 +168,7 @@ TEST(ReassignOutputAllocations, MovesInPlaceGroupsWholeAndTiesByPostOrder) {
   EXPECT_EQ(resident[1].start, 41);
   // The other way round in post order, the early one takes the allocation
   // and the group stays whole in the arena, still sharing.
-  temp = {{80, 10, 60, -1, 10}, {80, 40, 41, -1, 20}, {80, 41, 42, 1, 21}};
+  temp = {{80, 10, 60, -1, 10, {}}, {80, 40, 41, -1, 20, {}}, {80, 41, 42, 1, 21, {}}};
   resident.clear();
   ReassignOutputAllocations(cap, live_out, {}, temp, resident);
   ASSERT_EQ(temp.size(), 2u);
@@ -185,10 +185,10 @@ TEST(ReassignOutputAllocations, DonatedParameterAllocationsHoldBuffersAtNoCost) 
   // from 90; 1: an output allocation of 100 bytes, live out from 90.
   const std::vector<int64_t> cap = {100, 100};
   const std::vector<std::vector<TempBuffer>> live_out = {
-      {{100, 0, 10, -1, 0}, {100, 90, 99, -1, 0}}, {{100, 90, 99, -1, 0}}};
+      {{100, 0, 10, -1, 0, {}}, {100, 90, 99, -1, 0, {}}}, {{100, 90, 99, -1, 0, {}}}};
   const std::vector<uint8_t> in_arguments = {1, 0};
   // Two buffers of 80 bytes at 20-60: one in each allocation.
-  std::vector<TempBuffer> temp = {{80, 20, 60, -1, 1}, {80, 20, 60, -1, 2}};
+  std::vector<TempBuffer> temp = {{80, 20, 60, -1, 1, {}}, {80, 20, 60, -1, 2, {}}};
   std::vector<TempBuffer> resident;
   ReassignOutputAllocations(cap, live_out, in_arguments, temp, resident);
   EXPECT_TRUE(temp.empty());
