@@ -5,7 +5,9 @@
 // hang" it aborts when a promise breaks:
 //   - a plan error names the input ("fuzz-plan.yaml:line:col: ...");
 //     Predict's own errors are InvalidArgument;
-//   - per device: every byte count is 0 or more, the footprint is argument
+//   - per device: the argument bytes are the arguments' shards as
+//     ir::XlaShardLayout (what `memplan shard` shows) sizes them; every byte
+//     count is 0 or more, the footprint is argument
 //     + output - alias + temp, alias is at most argument and output, the live
 //     peak holds the arguments; one device entry per mesh position; the
 //     headline is the largest footprint;
@@ -28,6 +30,8 @@
 #include <vector>
 
 #include "ir/entry_arguments.h"
+#include "ir/shard_layout.h"
+#include "ir/sharding.h"
 #include "llvm/Support/JSON.h"
 #include "parsers/load_program.h"
 #include "parsers/plan_parser.h"
@@ -144,6 +148,25 @@ std::string Json(const Loaded& program, const predictor::Prediction& p) {
   return json;
 }
 
+// The plan's argument bytes on one device, each argument's shard as
+// ir::XlaShardLayout sizes it (every device holds padded shards of the same
+// size); -1 when an argument has no such layout (not an array, or a
+// sharding XlaShardLayout does not read).
+int64_t ArgumentShardBytes(const Loaded& program, const ir::ResolvedPlan& plan) {
+  int64_t bytes = 0;
+  for (size_t i = 0; i < program.arguments.size(); ++i) {
+    const ir::Shape& shape = program.arguments[i].shape;
+    if (!shape.IsArray()) return -1;
+    absl::StatusOr<ir::HloSharding> canonical = ir::CanonicalHloSharding(plan.ArgumentSharding(i));
+    if (!canonical.ok()) return -1;
+    absl::StatusOr<ir::ShardLayout> layout =
+        ir::XlaShardLayout(*canonical, shape, {}, plan.mesh.device_count());
+    if (!layout.ok()) return -1;
+    bytes += layout->max_bytes;
+  }
+  return bytes;
+}
+
 // Predicts `plan` with `shared` and with the program's unsharing predictor;
 // false when Predict rejects the plan (both must).
 bool PredictBoth(const Loaded& program, const predictor::Predictor& shared,
@@ -157,6 +180,10 @@ bool PredictBoth(const Loaded& program, const predictor::Predictor& shared,
   }
   CheckDevices(*a, plan.mesh);
   CheckLiveAtPeak(*a);
+  const int64_t arguments = ArgumentShardBytes(program, plan);
+  if (arguments >= 0 && a->devices.front().argument_bytes != arguments) {
+    Fail("argument bytes are not the arguments' shards", plan.label);
+  }
   if (Json(program, *a) != Json(program, *b)) Fail("shared prediction differs from unshared", plan.label);
   return true;
 }
