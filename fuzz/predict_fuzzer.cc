@@ -1,7 +1,7 @@
 // libFuzzer target: `memplan predict` on the sharded corpus's programs
-// (samples/sharded), under fuzzed plan files. Byte 0 picks the program (one of
-// kPrograms, read once per process from MEMPLAN_FUZZ_SHARDED_DIR), the rest
-// is the plan (docs/plan-format.md). Beyond "no crash, no sanitizer report, no
+// (samples/sharded and samples/sharded_heldout), under fuzzed plan files.
+// Byte 0 picks the program (one of kPrograms, read once per process from
+// MEMPLAN_FUZZ_SAMPLES_DIR), the rest is the plan (docs/plan-format.md). Beyond "no crash, no sanitizer report, no
 // hang" it aborts when a promise breaks:
 //   - a plan error names the input ("fuzz-plan.yaml:line:col: ...");
 //     Predict's own errors are InvalidArgument;
@@ -38,8 +38,8 @@
 #include "predictor/predict.h"
 #include "viz/predict_report.h"
 
-#ifndef MEMPLAN_FUZZ_SHARDED_DIR
-#error "MEMPLAN_FUZZ_SHARDED_DIR must name samples/sharded"
+#ifndef MEMPLAN_FUZZ_SAMPLES_DIR
+#error "MEMPLAN_FUZZ_SAMPLES_DIR must name samples/"
 #endif
 
 namespace {
@@ -47,9 +47,17 @@ namespace {
 using namespace memplan;
 
 constexpr std::string_view kName = "fuzz-plan.yaml";
-constexpr const char* kPrograms[] = {"mlp_train_step",      "transformer_fwd",
-                                     "transformer_train_adam", "convnet_train_step",
-                                     "moe_train_step",      "scan_layers_train_step"};
+// Under MEMPLAN_FUZZ_SAMPLES_DIR: the sharded corpus, then the programs
+// held out of it (a gathered embedding, lowered batching dims, remat, bf16).
+constexpr const char* kPrograms[] = {"sharded/mlp_train_step",
+                                     "sharded/transformer_fwd",
+                                     "sharded/transformer_train_adam",
+                                     "sharded/convnet_train_step",
+                                     "sharded/moe_train_step",
+                                     "sharded/scan_layers_train_step",
+                                     "sharded_heldout/gpt_lm_train_step",
+                                     "sharded_heldout/llama_train_step",
+                                     "sharded_heldout/bf16_mixed_train_step"};
 constexpr size_t kProgramCount = sizeof(kPrograms) / sizeof(kPrograms[0]);
 
 [[noreturn]] void Fail(std::string_view what, std::string_view detail) {
@@ -70,7 +78,7 @@ const Loaded& Program(size_t k) {
   static std::unique_ptr<Loaded> programs[kProgramCount];
   if (programs[k]) return *programs[k];
   auto p = std::make_unique<Loaded>();
-  const std::string path = std::string(MEMPLAN_FUZZ_SHARDED_DIR) + "/" + kPrograms[k];
+  const std::string path = std::string(MEMPLAN_FUZZ_SAMPLES_DIR) + "/" + kPrograms[k];
   absl::StatusOr<parsers::LoadedProgram> loaded = parsers::LoadProgram(path, {});
   if (!loaded.ok()) Fail("cannot load the corpus program", loaded.status().ToString());
   p->loaded = *std::move(loaded);
