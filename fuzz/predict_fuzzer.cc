@@ -18,7 +18,9 @@
 //     itself and then (same predictor) for the plan on a mesh of half the
 //     axis sizes, which shares the first one's propagation (same structure,
 //     other sizes);
-//   - the JSON report parses.
+//   - the JSON report parses (markup_check.h's JsonProblem), the text report
+//     is valid UTF-8 without control characters (TextProblem), and both
+//     render the same bytes twice.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -32,7 +34,7 @@
 #include "ir/entry_arguments.h"
 #include "ir/shard_layout.h"
 #include "ir/sharding.h"
-#include "llvm/Support/JSON.h"
+#include "fuzz/markup_check.h"
 #include "parsers/load_program.h"
 #include "parsers/plan_parser.h"
 #include "predictor/predict.h"
@@ -145,14 +147,17 @@ void CheckLiveAtPeak(const predictor::Prediction& p) {
   if (sum != d.live_peak_bytes) Fail("live at the peak does not add up to the live peak", p.label);
 }
 
+// The JSON report of `p`, checked well-formed and deterministic; the text
+// report checked likewise.
 std::string Json(const Loaded& program, const predictor::Prediction& p) {
   const ir::Program& prog = program.loaded.program;
-  std::string json = viz::RenderPredictJson({prog.module, prog.module_name, p});
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
-  if (!parsed) {
-    llvm::consumeError(parsed.takeError());
-    Fail("the JSON report does not parse", json);
-  }
+  const viz::PredictReportInput input{prog.module, prog.module_name, p};
+  std::string json = viz::RenderPredictJson(input);
+  if (auto problem = fuzz::JsonProblem(json)) Fail("the JSON report: " + *problem, json);
+  if (viz::RenderPredictJson(input) != json) Fail("the JSON report is not deterministic", p.label);
+  const std::string text = viz::RenderPredictText(input);
+  if (auto problem = fuzz::TextProblem(text)) Fail("the text report: " + *problem, text);
+  if (viz::RenderPredictText(input) != text) Fail("the text report is not deterministic", p.label);
   return json;
 }
 
