@@ -39,6 +39,11 @@ absl::StatusOr<ir::ResolvedPlan> ReadPlanFile(const std::string& path, const ir:
   return parsers::ResolvePlan(*plan, *arguments, ir::EntryOutputs(module));
 }
 
+std::string PlanErrorMessage(const std::string& path, std::string_view message) {
+  if (message.substr(0, path.size() + 1) == path + ":") return std::string(message);
+  return StrCat(path, ": ", message);
+}
+
 absl::StatusOr<ir::ResolvedPlan> ReadLabelledPlanFile(const std::string& path,
                                                       const ir::Module& module) {
   absl::StatusOr<ir::ResolvedPlan> plan = ReadPlanFile(path, module);

@@ -34,6 +34,10 @@ absl::StatusOr<PlannedProgram> LoadPlannedProgram(const std::string& path,
 // outputs; errors name path:line:column.
 absl::StatusOr<ir::ResolvedPlan> ReadPlanFile(const std::string& path, const ir::Module& module);
 
+// A prediction's error under the plan file `path`, led by `path` unless the
+// message already names its place in the file ("path:3:16: error: ...").
+std::string PlanErrorMessage(const std::string& path, std::string_view message);
+
 // ReadPlanFile, the plan labelled by its file name without .plan.yaml,
 // .yaml, .yml or .json (how sweeps and rankings name a plan file's row).
 absl::StatusOr<ir::ResolvedPlan> ReadLabelledPlanFile(const std::string& path,

@@ -36,7 +36,7 @@ int RunPredict(const PredictFlags& flags) {
   if (!predictor.ok()) return Fail(StrCat(flags.path, ": ", FromAbsl(predictor.status().message())));
   absl::StatusOr<predictor::Prediction> prediction = (*predictor)->Predict(*plan);
   if (!prediction.ok()) {
-    return Fail(StrCat(flags.plan, ": ", FromAbsl(prediction.status().message())));
+    return Fail(PlanErrorMessage(flags.plan, FromAbsl(prediction.status().message())));
   }
   const viz::PredictReportInput input{loaded->program.module, loaded->program.module_name,
                                       *prediction};

@@ -47,7 +47,7 @@ int RunReport(const ReportFlags& flags) {
     absl::StatusOr<predictor::Prediction> predicted = (*predictor)->Predict(*plan);
     if (!predicted.ok()) {
       PrintError(absl::InvalidArgumentError(
-          StrCat(flags.plan, ": ", FromAbsl(predicted.status().message()))));
+          PlanErrorMessage(flags.plan, FromAbsl(predicted.status().message()))));
       return kExitBadInput;
     }
     prediction = *std::move(predicted);

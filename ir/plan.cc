@@ -61,4 +61,13 @@ const std::string& ResolvedPlan::ArgumentKey(size_t i) const {
   return labels != nullptr && i < labels->keys.size() ? labels->keys[i] : Empty();
 }
 
+const std::string& ResolvedPlan::ArgumentLocation(size_t i) const {
+  return labels != nullptr && i < labels->spec_locations.size() ? labels->spec_locations[i]
+                                                                : Empty();
+}
+
+const std::string& ResolvedPlan::OutputLocation(size_t k) const {
+  return k < output_locations.size() ? output_locations[k] : Empty();
+}
+
 }  // namespace memplan::ir

@@ -59,6 +59,9 @@ class ShardingTable {
 struct ArgumentLabels {
   std::vector<std::string> names;  // pytree path ("params[0][0]"), may be empty
   std::vector<std::string> keys;   // the plan key that matched (kKey), else empty
+  // Where the spec that set the sharding stands in the plan file
+  // ("plan.yaml:3:16"; kKey), else empty.
+  std::vector<std::string> spec_locations;
 };
 
 struct ArgumentPlan {
@@ -82,6 +85,9 @@ struct ResolvedPlan {
   // Output shardings by flattened output index; empty: unspecified (the
   // prediction propagates them).
   std::vector<std::optional<HloSharding>> outputs;
+  // Per output index, where its spec stands in the plan file
+  // ("plan.yaml:7:6"); empty when unspecified or not from a file.
+  std::vector<std::string> output_locations;
   // How many arguments no key matched (replicated by default).
   int64_t unmatched_arguments = 0;
   // The plan's own name (file stem or family label such as "dp2_tp4").
@@ -94,6 +100,11 @@ struct ResolvedPlan {
   const std::string& ArgumentName(size_t i) const;
   // The plan key that matched argument `i` (kKey); empty otherwise.
   const std::string& ArgumentKey(size_t i) const;
+  // Where the spec of argument `i` stands in the plan file
+  // ("plan.yaml:3:16"); empty for a default or a plan not read from a file.
+  const std::string& ArgumentLocation(size_t i) const;
+  // The same for output `k`.
+  const std::string& OutputLocation(size_t k) const;
 
   // Argument `i`'s sharding ({replicated} for kReplicatedIndex).
   // Precondition: i < arguments.size() and its index is kReplicatedIndex or

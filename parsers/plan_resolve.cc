@@ -93,6 +93,7 @@ absl::StatusOr<ir::ResolvedPlan> ResolvePlan(const PlanFile& plan,
   auto labels = std::make_shared<ir::ArgumentLabels>();
   labels->names.reserve(arguments.size());
   labels->keys.resize(arguments.size());
+  labels->spec_locations.resize(arguments.size());
   for (size_t i = 0; i < arguments.size(); ++i) {
     if (arguments[i].parameter != static_cast<int64_t>(i)) {
       return absl::InvalidArgumentError(StrCat("expected the program's arguments in parameter order; "
@@ -120,12 +121,16 @@ absl::StatusOr<ir::ResolvedPlan> ResolvePlan(const PlanFile& plan,
       out.SetArgumentSharding(static_cast<size_t>(p), std::move(sharding));
       out.arguments[p].source = ir::PlanSource::kKey;
       labels->keys[p] = entry.key.text;
+      labels->spec_locations[p] = source.LocationString(entry.spec.offset);
     }
   }
   for (const PlanKey* key : chosen_by) {
     if (key == nullptr) ++out.unmatched_arguments;
   }
-  if (!plan.outputs.empty()) out.outputs.resize(outputs.size());
+  if (!plan.outputs.empty()) {
+    out.outputs.resize(outputs.size());
+    out.output_locations.resize(outputs.size());
+  }
   for (const PlanOutputEntry& entry : plan.outputs) {
     if (entry.index >= static_cast<int64_t>(outputs.size())) {
       return source.ErrorAt(AtOffset(source, entry.offset),
@@ -136,6 +141,7 @@ absl::StatusOr<ir::ResolvedPlan> ResolvePlan(const PlanFile& plan,
                      LowerSpec(source, plan.mesh, entry.spec, outputs[entry.index],
                                StrCat("output ", entry.index, " (",
                                       ir::ShapeToString(outputs[entry.index], false), ")")));
+    out.output_locations[entry.index] = source.LocationString(entry.spec.offset);
   }
   for (const PlanKey& key : plan.donate) {
     const std::vector<int64_t> selected = Select(key, arguments);

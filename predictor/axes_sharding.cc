@@ -83,14 +83,14 @@ absl::Status CheckTilingFits(const ir::HloSharding& canonical, const ir::Mesh& m
   const int64_t data_rank = canonical.TiledDataRank();
   if (data_rank != rank) {
     return absl::InvalidArgumentError(absl::StrCat("sharding ", canonical.ToString(), " tiles ",
-                                                   data_rank, " dimensions; the array has ",
-                                                   rank));
+                                                   data_rank, " dimensions; expected ", rank,
+                                                   " (the array's rank)"));
   }
   const int64_t count = mesh.device_count();
   if (canonical.tiles.device_count() != count) {
     return absl::InvalidArgumentError(absl::StrCat("sharding ", canonical.ToString(), " covers ",
                                                    canonical.tiles.device_count(),
-                                                   " devices; the mesh has ", count));
+                                                   " devices; expected the mesh's ", count));
   }
   return absl::OkStatus();
 }
@@ -137,7 +137,8 @@ absl::StatusOr<AxesSharding> AxesFromHloSharding(const ir::HloSharding& sharding
       break;
     default:
       return absl::InvalidArgumentError(
-          absl::StrCat("sharding ", canonical.ToString(), " is not a tiled or replicated one"));
+          absl::StrCat("sharding ", canonical.ToString(), " is neither tiled nor replicated; expected one "
+                       "that is"));
   }
   RETURN_IF_ERROR(CheckTilingFits(canonical, mesh, rank));
   ASSIGN_OR_RETURN(std::vector<int64_t> devices, canonical.tiles.Devices());
@@ -154,7 +155,9 @@ absl::StatusOr<AxesSharding> AxesFromHloSharding(const ir::HloSharding& sharding
     if (sizes.Ways(mask) != tdims[d] || (mask & used)) {
       return absl::InvalidArgumentError(
           absl::StrCat("sharding ", canonical.ToString(), " splits dimension ", d,
-                       " in a way no set of whole mesh axes of ", mesh.ToString(), " explains"));
+                       " in a way no set of whole mesh axes of ", mesh.ToString(),
+                       " explains; expected each split dimension tiled by whole mesh axes, major "
+                       "to minor, as a PartitionSpec gives it"));
     }
     used |= mask;
     out.dims[static_cast<size_t>(d)] = mask;

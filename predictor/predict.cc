@@ -40,6 +40,13 @@ std::string_view PeakBufferKindName(PeakBuffer::Kind kind) {
 
 namespace {
 
+// InvalidArgument with `message`, led by the spec's place in the plan file
+// ("plan.yaml:3:16: error: ") when the plan was read from one.
+absl::Status PlanError(const std::string& location, const std::string& message) {
+  if (location.empty()) return absl::InvalidArgumentError(message);
+  return absl::InvalidArgumentError(absl::StrCat(location, ": error: ", message));
+}
+
 // The index among `shape`'s array leaves (CollectLeafShapes' order) of the
 // array at `index`; -1 when `index` names no array of `shape`.
 int64_t ArrayLeafIndex(const ir::Shape& shape, const ir::ShapeIndex& index) {
@@ -403,7 +410,9 @@ absl::Status Predictor::SetOutputs(const ir::ResolvedPlan& plan, const SharedPre
     if (k < plan.outputs.size() && plan.outputs[k]) {
       auto axes = AxesFromHloSharding(*plan.outputs[k], plan.mesh,
                                       static_cast<int64_t>(out_shapes[k]->dims.size()));
-      if (!axes.ok()) return axes.status();
+      if (!axes.ok()) {
+        return PlanError(plan.OutputLocation(k), absl::StrCat("output ", k, ": ", axes.status().message()));
+      }
       out.output_shardings[k] = sub.Split(*axes);
     }
     out.output_shardings[k].partial = 0;
@@ -482,9 +491,8 @@ absl::Status Predictor::ReadArguments(const ir::ResolvedPlan& plan, ArgumentAxes
     if (known == at.end()) {
       auto axes = AxesFromHloSharding(plan.ArgumentSharding(i), plan.mesh, rank);
       if (!axes.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat("argument ", i, " (",
-                                                       plan.ArgumentName(i), "): ",
-                                                       axes.status().message()));
+        return PlanError(plan.ArgumentLocation(i), absl::StrCat("argument ", i, " (", plan.ArgumentName(i),
+                                                                "): ", axes.status().message()));
       }
       // Two table entries (or ranks) can read as the same mesh axes.
       auto same = std::find(out->distinct.begin(), out->distinct.end(), *axes);

@@ -71,6 +71,24 @@ TEST(PredictCli, BadPlanExitsTwoAndWritesNothing) {
   EXPECT_EQ(missing.exit_code, 2);
 }
 
+// An HloSharding the plan parser accepts (it tiles the array over the
+// mesh's 8 devices) that no whole mesh axes explain: 2 ways on a mesh of one
+// axis of 8. The predictor finds it; the error names the spec's place in
+// the plan file and what was expected, and nothing is written.
+TEST(PredictCli, ShardingNoMeshAxesExplainIsLocated) {
+  test::TempDir dir;
+  const std::string bad = dir.File("bad.yaml");
+  ASSERT_TRUE(test::WriteFile(bad, "mesh: {dp: 8}\narguments:\n"
+                                   "  \"params[*][0]\": \"{devices=[2,1,4]<=[8] last_tile_dim_replicate}\"\n"));
+  const std::string out = dir.File("out.json");
+  const test::CommandResult r = Memplan({"predict", kProgram, "--plan", bad, "-o", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("memplan: " + bad + ":3:19: error: argument 0 (params[0][0])"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("expected"), std::string::npos) << r.err;
+  EXPECT_FALSE(test::FileExists(out));
+}
+
 TEST(PredictCli, Deterministic) {
   const test::CommandResult a = Memplan({"predict", kProgram, "--plan", kPlan});
   const test::CommandResult b = Memplan({"predict", kProgram, "--plan", kPlan});
