@@ -3,8 +3,9 @@
 // Byte 0 picks the program (one of kPrograms, read once per process from
 // MEMPLAN_FUZZ_SAMPLES_DIR), the rest is the plan (docs/plan-format.md). Beyond "no crash, no sanitizer report, no
 // hang" it aborts when a promise breaks:
-//   - a plan error names the input ("fuzz-plan.yaml:line:col: ...");
-//     Predict's own errors are InvalidArgument;
+//   - a plan error names the input ("fuzz-plan.yaml:line:col: ..."), Predict's
+//     own errors too (a sharding no whole mesh axes explain), and those are
+//     InvalidArgument;
 //   - per device: the argument bytes are the arguments' shards as
 //     ir::XlaShardLayout (what `memplan shard` shows) sizes them; every byte
 //     count is 0 or more, the footprint is argument
@@ -189,6 +190,7 @@ bool PredictBoth(const Loaded& program, const predictor::Predictor& shared,
   if (a.ok() != b.ok()) Fail("shared and unshared predictors disagree on an error", plan.label);
   if (!a.ok()) {
     if (!absl::IsInvalidArgument(a.status())) Fail("Predict error not InvalidArgument", a.status().ToString());
+    CheckNamed(a.status());
     return false;
   }
   CheckDevices(*a, plan.mesh);
