@@ -1,17 +1,18 @@
 // libFuzzer target: `memplan predict` on the sharded corpus's programs
 // (samples/sharded and samples/sharded_heldout), under fuzzed plan files.
 // Byte 0 picks the program (one of kPrograms, read once per process from
-// MEMPLAN_FUZZ_SAMPLES_DIR), the rest is the plan (docs/plan-format.md). Beyond "no crash, no sanitizer report, no
-// hang" it aborts when a promise breaks:
+// MEMPLAN_FUZZ_SAMPLES_DIR), the rest is the plan (docs/plan-format.md).
+// Beyond "no crash, no sanitizer report, no hang" it aborts when a promise
+// breaks:
 //   - a plan error names the input ("fuzz-plan.yaml:line:col: ..."), Predict's
 //     own errors too (a sharding no whole mesh axes explain), and those are
 //     InvalidArgument;
 //   - per device: the argument bytes are the arguments' shards as
 //     ir::XlaShardLayout (what `memplan shard` shows) sizes them; every byte
-//     count is 0 or more, the footprint is argument
-//     + output - alias + temp, alias is at most argument and output, the live
-//     peak holds the arguments; one device entry per mesh position; the
-//     headline is the largest footprint;
+//     count is 0 or more; the footprint is argument + output - alias +
+//     temp; alias is at most argument and output; the live peak holds the
+//     arguments; one device entry per mesh position; the headline is the
+//     largest footprint;
 //   - what is live at the peak adds up to the live peak (arguments + listed
 //     + other), most bytes first, each buffer live at the peak step;
 //   - a predictor that shares work between candidates gives what one that
