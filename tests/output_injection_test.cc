@@ -220,6 +220,23 @@ TEST_F(OutputInjection, CheckTextAndJUnitAreWellFormed) {
   EXPECT_EQ(junit.find("<img"), std::string::npos);
 }
 
+// The predictor's views: the single plan's text and JSON, and a sweep's
+// table (the module's name, from the hostile stem, heads each).
+TEST_F(OutputInjection, PredictViewsAreWellFormed) {
+  const std::string plan = dir_.File("p.yaml");
+  ASSERT_TRUE(test::WriteFile(plan, "mesh: {dp: 2}\narguments: {x: [dp, null]}\n"));
+  CommandResult text = Memplan({"predict", Dump(), "--plan", plan});
+  ASSERT_EQ(text.exit_code, 0) << Describe(text);
+  EXPECT_NO_PROBLEM(fuzz::TextProblem(text.out), text.out);
+  EXPECT_NE(text.out.find("onerror"), std::string::npos) << text.out;
+  CommandResult json = Memplan({"predict", Dump(), "--plan", plan, "--format=json"});
+  ASSERT_EQ(json.exit_code, 0) << Describe(json);
+  EXPECT_NO_PROBLEM(fuzz::JsonProblem(json.out), json.out);
+  CommandResult sweep = Memplan({"predict", Dump(), "--plans", plan, plan});
+  ASSERT_EQ(sweep.exit_code, 0) << Describe(sweep);
+  EXPECT_NO_PROBLEM(fuzz::TextProblem(sweep.out), sweep.out);
+}
+
 // The checker itself: each rule rejects what it should (else the tests
 // above could pass on a checker that accepts anything).
 TEST(MarkupCheck, RejectsMalformedDocuments) {

@@ -65,7 +65,7 @@ std::string RenderCallTreePeakText(const CallTreePeakInput& in) {
     }
     StrAppend(&out, "\n");
   }
-  return out;
+  return MarkupSafeText(out);  // names come from the input: no terminal escapes
 }
 
 void WriteCallTreePeakJson(const CallTreePeakInput& in, llvm::json::OStream& j) {

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "viz/format.h"
 #include "viz/json_text.h"
 #include "executor/collective_data.h"
 #include "ir/strings.h"
@@ -79,7 +80,7 @@ std::string RenderCollectiveBenchText(const executor::CollectiveBenchReport& rep
     StrAppend(&out, "# Out of bounds values : ", wrong, wrong == 0 ? " OK" : " FAILED", "\n");
     StrAppend(&out, "# Avg bus bandwidth    : ", Format("%g", rows ? busbw_sum / rows : 0.0), "\n");
   }
-  return out;
+  return MarkupSafeText(out);  // names come from the input: no terminal escapes
 }
 
 std::string RenderCollectiveBenchJson(const executor::CollectiveBenchReport& report) {

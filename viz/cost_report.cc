@@ -185,7 +185,7 @@ std::string RenderCostText(const CostReportInput& in) {
   out += InstructionTable(in);
   const std::string notes = CostNotes(in);
   if (!notes.empty()) StrAppend(&out, "\nNotes\n", notes);
-  return out;
+  return MarkupSafeText(out);  // names come from the input: no terminal escapes
 }
 
 namespace {

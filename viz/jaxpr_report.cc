@@ -231,7 +231,8 @@ std::string JaxprLiveAtPeak(const JaxprReportInput& in) {
 }  // namespace
 
 std::string RenderJaxprText(const JaxprReportInput& in) {
-  return StrCat(JaxprTotals(in), JaxprPeaks(in), JaxprLiveAtPeak(in));
+  // Names come from the input: no terminal escapes.
+  return MarkupSafeText(StrCat(JaxprTotals(in), JaxprPeaks(in), JaxprLiveAtPeak(in)));
 }
 
 namespace {
@@ -383,7 +384,7 @@ std::string RenderAlpaText(const AlpaReportInput& in) {
       }
     }
   }
-  return out;
+  return MarkupSafeText(out);  // names come from the input: no terminal escapes
 }
 
 void WriteAlpaJson(const AlpaReportInput& in, llvm::raw_ostream& os) {

@@ -168,7 +168,7 @@ std::string RenderPredictText(const PredictReportInput& in) {
                     "\n");
   }
   if (p.unknown.size() > 20) StrAppend(&s, "  ... and ", p.unknown.size() - 20, " more\n");
-  return s;
+  return MarkupSafeText(s);  // names come from the input: no terminal escapes
 }
 
 namespace {

@@ -70,7 +70,7 @@ std::string RenderPredictSweepText(const PredictSweepInput& in) {
       StrAppend(&s, "  ", k.label, ": ", DescribeSkip(k), "\n");
     }
   }
-  return s;
+  return MarkupSafeText(s);  // names come from the input: no terminal escapes
 }
 
 std::string RenderPredictSweepJson(const PredictSweepInput& in) {

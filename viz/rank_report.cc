@@ -252,7 +252,7 @@ std::string RenderRankText(const RankReportInput& in) {
                 DescribeSkip(k), "\n");
     }
   }
-  return s;
+  return MarkupSafeText(s);  // names come from the input: no terminal escapes
 }
 
 std::string RenderRankJson(const RankReportInput& in) {

@@ -297,7 +297,7 @@ std::string RenderShardText(const ShardReportInput& input) {
     StrAppend(&out, "\n");
     AppendLayoutText(out, input, input.layouts[i]);
   }
-  return out;
+  return MarkupSafeText(out);  // names come from the input: no terminal escapes
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "viz/format.h"
 #include "viz/json_text.h"
 #include "ir/strings.h"
 #include "llvm/Support/JSON.h"
@@ -141,7 +142,7 @@ std::string RenderCalibrationText(const CalibrationReportInput& input) {
                 w.count > 1 ? StrCat(" (", w.count, " times)") : "", "\n");
     }
   }
-  return out;
+  return MarkupSafeText(out);  // names come from the input: no terminal escapes
 }
 
 namespace {

@@ -199,7 +199,7 @@ std::string RenderValidateText(const ValidateViewInput& input) {
               Percent(*input.max_peak_error_percent));
   }
   StrAppend(&out, "\nresult: ", verdict.ok() ? "PASS" : "FAIL", "\n");
-  return out;
+  return MarkupSafeText(out);  // names come from the input: no terminal escapes
 }
 
 namespace {
