@@ -106,6 +106,7 @@ void Propagator::Backward(ir::ComputationId c, const std::vector<AxesSharding>& 
   for (auto it = comp.instructions.rbegin(); it != comp.instructions.rend(); ++it) {
     const ir::Instruction& inst = module_.instruction(*it);
     if (inst.opcode == ir::Opcode::kParameter) continue;
+    if (!graph_.dimensions_fit[static_cast<size_t>(inst.id.value())]) continue;  // no rule reads it
     const auto& forward = out_.leaves[static_cast<size_t>(inst.id.value())];
     if (forward.empty()) continue;  // never reached
     const bool passes_leaves = inst.opcode == ir::Opcode::kTuple ||

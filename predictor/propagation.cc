@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "predictor/dimension_numbers.h"
 #include "predictor/propagator.h"
 
 namespace memplan::predictor {
@@ -70,12 +71,14 @@ PropagationGraph PropagationGraph::Build(const ir::Module& module) {
   graph.scheduled_as.resize(n);
   graph.rank.resize(n);
   graph.is_array.resize(n);
+  graph.dimensions_fit.resize(n);
   for (const ir::Instruction& inst : module.instructions()) {
     const size_t i = static_cast<size_t>(inst.id.value());
     graph.leaf_count[i] = CountLeaves(inst.shape);
     graph.scheduled_as[i] = inst.id;
     graph.rank[i] = static_cast<uint32_t>(inst.shape->dims.size());
     graph.is_array[i] = inst.shape->IsArray();
+    graph.dimensions_fit[i] = DimensionNumbersFit(module, inst);
   }
   graph.leaf_offset.assign(n + 1, 0);
   for (size_t i = 0; i < n; ++i) {
@@ -104,6 +107,7 @@ PropagationGraph PropagationGraph::Build(const ir::Module& module) {
   }
   for (const ir::Instruction& inst : module.instructions()) {
     if (inst.opcode != ir::Opcode::kGather && inst.opcode != ir::Opcode::kScatter) continue;
+    if (!graph.dimensions_fit[static_cast<size_t>(inst.id.value())]) continue;
     std::vector<LoweredBatchingDim> dims = FindLoweredBatchingDims(module, graph.scheduled_as, inst);
     if (!dims.empty()) graph.lowered_batching.emplace(inst.id.value(), std::move(dims));
   }
@@ -214,6 +218,10 @@ size_t Propagator::OperandRank(const ir::Instruction& inst, size_t k) const {
 }
 
 void Propagator::Rule(const ir::Instruction& inst, std::vector<AxesSharding>& leaves) {
+  if (!graph_.dimensions_fit[static_cast<size_t>(inst.id.value())]) {
+    leaves = Unknown(inst);
+    return;
+  }
   if (ArrayRule(inst, leaves)) return;
   using ir::Opcode;
   switch (inst.opcode) {
