@@ -77,6 +77,13 @@ int64_t JaxprAval::ByteSize() const {
 }
 
 std::optional<int64_t> JaxprParamValue::AsInt() const {
+  // NumPy's scalar integers print as their constructor: np.int64(2).
+  if (kind == Kind::kCall && elements.size() == 1 && keys.size() <= 1 &&
+      (keys.empty() || keys[0].empty()) &&
+      (text == "np.int64" || text == "np.int32" || text == "np.int16" || text == "np.int8" ||
+       text == "np.uint64" || text == "np.uint32" || text == "np.uint16" || text == "np.uint8")) {
+    return elements[0].AsInt();
+  }
   if (kind != Kind::kNumber || text.empty()) return std::nullopt;
   size_t i = text[0] == '-' ? 1 : 0;
   if (i == text.size()) return std::nullopt;

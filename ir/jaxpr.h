@@ -86,7 +86,8 @@ struct JaxprParamValue {
   std::vector<JaxprParamValue> elements;
   std::vector<std::string> keys;  // per element: "k" of "k=v" / "'k': v", else ""
 
-  // The integer of a kNumber without fraction or exponent.
+  // The integer of a kNumber without fraction or exponent, or of a NumPy
+  // integer scalar printed as its constructor ("np.int64(2)").
   std::optional<int64_t> AsInt() const;
   // A tuple or list of integers: "(1, 0)", "[1]", "()".
   std::optional<std::vector<int64_t>> AsIntList() const;

@@ -102,6 +102,29 @@ TEST(Jaxpr, DotGeneralAndNestedJaxprs) {
   EXPECT_EQ(module->jaxpr(relu.called[0].jaxpr).parent, relu.id);
 }
 
+// JAX prints some integer params as NumPy scalars (a broadcast_in_dim's
+// broadcast_dimensions in a train step's jaxpr): they read as integers.
+TEST(Jaxpr, NumpyIntegerScalarsReadAsIntegers) {
+  absl::StatusOr<ir::JaxprModule> m = Parse(
+      "{ lambda ; a:f32[8,4]. let\n"
+      "    b:f32[8,4,2] = broadcast_in_dim[\n"
+      "      broadcast_dimensions=(np.int64(0), np.int64(1))\n"
+      "      shape=(8, 4, 2)\n"
+      "    ] a\n"
+      "    c:f32[8,4,2] = broadcast_in_dim[broadcast_dimensions=(np.float64(0), 1) shape=(8, 4, 2)] a\n"
+      "  in (b, c) }");
+  ASSERT_TRUE(m.ok()) << m.status();
+  const std::vector<ir::JaxprEqnId>& eqns = m->jaxpr(m->top).eqns;
+  ASSERT_EQ(eqns.size(), 2u);
+  const ir::JaxprParam* dims = m->eqn(eqns[0]).FindParam("broadcast_dimensions");
+  ASSERT_NE(dims, nullptr);
+  EXPECT_EQ(dims->value.AsIntList(), (std::vector<int64_t>{0, 1}));
+  // Only NumPy's integer types: a float constructor is no integer.
+  const ir::JaxprParam* floats = m->eqn(eqns[1]).FindParam("broadcast_dimensions");
+  ASSERT_NE(floats, nullptr);
+  EXPECT_FALSE(floats->value.AsIntList().has_value());
+}
+
 TEST(Jaxpr, SharedJaxprsAndCondBranches) {
   const std::string path = test::SourcePath("samples/jaxpr/shared_layers.jaxpr");
   auto source = parsers::SourceText::FromString(path, test::ReadFileOrDie(path));
