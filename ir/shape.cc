@@ -48,6 +48,10 @@ std::string ShapeToString(const Shape& shape, bool with_layout) {
   std::string out = StrCat(DTypeName(shape.dtype), "[");
   for (size_t i = 0; i < shape.dims.size(); ++i) {
     if (i > 0) out += ",";
+    if (shape.dims[i] < 0) {  // unbounded dynamic (the parsers' -1)
+      out += "?";
+      continue;
+    }
     if (i < shape.dynamic_dims.size() && shape.dynamic_dims[i]) out += "<=";
     StrAppend(&out, shape.dims[i]);
   }

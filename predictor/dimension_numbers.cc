@@ -2,7 +2,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ir/dtype.h"
+#include "ir/shape.h"
 
 namespace memplan::predictor {
 namespace {
@@ -164,6 +170,50 @@ bool DimensionNumbersFit(const ir::Module& module, const ir::Instruction& inst) 
     default:
       return true;
   }
+}
+
+namespace {
+
+constexpr int64_t kMaxModuleBytes = int64_t{1} << 62;
+
+// Adds the bytes of `shape`'s array leaves to `total`; false on an unbounded
+// dimension or once `total` passes kMaxModuleBytes (`why` says which).
+bool AddLeafBytes(const ir::Shape& shape, int64_t& total, const char*& why) {
+  for (const ir::Shape& e : shape.tuple_elements) {
+    if (!AddLeafBytes(e, total, why)) return false;
+  }
+  if (!shape.IsArray()) return true;
+  int64_t bytes = DTypeStorageBytes(shape.dtype);
+  for (const int64_t d : shape.dims) {
+    if (d < 0) {
+      why = "has an unbounded dynamic dimension ('?'), whose size only a compile bounds";
+      return false;
+    }
+    if (d != 0 && bytes > kMaxModuleBytes / d) bytes = kMaxModuleBytes + 1;
+    else bytes *= d;
+  }
+  total += std::min(bytes, kMaxModuleBytes + 1);
+  if (total > kMaxModuleBytes) {
+    why = "brings the module's arrays past 2^62 bytes in all";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::Status CheckShapesSizable(const ir::Module& module) {
+  int64_t total = 0;
+  for (const ir::Instruction& inst : module.instructions()) {
+    const char* why = "";
+    if (!AddLeafBytes(*inst.shape, total, why)) {
+      const std::string shape = ir::ShapeToString(*inst.shape, /*with_layout=*/false);
+      return absl::InvalidArgumentError(absl::StrCat("instruction ", std::string(inst.name), " (", shape, ") ",
+                                                     why,
+                                                     ": no per-device bytes can be predicted"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace memplan::predictor

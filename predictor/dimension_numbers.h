@@ -11,6 +11,7 @@
 #ifndef MEMPLAN_PREDICTOR_DIMENSION_NUMBERS_H_
 #define MEMPLAN_PREDICTOR_DIMENSION_NUMBERS_H_
 
+#include "absl/status/status.h"
 #include "ir/module.h"
 
 namespace memplan::predictor {
@@ -18,6 +19,13 @@ namespace memplan::predictor {
 // True when `inst`'s dimension numbers fit its result's and operands' shapes
 // as described above; true for an opcode whose rules read none.
 bool DimensionNumbersFit(const ir::Module& module, const ir::Instruction& inst);
+
+// Whether every array the module's instructions hold has a size the
+// predictor can count: no unbounded dynamic dimension ('?', which only a
+// compile bounds) and all of them together under 2^62 bytes, so no sum of
+// shards overflows. InvalidArgument naming the first instruction that
+// breaks either.
+absl::Status CheckShapesSizable(const ir::Module& module);
 
 }  // namespace memplan::predictor
 

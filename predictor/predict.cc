@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/status_macros.h"
 #include "predictor/all_reduce_combiner.h"
+#include "predictor/dimension_numbers.h"
 #include "predictor/donated_copies.h"
 #include "predictor/layout_copy_gathers.h"
 #include "predictor/memory_model.h"
@@ -305,6 +306,7 @@ absl::StatusOr<std::unique_ptr<Predictor>> Predictor::Create(const ir::Program& 
         "the program has no module graph with an entry computation to propagate shardings "
         "through");
   }
+  RETURN_IF_ERROR(CheckShapesSizable(program.module));
   std::unique_ptr<Predictor> p(new Predictor(program));
   p->options_ = options;
   if (options.share_between_candidates) {

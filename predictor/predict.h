@@ -173,7 +173,9 @@ class Predictor {
  public:
   // Prepares `program` (which must outlive the Predictor): it needs the
   // module graph with an entry computation, and for temp and live peak, a
-  // buffer assignment with live ranges.
+  // buffer assignment with live ranges. InvalidArgument without an entry
+  // computation, or when an array's size cannot be counted (an unbounded
+  // dynamic dimension, or arrays past 2^62 bytes: CheckShapesSizable).
   static absl::StatusOr<std::unique_ptr<Predictor>> Create(const ir::Program& program,
                                                            PredictOptions options = {});
 

@@ -172,6 +172,7 @@ TEST(HloTextParser, ShapesWithTilingMemorySpaceAndDynamicDims) {
   const ir::Shape& c = p->I("c").shape;
   EXPECT_EQ(c.dims, (std::vector<int64_t>{16, -1}));
   EXPECT_EQ(c.dynamic_dims, (ir::DynamicDims{true, true}));
+  EXPECT_EQ(ir::ShapeToString(c), "f32[<=16,?]{1,0}");  // as written
   EXPECT_EQ(ir::ShapeToString(p->I("d").shape), "(f32[], token[])");
   EXPECT_EQ(p->I("e").shape->layout->memory_space, 2);
 }

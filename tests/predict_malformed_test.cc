@@ -1,11 +1,17 @@
 // The predictor on hand-written modules no compiler would emit, as
 // fuzz/predict_program_fuzzer.cc found them: each must predict (replicating
 // what no rule can read) without reading outside a shape or a list.
+#include <memory>
 #include <set>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "gtest/gtest.h"
+#include "parsers/hlo_text_program.h"
+#include "parsers/source_text.h"
 #include "predictor/axes_sharding.h"
+#include "predictor/predict.h"
 #include "tests/propagate_fixture.h"
 
 namespace memplan::predictor {
@@ -68,6 +74,31 @@ ENTRY %main (x: f32[8,4], i: s32[8,1]) -> f32[8,4] {
   // may be split after the fact for their readers (a free slice).
   EXPECT_TRUE(Of(p, "d").IsReplicated()) << AxesShardingToString(Of(p, "d"), mesh);
   EXPECT_EQ(AxesShardingToString(Of(p, "fine"), mesh), "[dp]");
+}
+
+// Arrays whose bytes cannot be counted: an unbounded dynamic dimension
+// (the parser reads '?' as -1: once counted as negative bytes) and sizes
+// whose sum passes int64 (once an overflow). The predictor refuses both,
+// naming the instruction.
+TEST(PredictMalformed, ShapesWithoutCountableBytesAreRefused) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"s32[4,?]", "unbounded dynamic dimension"},
+      {"f32[4611686018427387904,4]", "past 2^62 bytes"},
+  };
+  for (const auto& [shape, expected] : cases) {
+    SCOPED_TRACE(shape);
+    const std::string text = std::string("HloModule m\n\nENTRY %main (a: ") + shape +
+                             ") -> f32[2] {\n  %a = " + shape +
+                             " parameter(0)\n  ROOT %r = f32[2]{0} constant({1, 2})\n}\n";
+    auto source = parsers::SourceText::FromString("t.hlo", text);
+    absl::StatusOr<ir::Program> program = parsers::ParseHloTextProgram({source}, ir::Program());
+    ASSERT_TRUE(program.ok()) << program.status();
+    absl::StatusOr<std::unique_ptr<Predictor>> p = Predictor::Create(*program);
+    ASSERT_FALSE(p.ok());
+    EXPECT_TRUE(absl::IsInvalidArgument(p.status()));
+    EXPECT_NE(p.status().message().find("instruction a ("), std::string_view::npos) << p.status();
+    EXPECT_NE(p.status().message().find(expected), std::string_view::npos) << p.status();
+  }
 }
 
 }  // namespace
