@@ -34,13 +34,10 @@
 #include <vector>
 
 #include "ir/entry_arguments.h"
-#include "ir/shard_layout.h"
-#include "ir/sharding.h"
-#include "fuzz/markup_check.h"
+#include "fuzz/predict_checks.h"
 #include "parsers/load_program.h"
 #include "parsers/plan_parser.h"
 #include "predictor/predict.h"
-#include "viz/predict_report.h"
 
 #ifndef MEMPLAN_FUZZ_SAMPLES_DIR
 #error "MEMPLAN_FUZZ_SAMPLES_DIR must name samples/"
@@ -50,6 +47,7 @@ namespace {
 
 using namespace memplan;
 
+constexpr std::string_view kTarget = "predict_fuzzer";
 constexpr std::string_view kName = "fuzz-plan.yaml";
 // Under MEMPLAN_FUZZ_SAMPLES_DIR: the sharded corpus, then the programs
 // held out of it (a gathered embedding, lowered batching dims, remat, bf16).
@@ -65,9 +63,7 @@ constexpr const char* kPrograms[] = {"sharded/mlp_train_step",
 constexpr size_t kProgramCount = sizeof(kPrograms) / sizeof(kPrograms[0]);
 
 [[noreturn]] void Fail(std::string_view what, std::string_view detail) {
-  std::fprintf(stderr, "predict_fuzzer: %.*s\n%.*s\n", static_cast<int>(what.size()), what.data(),
-               static_cast<int>(detail.size()), detail.data());
-  std::abort();
+  fuzz::Fail(kTarget, what, detail);
 }
 
 struct Loaded {
@@ -108,78 +104,10 @@ void CheckNamed(const absl::Status& status) {
   }
 }
 
-void CheckDevices(const predictor::Prediction& p, const ir::Mesh& mesh) {
-  if (static_cast<int64_t>(p.devices.size()) != mesh.device_count()) {
-    Fail("one device entry per mesh position", p.label);
-  }
-  int64_t max_footprint = 0;
-  for (const predictor::DeviceMemory& d : p.devices) {
-    if (d.argument_bytes < 0 || d.output_bytes < 0 || d.alias_bytes < 0 || d.temp_bytes < 0 ||
-        d.live_peak_bytes < 0) {
-      Fail("a negative byte count", p.label);
-    }
-    if (d.device_footprint_bytes != d.argument_bytes + d.output_bytes - d.alias_bytes + d.temp_bytes) {
-      Fail("footprint is not argument + output - alias + temp", p.label);
-    }
-    if (d.alias_bytes > d.argument_bytes || d.alias_bytes > d.output_bytes) {
-      Fail("alias exceeds the arguments or the outputs", p.label);
-    }
-    if (d.live_peak_bytes < d.argument_bytes) Fail("the live peak lacks the arguments", p.label);
-    max_footprint = std::max(max_footprint, d.device_footprint_bytes);
-  }
-  if (p.max_device_footprint_bytes != max_footprint) Fail("headline is not the largest", p.label);
-}
-
-void CheckLiveAtPeak(const predictor::Prediction& p) {
-  if (p.live_at_peak == nullptr || p.devices.empty()) return;
-  const predictor::PeakContents& c = *p.live_at_peak;
-  const predictor::DeviceMemory& d = p.devices.front();
-  int64_t sum = d.argument_bytes + c.other_bytes;
-  for (size_t i = 0; i < c.largest.size(); ++i) {
-    const predictor::PeakBuffer& b = c.largest[i];
-    if (b.bytes < 0) Fail("a negative buffer at the peak", p.label);
-    if (i > 0 && b.bytes > c.largest[i - 1].bytes) Fail("peak buffers not most bytes first", p.label);
-    if (b.start > d.live_peak_step || b.end < d.live_peak_step) {
-      Fail("a buffer listed at the peak is not live there", p.label);
-    }
-    sum += b.bytes;
-  }
-  if (c.largest.size() > predictor::PeakContents::kLargestKept) Fail("too many listed", p.label);
-  if (c.other_count < 0 || c.other_bytes < 0) Fail("negative other buffers", p.label);
-  if (sum != d.live_peak_bytes) Fail("live at the peak does not add up to the live peak", p.label);
-}
-
-// The JSON report of `p`, checked well-formed and deterministic; the text
-// report checked likewise.
+// The JSON report of `p`, checked (predict_checks.h).
 std::string Json(const Loaded& program, const predictor::Prediction& p) {
   const ir::Program& prog = program.loaded.program;
-  const viz::PredictReportInput input{prog.module, prog.module_name, p};
-  std::string json = viz::RenderPredictJson(input);
-  if (auto problem = fuzz::JsonProblem(json)) Fail("the JSON report: " + *problem, json);
-  if (viz::RenderPredictJson(input) != json) Fail("the JSON report is not deterministic", p.label);
-  const std::string text = viz::RenderPredictText(input);
-  if (auto problem = fuzz::TextProblem(text)) Fail("the text report: " + *problem, text);
-  if (viz::RenderPredictText(input) != text) Fail("the text report is not deterministic", p.label);
-  return json;
-}
-
-// The plan's argument bytes on one device, each argument's shard as
-// ir::XlaShardLayout sizes it (every device holds padded shards of the same
-// size); -1 when an argument has no such layout (not an array, or a
-// sharding XlaShardLayout does not read).
-int64_t ArgumentShardBytes(const Loaded& program, const ir::ResolvedPlan& plan) {
-  int64_t bytes = 0;
-  for (size_t i = 0; i < program.arguments.size(); ++i) {
-    const ir::Shape& shape = program.arguments[i].shape;
-    if (!shape.IsArray()) return -1;
-    absl::StatusOr<ir::HloSharding> canonical = ir::CanonicalHloSharding(plan.ArgumentSharding(i));
-    if (!canonical.ok()) return -1;
-    absl::StatusOr<ir::ShardLayout> layout =
-        ir::XlaShardLayout(*canonical, shape, {}, plan.mesh.device_count());
-    if (!layout.ok()) return -1;
-    bytes += layout->max_bytes;
-  }
-  return bytes;
+  return fuzz::CheckedJson(kTarget, prog.module, prog.module_name, p);
 }
 
 // Predicts `plan` with `shared` and with the program's unsharing predictor;
@@ -194,9 +122,9 @@ bool PredictBoth(const Loaded& program, const predictor::Predictor& shared,
     CheckNamed(a.status());
     return false;
   }
-  CheckDevices(*a, plan.mesh);
-  CheckLiveAtPeak(*a);
-  const int64_t arguments = ArgumentShardBytes(program, plan);
+  fuzz::CheckDevices(kTarget, *a, plan.mesh);
+  fuzz::CheckLiveAtPeak(kTarget, *a);
+  const int64_t arguments = fuzz::ArgumentShardBytes(program.arguments, plan);
   if (arguments >= 0 && a->devices.front().argument_bytes != arguments) {
     Fail("argument bytes are not the arguments' shards", plan.label);
   }
