@@ -11,14 +11,11 @@
 #include "viz/predict_report.h"
 
 namespace memplan::fuzz {
+namespace {
 
-void Fail(std::string_view target, std::string_view what, std::string_view detail) {
-  std::fprintf(stderr, "%.*s: %.*s\n%.*s\n", static_cast<int>(target.size()), target.data(),
-               static_cast<int>(what.size()), what.data(), static_cast<int>(detail.size()),
-               detail.data());
-  std::abort();
-}
-
+// The plan's argument bytes on one device, each argument's shard as
+// ir::XlaShardLayout sizes it; -1 when an argument has no such layout (not
+// an array, or a sharding XlaShardLayout does not read).
 int64_t ArgumentShardBytes(const std::vector<ir::EntryArgument>& arguments,
                            const ir::ResolvedPlan& plan) {
   int64_t bytes = 0;
@@ -98,6 +95,44 @@ std::string CheckedJson(std::string_view target, const ir::Module& module,
     Fail(target, "the text report is not deterministic", p.label);
   }
   return json;
+}
+
+}  // namespace
+
+void Fail(std::string_view target, std::string_view what, std::string_view detail) {
+  std::fprintf(stderr, "%.*s: %.*s\n%.*s\n", static_cast<int>(target.size()), target.data(),
+               static_cast<int>(what.size()), what.data(), static_cast<int>(detail.size()),
+               detail.data());
+  std::abort();
+}
+
+absl::Status PredictAndCheck(std::string_view target, const ir::Program& program,
+                             const std::vector<ir::EntryArgument>& arguments,
+                             const predictor::Predictor& shared,
+                             const predictor::Predictor& unshared, const ir::ResolvedPlan& plan) {
+  absl::StatusOr<predictor::Prediction> a = shared.Predict(plan);
+  absl::StatusOr<predictor::Prediction> b = unshared.Predict(plan);
+  if (a.ok() != b.ok()) {
+    Fail(target, "shared and unshared predictors disagree on an error",
+         (a.ok() ? b : a).status().ToString());
+  }
+  if (!a.ok()) {
+    if (!absl::IsInvalidArgument(a.status())) {
+      Fail(target, "Predict failed with other than InvalidArgument", a.status().ToString());
+    }
+    return a.status();
+  }
+  CheckDevices(target, *a, plan.mesh);
+  CheckLiveAtPeak(target, *a);
+  const int64_t argument_bytes = ArgumentShardBytes(arguments, plan);
+  if (argument_bytes >= 0 && a->devices.front().argument_bytes != argument_bytes) {
+    Fail(target, "argument bytes are not the arguments' shards", plan.label);
+  }
+  const std::string json = CheckedJson(target, program.module, program.module_name, *a);
+  if (json != CheckedJson(target, program.module, program.module_name, *b)) {
+    Fail(target, "shared prediction differs from unshared", json);
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace memplan::fuzz

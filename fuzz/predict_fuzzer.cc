@@ -104,32 +104,15 @@ void CheckNamed(const absl::Status& status) {
   }
 }
 
-// The JSON report of `p`, checked (predict_checks.h).
-std::string Json(const Loaded& program, const predictor::Prediction& p) {
-  const ir::Program& prog = program.loaded.program;
-  return fuzz::CheckedJson(kTarget, prog.module, prog.module_name, p);
-}
-
-// Predicts `plan` with `shared` and with the program's unsharing predictor;
-// false when Predict rejects the plan (both must).
+// Predicts `plan` with `shared` and with the program's unsharing predictor
+// (predict_checks.h); false when Predict rejects the plan (both must, and
+// the error must name the input).
 bool PredictBoth(const Loaded& program, const predictor::Predictor& shared,
                  const ir::ResolvedPlan& plan) {
-  absl::StatusOr<predictor::Prediction> a = shared.Predict(plan);
-  absl::StatusOr<predictor::Prediction> b = program.unshared->Predict(plan);
-  if (a.ok() != b.ok()) Fail("shared and unshared predictors disagree on an error", plan.label);
-  if (!a.ok()) {
-    if (!absl::IsInvalidArgument(a.status())) Fail("Predict error not InvalidArgument", a.status().ToString());
-    CheckNamed(a.status());
-    return false;
-  }
-  fuzz::CheckDevices(kTarget, *a, plan.mesh);
-  fuzz::CheckLiveAtPeak(kTarget, *a);
-  const int64_t arguments = fuzz::ArgumentShardBytes(program.arguments, plan);
-  if (arguments >= 0 && a->devices.front().argument_bytes != arguments) {
-    Fail("argument bytes are not the arguments' shards", plan.label);
-  }
-  if (Json(program, *a) != Json(program, *b)) Fail("shared prediction differs from unshared", plan.label);
-  return true;
+  const absl::Status status = fuzz::PredictAndCheck(kTarget, program.loaded.program,
+                                                    program.arguments, shared, *program.unshared, plan);
+  if (!status.ok()) CheckNamed(status);
+  return status.ok();
 }
 
 // The plan on a mesh of each even axis size halved (same structure, other

@@ -110,32 +110,6 @@ void CheckError(const absl::Status& status, std::string_view what) {
   }
 }
 
-// Predicts `plan` with both predictors and checks what they give.
-void PredictBoth(const ir::Program& program, const std::vector<ir::EntryArgument>& arguments,
-                 const predictor::Predictor& shared, const predictor::Predictor& unshared,
-                 const ir::ResolvedPlan& plan) {
-  absl::StatusOr<predictor::Prediction> a = shared.Predict(plan);
-  absl::StatusOr<predictor::Prediction> b = unshared.Predict(plan);
-  if (a.ok() != b.ok()) {
-    fuzz::Fail(kTarget, "shared and unshared predictors disagree on an error",
-               (a.ok() ? b : a).status().ToString());
-  }
-  if (!a.ok()) {
-    CheckError(a.status(), "Predict");
-    return;
-  }
-  fuzz::CheckDevices(kTarget, *a, plan.mesh);
-  fuzz::CheckLiveAtPeak(kTarget, *a);
-  const int64_t argument_bytes = fuzz::ArgumentShardBytes(arguments, plan);
-  if (argument_bytes >= 0 && a->devices.front().argument_bytes != argument_bytes) {
-    fuzz::Fail(kTarget, "argument bytes are not the arguments' shards", plan.label);
-  }
-  const std::string json = fuzz::CheckedJson(kTarget, program.module, program.module_name, *a);
-  if (json != fuzz::CheckedJson(kTarget, program.module, program.module_name, *b)) {
-    fuzz::Fail(kTarget, "shared prediction differs from unshared", json);
-  }
-}
-
 }  // namespace
 
 // The input as a Program: a jaxpr lowered, else an HLO module's text. The
@@ -178,7 +152,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const Candidate& c : kCandidates) {
     absl::StatusOr<ir::ResolvedPlan> plan = PlanFor(c, *arguments);
     if (!plan.ok()) continue;  // an argument shape the plan cannot lower
-    PredictBoth(*program, *arguments, **shared, **unshared, *plan);
+    // Its errors need not name the input: the plan is not a file here.
+    fuzz::PredictAndCheck(kTarget, *program, *arguments, **shared, **unshared, *plan).IgnoreError();
   }
   return 0;
 }
