@@ -1,4 +1,4 @@
-#include "predictor/dimension_numbers.h"
+#include "predictor/module_checks.h"
 
 #include <algorithm>
 #include <cstdint>

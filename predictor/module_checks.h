@@ -1,15 +1,19 @@
-// Whether an instruction's dimension numbers fit its shapes: every dimension
-// an attribute names (broadcast and transpose dimensions, reduce dims, dot,
-// convolution, gather and scatter numbers, slice and pad lists, ...) lies
-// within the rank of the operand or result it indexes, and lists that pair
-// up (a dot's batch dims, a transpose's permutation) have matching lengths.
-// A compiler's module always fits (XLA's verifier checks the same); a
-// hand-written or corrupted one may not, and the propagation rules read
-// these numbers as indices. PropagationGraph::Build records the answer per
-// instruction; no rule runs on one that does not fit (it is replicated and
-// listed among the places no rule covers).
-#ifndef MEMPLAN_PREDICTOR_DIMENSION_NUMBERS_H_
-#define MEMPLAN_PREDICTOR_DIMENSION_NUMBERS_H_
+// What the predictor requires of a module that a compiler's always meets
+// (XLA's verifier checks the same) and a hand-written or damaged one may
+// not; the HLO parsers check syntax and names, not these.
+//
+// DimensionNumbersFit: every dimension an attribute names (broadcast and
+// transpose dimensions, reduce dims, dot, convolution, gather and scatter
+// numbers, slice and pad lists, ...) lies within the rank of the operand or
+// result it indexes, and lists that pair up (a dot's batch dims, a
+// transpose's permutation) have matching lengths. The propagation rules read
+// these numbers as indices: PropagationGraph::Build records the answer per
+// instruction, and no rule runs on one that does not fit (it is replicated
+// and listed among the places no rule covers).
+//
+// CheckShapesSizable: every array has bytes that can be counted.
+#ifndef MEMPLAN_PREDICTOR_MODULE_CHECKS_H_
+#define MEMPLAN_PREDICTOR_MODULE_CHECKS_H_
 
 #include "absl/status/status.h"
 #include "ir/module.h"
@@ -29,4 +33,4 @@ absl::Status CheckShapesSizable(const ir::Module& module);
 
 }  // namespace memplan::predictor
 
-#endif  // MEMPLAN_PREDICTOR_DIMENSION_NUMBERS_H_
+#endif  // MEMPLAN_PREDICTOR_MODULE_CHECKS_H_

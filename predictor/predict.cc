@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/status_macros.h"
 #include "predictor/all_reduce_combiner.h"
-#include "predictor/dimension_numbers.h"
+#include "predictor/module_checks.h"
 #include "predictor/donated_copies.h"
 #include "predictor/layout_copy_gathers.h"
 #include "predictor/memory_model.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "predictor/dimension_numbers.h"
+#include "predictor/module_checks.h"
 #include "predictor/propagator.h"
 
 namespace memplan::predictor {

@@ -67,7 +67,7 @@ struct PropagationGraph {
   std::vector<uint32_t> rank;
   std::vector<uint8_t> is_array;  // per instruction: shape.IsArray()
   // Per instruction: its dimension numbers fit its shapes
-  // (predictor/dimension_numbers.h). No rule, forward or backward, runs on
+  // (predictor/module_checks.h). No rule, forward or backward, runs on
   // one that does not: it is replicated, as a place no rule covers.
   std::vector<uint8_t> dimensions_fit;
   // Per instruction, then one past the last: where its leaves start in an
