@@ -5,6 +5,7 @@
 #include "analyzer/call_tree_analysis.h"
 #include "analyzer/call_tree_peak.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/load_or_report.h"
 #include "cli/output_file.h"
 #include "parsers/load_call_tree.h"
@@ -71,8 +72,7 @@ int RunCalltree(const CalltreeFlags& flags) {
   }
   absl::StatusOr<ir::CallTree> tree = parsers::LoadCallTree(flags.path);
   if (!tree.ok()) {
-    std::fprintf(stderr, "memplan: %.*s\n", static_cast<int>(tree.status().message().size()),
-                 tree.status().message().data());
+    PrintError(tree.status());
     return kExitBadInput;
   }
   const analyzer::CallTreeSummary summary = analyzer::SummarizeCallTree(*tree);
@@ -85,8 +85,7 @@ int RunCalltree(const CalltreeFlags& flags) {
   }
   const std::string rendered = Render(flags, input);
   if (absl::Status written = WriteOutput(flags.output, rendered); !written.ok()) {
-    std::fprintf(stderr, "memplan: %.*s\n", static_cast<int>(written.message().size()),
-                 written.message().data());
+    PrintError(written);
     return kExitBadInput;
   }
   return kExitOk;

@@ -3,12 +3,16 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "viz/format.h"
 
 namespace memplan::cli {
 
-void PrintError(std::string_view message) {
-  std::fprintf(stderr, "memplan: %.*s\n", static_cast<int>(message.size()), message.data());
+void PrintPrefixed(std::string_view prefix, std::string_view message) {
+  const std::string safe = viz::MarkupSafeText(message);
+  std::fprintf(stderr, "%.*s%s\n", static_cast<int>(prefix.size()), prefix.data(), safe.c_str());
 }
+
+void PrintError(std::string_view message) { PrintPrefixed("memplan: ", message); }
 
 void PrintError(const absl::Status& status) {
   PrintError(std::string_view(status.message().data(), status.message().size()));

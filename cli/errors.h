@@ -8,7 +8,13 @@
 
 namespace memplan::cli {
 
-// Prints "memplan: <message>\n" to stderr.
+// Prints "<prefix><message>\n" to stderr with `message` made safe for a
+// terminal (viz::MarkupSafeText: valid UTF-8, no control characters but tab
+// and newline), since messages quote names and lines of the input: an escape
+// sequence or a carriage return there must not reach the terminal.
+void PrintPrefixed(std::string_view prefix, std::string_view message);
+
+// PrintPrefixed("memplan: ", message).
 void PrintError(std::string_view message);
 void PrintError(const absl::Status& status);
 

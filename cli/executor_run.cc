@@ -1,8 +1,8 @@
 #include "cli/executor_run.h"
 
-#include <cstdio>
 
 #include "parsers/byte_count.h"
+#include "cli/errors.h"
 #include "executor/cuda_backend_loader.h"
 #include "executor/host_backend.h"
 #include "ir/strings.h"
@@ -13,7 +13,7 @@ void ReportExecutorError(const executor::Coordinator* coordinator, std::string_v
   const std::string prefix =
       coordinator != nullptr && coordinator->size() > 1 ? StrCat("memplan (rank ", coordinator->rank(), "): ")
                                                         : std::string("memplan: ");
-  std::fprintf(stderr, "%s%.*s\n", prefix.c_str(), static_cast<int>(message.size()), message.data());
+  PrintPrefixed(prefix, message);
 }
 
 void ReportExecutorError(const executor::Coordinator* coordinator, const absl::Status& status) {

@@ -1,13 +1,13 @@
 // memplan plan: loads the program, reads the family inputs (families file
 // and flags), derives the plan (analyzer/plan_families.h), checks that it
 // reads back and resolves, and writes it (parsers/plan_writer.h).
-#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "analyzer/plan_families.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/family_inputs.h"
 #include "cli/output_file.h"
 #include "cli/plan_commands.h"
@@ -67,12 +67,11 @@ absl::StatusOr<std::string> Build(const PlanFlags& flags) {
 int RunPlan(const PlanFlags& flags) {
   absl::StatusOr<std::string> text = Build(flags);
   if (!text.ok()) {
-    std::fprintf(stderr, "memplan plan: %.*s\n", static_cast<int>(text.status().message().size()),
-                 text.status().message().data());
+    PrintPrefixed("memplan plan: ", FromAbsl(text.status().message()));
     return kExitBadInput;
   }
   if (absl::Status written = WriteOutput(flags.output, *text); !written.ok()) {
-    std::fprintf(stderr, "memplan: %.*s\n", static_cast<int>(written.message().size()), written.message().data());
+    PrintError(written);
     return kExitBadInput;
   }
   return kExitOk;

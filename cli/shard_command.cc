@@ -1,12 +1,12 @@
 // memplan shard: reads the flags' notations with the parsers, lowers them to
 // an HloSharding and per-device layouts (ir/), renders (viz/shard_view.h).
-#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/output_file.h"
 #include "ir/dtensor.h"
 #include "ir/partition_spec.h"
@@ -268,13 +268,13 @@ int RunShard(const ShardFlags& flags) {
   viz::ShardReportInput report;
   report.device_label = flags.device_label;
   if (absl::Status built = Build(flags, report); !built.ok()) {
-    std::fprintf(stderr, "memplan shard: %.*s\n", static_cast<int>(built.message().size()), built.message().data());
+    PrintPrefixed("memplan shard: ", FromAbsl(built.message()));
     return kExitBadInput;
   }
   const std::string rendered =
       flags.format == ShardFormat::kJson ? viz::RenderShardJson(report) : viz::RenderShardText(report);
   if (absl::Status written = WriteOutput(flags.output, rendered); !written.ok()) {
-    std::fprintf(stderr, "memplan: %.*s\n", static_cast<int>(written.message().size()), written.message().data());
+    PrintError(written);
     return kExitBadInput;
   }
   return kExitOk;

@@ -237,6 +237,20 @@ TEST_F(OutputInjection, PredictViewsAreWellFormed) {
   EXPECT_NO_PROBLEM(fuzz::TextProblem(sweep.out), sweep.out);
 }
 
+// Errors on stderr quote the input: here a plan's argument pattern (an
+// escape sequence, from a JSON escape) and the program's argument names (the
+// hostile op_names). Neither may reach the terminal as control characters or
+// invalid UTF-8.
+TEST_F(OutputInjection, ErrorMessagesHaveNoControlCharacters) {
+  const std::string plan = dir_.File("p.json");
+  ASSERT_TRUE(test::WriteFile(
+      plan, "{\"mesh\": {\"dp\": 2}, \"arguments\": {\"\\u001b[31m<x>\\u0007\": [\"dp\", null]}}\n"));
+  CommandResult r = Memplan({"predict", Dump(), "--plan", plan});
+  ASSERT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_NE(r.err.find("[31m<x>"), std::string::npos) << r.err;
+  EXPECT_NO_PROBLEM(fuzz::TextProblem(r.err), r.err);
+}
+
 // The checker itself: each rule rejects what it should (else the tests
 // above could pass on a checker that accepts anything).
 TEST(MarkupCheck, RejectsMalformedDocuments) {
