@@ -61,7 +61,7 @@ struct ArgumentLabels {
   std::vector<std::string> keys;   // the plan key that matched (kKey), else empty
   // Where the spec that set the sharding stands in the plan file
   // ("plan.yaml:3:16"; kKey), else empty.
-  std::vector<std::string> spec_locations;
+  std::vector<std::string> spec_locations{};
 };
 
 struct ArgumentPlan {

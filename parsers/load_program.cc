@@ -28,7 +28,7 @@ struct InputFormat {
   absl::StatusOr<ir::Program> (*parse)(const std::vector<std::shared_ptr<const SourceText>>&,
                                        ir::Program program);
   // How its lines begin, to re-join lines a terminal wrapped (none: never).
-  LineRules rules;
+  LineRules rules{};
 };
 
 bool SniffBufferAssignment(std::string_view head, std::string_view) {

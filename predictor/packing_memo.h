@@ -48,7 +48,7 @@ struct TempBuffer {
   // Re-assigning only (output_reassignment.h, InstructionPostOrder): the
   // buffer's place in XLA's order among buffers of one size; 0 otherwise.
   int64_t order = 0;
-  BufferOrigin origin;
+  BufferOrigin origin{};
 };
 
 // Per value of the program (by index in the predictor's value list), what

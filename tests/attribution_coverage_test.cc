@@ -89,7 +89,9 @@ TEST(AttributionCoverage, JaxCorpusMeetsTheTargets) {
         std::any_of(instructions.begin(), instructions.end(), [&](const ir::Instruction& i) {
           return analyzer::HasSource(program.module, i.metadata);
         });
-    if (has_sources) EXPECT_LE(no_src, 0.10);
+    if (has_sources) {
+      EXPECT_LE(no_src, 0.10);
+    }
   }
   EXPECT_GE(live_peak_cases, 6);
 }

@@ -72,7 +72,9 @@ TEST(PredictSweep, PlanFilesSortedByFootprintWithXlasArgumentBytes) {
   for (size_t i = 0; i < rows.size(); ++i) {
     EXPECT_EQ(rows[i].rank, static_cast<int64_t>(i + 1));
     EXPECT_EQ(rows[i].argument, TruthArgumentBytes(rows[i].label)) << rows[i].label;
-    if (i > 0) EXPECT_LE(rows[i - 1].footprint, rows[i].footprint) << rows[i].label;
+    if (i > 0) {
+      EXPECT_LE(rows[i - 1].footprint, rows[i].footprint) << rows[i].label;
+    }
   }
   // dp8 replicates every parameter: the largest; fsdp8 shards them all.
   EXPECT_EQ(rows.back().label, "dp8");

@@ -141,7 +141,9 @@ TEST(ProtoGroundTruth, BestFitOnEveryCorpusProgram) {
         // offsets end, and with the untraced tables above it, at XLA's size.
         if (arena.trace_replay_size) {
           EXPECT_EQ(arena.best_fit_size, *arena.trace_replay_size + arena.untraced_suffix_bytes);
-          if (arena.untraced_suffix_bytes > 0) EXPECT_EQ(arena.best_fit_size, arena.xla_size);
+          if (arena.untraced_suffix_bytes > 0) {
+            EXPECT_EQ(arena.best_fit_size, arena.xla_size);
+          }
         }
       }
     }
@@ -278,7 +280,9 @@ TEST(ProtoGroundTruth, AttributionTreesSumToTheirValues) {
           children += child.bytes;
           stack.push_back(&child);
         }
-        if (!node->children.empty()) EXPECT_LE(children, node->bytes) << node->name;
+        if (!node->children.empty()) {
+          EXPECT_LE(children, node->bytes) << node->name;
+        }
       }
     }
   }

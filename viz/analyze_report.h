@@ -35,7 +35,7 @@ struct AnalyzeReportInput {
   // middle, sentences wrap); 0: no limit.
   int width = kDefaultTextWidth;
   // With a device: each headline number's share of its memory.
-  std::optional<DeviceMemory> device;
+  std::optional<DeviceMemory> device{};
 };
 
 std::string RenderAnalyzeText(const AnalyzeReportInput& input);
