@@ -1,11 +1,10 @@
 #include "cli/executor_run.h"
 
-
-#include "parsers/byte_count.h"
 #include "cli/errors.h"
 #include "executor/cuda_backend_loader.h"
 #include "executor/host_backend.h"
 #include "ir/strings.h"
+#include "parsers/byte_count.h"
 
 namespace memplan::cli {
 
