@@ -93,20 +93,18 @@ absl::StatusOr<std::string> Render(const AnalyzeFlags& flags, const viz::Analyze
 // instead of listing it among what was expected.
 void WarnIfEmpty(const ir::Program& program, const std::string& path) {
   if (!program.values.empty() || !program.allocations.empty()) return;
-  const char* file =
-      program.source_files.empty() ? path.c_str() : program.source_files.front().c_str();
+  const std::string file =
+      program.source_files.empty() ? path : program.source_files.front();
   if (program.module.instruction_count() > 0) {
-    std::fprintf(stderr,
-                 "memplan: warning: %s: an HLO module without its buffer assignment: no "
-                 "allocations or values to analyze; expected the buffer assignment beside it "
-                 "(XLA writes it with --xla_dump_hlo_as_text)\n",
-                 file);
+    PrintError("warning: " + file +
+               ": an HLO module without its buffer assignment: no allocations or values to "
+               "analyze; expected the buffer assignment beside it (XLA writes it with "
+               "--xla_dump_hlo_as_text)");
     return;
   }
-  std::fprintf(stderr,
-               "memplan: warning: %s: no allocations or values found; expected a buffer "
-               "assignment, HloProto, HLO module, memory-usage report or OOM message\n",
-               file);
+  PrintError("warning: " + file +
+             ": no allocations or values found; expected a buffer assignment, HloProto, HLO "
+             "module, memory-usage report or OOM message");
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
 #include "cli/load_or_report.h"
 
-#include <cstdio>
 #include <utility>
 
 #include "cli/errors.h"
@@ -24,7 +23,7 @@ std::optional<parsers::LoadedProgram> LoadOrReport(const std::string& path,
 
 void PrintModuleChoice(const parsers::LoadedProgram& loaded) {
   const std::string choice = viz::DescribeModuleChoice(loaded);
-  if (!choice.empty()) std::fprintf(stderr, "memplan: %s (--module picks another)\n", choice.c_str());
+  if (!choice.empty()) PrintError(choice + " (--module picks another)");
 }
 
 }  // namespace memplan::cli
