@@ -20,9 +20,9 @@ cmake -S . -B "$build" -G Ninja \
 # MEMPLAN_SANITIZE_SCOPE=full (CI's default): every fuzz target built with
 # the viz, simulator, executor and cli libraries instrumented, every fuzz
 # corpus replayed, and Graphviz's SVG rendered twice in one process
-# (fuzz_svg_render_twice). About 250 objects: 6-9 minutes on 2 cores without
-# a cache, tests included (measured: 3.3 CPU-s per object, 12 sampled; see
-# fuzz/README.md). A corpus replayed with assertions on catches what the
+# (fuzz_svg_render_twice). 276 objects: about 9.5 minutes on 2 cores without
+# a cache, tests included (a clean clone, 2026-11-29: 1,019 CPU-s and 520 s of
+# wall to build, 568 s in all; see fuzz/README.md). A corpus replayed with assertions on catches what the
 # release replay in ctest cannot (an invalid-UTF-8 assert in the Chrome
 # trace went unseen that way).
 # =lean (about 120 objects, half the time): the ir, parsers and analyzer
