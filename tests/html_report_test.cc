@@ -90,6 +90,8 @@ TEST(HtmlPage, EscapesText) {
   EXPECT_EQ(HtmlEscape("a<b>&\"c\"'d'\ne"), "a&lt;b&gt;&amp;&quot;c&quot;&#39;d&#39;&#10;e");
   EXPECT_EQ(JsonStringForScript("</script>\"\\\n"),
             "\"\\u003c/script\\u003e\\\"\\\\\\n\"");
+  // Controls as \u escapes, DEL too (JSON allows it raw; HTML does not).
+  EXPECT_EQ(JsonStringForScript("a\x01\x1b\x7f"), "\"a\\u0001\\u001b\\u007f\"");
 }
 
 TEST(HtmlPage, ListsSectionsInOrder) {

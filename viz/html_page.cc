@@ -326,7 +326,7 @@ std::string JsonStringForScript(std::string_view raw) {
       case '>': out += "\\u003e"; break;
       case '&': out += "\\u0026"; break;
       default:
-        if (u < 0x20) {
+        if (u < 0x20 || u == 0x7F) {  // DEL is valid JSON but a control in HTML
           char buffer[8];
           std::snprintf(buffer, sizeof(buffer), "\\u%04x", u);
           out += buffer;

@@ -17,8 +17,8 @@ namespace memplan::viz {
 std::string HtmlEscape(std::string_view text);
 
 // A JSON string literal (quotes included) that is safe inside a <script>
-// element: '<', '>' and '&' are written as \u escapes; invalid UTF-8 becomes
-// U+FFFD.
+// element: '<', '>' and '&' are written as \u escapes, as is every control
+// character (U+0000-U+001F, U+007F); invalid UTF-8 becomes U+FFFD.
 std::string JsonStringForScript(std::string_view text);
 
 // `text` cut to at most `max_chars` characters (code points) by replacing its
