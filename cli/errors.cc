@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "ir/strings.h"
 #include "viz/format.h"
 
 namespace memplan::cli {
@@ -15,7 +16,7 @@ void PrintPrefixed(std::string_view prefix, std::string_view message) {
 void PrintError(std::string_view message) { PrintPrefixed("memplan: ", message); }
 
 void PrintError(const absl::Status& status) {
-  PrintError(std::string_view(status.message().data(), status.message().size()));
+  PrintError(FromAbsl(status.message()));
 }
 
 int Fail(std::string_view message) {

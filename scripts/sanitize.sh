@@ -21,10 +21,10 @@ cmake -S . -B "$build" -G Ninja \
 # the viz, simulator, executor and cli libraries instrumented, every fuzz
 # corpus replayed, and Graphviz's SVG rendered twice in one process
 # (fuzz_svg_render_twice). 276 objects: about 9.5 minutes on 2 cores without
-# a cache, tests included (a clean clone, 2026-11-29: 1,019 CPU-s and 520 s of
-# wall to build, 568 s in all; see fuzz/README.md). A corpus replayed with assertions on catches what the
-# release replay in ctest cannot (an invalid-UTF-8 assert in the Chrome
-# trace went unseen that way).
+# a cache, tests included (a clean clone, 2026-11-29: 1,019 CPU-s and 520 s
+# of wall to build, 568 s in all; see fuzz/README.md). A corpus replayed with
+# assertions on catches what the release replay in ctest cannot (an
+# invalid-UTF-8 assert in the Chrome trace went unseen that way).
 # =lean (about 120 objects, half the time): the ir, parsers and analyzer
 # libraries, their unit tests and the fuzz corpora of the parsers that need
 # no more (HLO text, the HloProto's module graph).
